@@ -1,0 +1,52 @@
+# c2tcp - the two set-up commands of the README are `make demo` and `make test`;
+# both install what they need first (`make deps`).
+SHELL := /bin/bash
+CARGO ?= cargo
+BIN := target/release/c2tcp
+TRACES ?= $(abspath ../shared/traces)
+export C2TCP_TRACES ?= $(TRACES)
+
+# Debian packages: clang/llvm build the BPF programs, bpftool dumps the kernel's
+# BTF into vmlinux.h, libelf/zlib link libbpf, iproute2/iputils/iperf3 drive
+# and probe the test hosts.
+DEB_PACKAGES := clang-19 llvm-19 bpftool libelf-dev zlib1g-dev pkg-config make gcc \
+                iproute2 iputils-ping iperf3
+
+.PHONY: all deps build test test-logic test-rust demo bench bench-emulator clean
+
+all: build
+
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:" $$missing; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+	@command -v $(CARGO) >/dev/null || { echo "no cargo: install Rust >= 1.80 with rustup (https://rustup.rs)"; exit 1; }
+
+build: deps
+	$(CARGO) build --release --workspace
+
+# Host unit tests of the C2TCP state machine the BPF program compiles.
+test-logic:
+	@mkdir -p target
+	cc -O2 -Wall -Wextra -Werror -o target/c2tcp_logic_test bpf/tests/c2tcp_logic_test.c -lm
+	./target/c2tcp_logic_test
+
+test-rust:
+	$(CARGO) test --release --workspace -- --test-threads=2
+
+test: build test-logic test-rust
+
+demo: build
+	./scripts/demo.sh
+
+bench: build
+	./scripts/bench.sh
+
+bench-emulator: build
+	./scripts/bench-emulator.sh
+
+clean:
+	$(CARGO) clean

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * c2tcp: Cellular Controlled-Delay TCP as a BPF congestion control.
+ *
+ * The paper's architecture, literally: an unmodified loss-based TCP plus a
+ * window-refining module. The loss-based TCP is the kernel's own Cubic, called
+ * through its kfuncs for every hook (init, ssthresh, cong_avoid, set_state,
+ * cwnd_event, pkts_acked, undo). The refining module (c2tcp_logic.h) runs in
+ * pkts_acked, the only hook that sees an RTT sample, before Cubic's
+ * cong_avoid for the same ACK:
+ *
+ *   Good   -> cwnd += Setpoint/RTT per RTT (extra to Cubic's growth), only
+ *             while the flow is cwnd-limited and not recovering a loss;
+ *   Bad    -> ssthresh = Cubic's recalc_ssthresh(), cwnd = 1: an imaginary
+ *             drop, handled like a timeout;
+ *   Normal -> nothing.
+ *
+ * Per-socket Target and pinned alpha come from the c2tcp socket option
+ * (cgroup/setsockopt below) through socket storage, which also holds the
+ * state machine (it does not fit the 44 bytes Cubic leaves in icsk_ca_priv).
+ * The per-ACK path is one storage lookup and integer arithmetic.
+ */
+#include "tcp_ca_common.h"
+#include "c2tcp_sockopt.h"
+
+char _license[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC | BPF_F_CLONE);
+	__type(key, int);
+	__type(value, struct c2tcp_sk);
+} c2tcp_sk_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct c2tcp_config);
+} c2tcp_config_map SEC(".maps");
+
+static __always_inline __u32 resolve_target_us(const struct c2tcp_sk *s)
+{
+	struct c2tcp_config *cfg;
+	__u32 zero = 0;
+
+	if (s->target_us)
+		return s->target_us;
+	cfg = bpf_map_lookup_elem(&c2tcp_config_map, &zero);
+	if (cfg && cfg->default_target_us)
+		return cfg->default_target_us;
+	return 2 * s->st.min_rtt_us; /* the authors' server default */
+}
+
+/* ---- the congestion control ---- */
+
+SEC("struct_ops")
+void BPF_PROG(c2tcp_init, struct sock *sk)
+{
+	struct c2tcp_sk *s;
+
+	cubictcp_init(sk);
+	s = bpf_sk_storage_get(&c2tcp_sk_map, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!s)
+		return;
+	/* Keep the configuration (set before connect, or inherited from the
+	 * listener); start the state machine afresh. */
+	c2tcp_state_init(&s->st);
+	s->running = 1;
+}
+
+SEC("struct_ops")
+void BPF_PROG(c2tcp_release, struct sock *sk)
+{
+	struct c2tcp_sk *s = bpf_sk_storage_get(&c2tcp_sk_map, sk, 0, 0);
+
+	if (s)
+		s->running = 0;
+}
+
+SEC("struct_ops")
+void BPF_PROG(c2tcp_pkts_acked, struct sock *sk, const struct ack_sample *sample)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct c2tcp_sk *s;
+	enum c2tcp_action act;
+	__s32 rtt_us = sample->rtt_us;
+	__u32 alpha_pin;
+
+	cubictcp_acked(sk, sample);
+	if (rtt_us <= 0)
+		return;
+	s = bpf_sk_storage_get(&c2tcp_sk_map, sk, 0, 0);
+	if (!s)
+		return;
+
+	alpha_pin = s->pinned_alpha_pct * 10;
+	act = c2tcp_on_rtt(&s->st, tp->tcp_mstamp, (__u32)rtt_us,
+			   resolve_target_us(s), alpha_pin);
+
+	if (act == C2TCP_ACT_BACKOFF) {
+		tp->snd_ssthresh = cubictcp_recalc_ssthresh(sk);
+		tp->snd_cwnd = 1;
+		tp->snd_cwnd_cnt = 0;
+	} else if (act == C2TCP_ACT_GROW &&
+		   inet_csk(sk)->icsk_ca_state == TCP_CA_Open &&
+		   tcp_is_cwnd_limited(sk)) {
+		__u32 extra = c2tcp_good_growth(&s->st, tp->snd_cwnd,
+						sample->pkts_acked, (__u32)rtt_us);
+		if (extra)
+			tcp_set_cwnd(tp, tp->snd_cwnd + extra);
+	}
+}
+
+SEC("struct_ops")
+__u32 BPF_PROG(c2tcp_ssthresh, struct sock *sk)
+{
+	return cubictcp_recalc_ssthresh(sk);
+}
+
+SEC("struct_ops")
+void BPF_PROG(c2tcp_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
+{
+	cubictcp_cong_avoid(sk, ack, acked);
+}
+
+SEC("struct_ops")
+void BPF_PROG(c2tcp_set_state, struct sock *sk, __u8 new_state)
+{
+	cubictcp_state(sk, new_state);
+}
+
+SEC("struct_ops")
+void BPF_PROG(c2tcp_cwnd_event, struct sock *sk, enum tcp_ca_event event)
+{
+	if (bpf_ksym_exists(cubictcp_cwnd_event))
+		cubictcp_cwnd_event(sk, event);
+}
+
+SEC("struct_ops")
+__u32 BPF_PROG(c2tcp_undo_cwnd, struct sock *sk)
+{
+	return tcp_reno_undo_cwnd(sk);
+}
+
+SEC(".struct_ops.link")
+struct tcp_congestion_ops c2tcp = {
+	.init = (void *)c2tcp_init,
+	.release = (void *)c2tcp_release,
+	.ssthresh = (void *)c2tcp_ssthresh,
+	.cong_avoid = (void *)c2tcp_cong_avoid,
+	.set_state = (void *)c2tcp_set_state,
+	.cwnd_event = (void *)c2tcp_cwnd_event,
+	.pkts_acked = (void *)c2tcp_pkts_acked,
+	.undo_cwnd = (void *)c2tcp_undo_cwnd,
+	.flags = TCP_CONG_NON_RESTRICTED,
+	.name = "c2tcp",
+};
+
+/* ---- the socket option ---- */
+
+static __always_inline int refuse(int err)
+{
+	bpf_set_retval(-err);
+	return 0;
+}
+
+static __always_inline int read_u32_opt(struct bpf_sockopt *ctx, __u32 *val)
+{
+	__u8 *p = ctx->optval;
+
+	if (ctx->optlen != sizeof(__u32) || p + sizeof(__u32) > (__u8 *)ctx->optval_end)
+		return -EINVAL;
+	*val = *(__u32 *)p;
+	return 0;
+}
+
+SEC("cgroup/setsockopt")
+int c2tcp_setsockopt(struct bpf_sockopt *ctx)
+{
+	struct bpf_sock *sk = ctx->sk;
+	struct c2tcp_sk *s;
+	__u32 val;
+
+	if (ctx->level != SOL_C2TCP)
+		return 1; /* not ours: the kernel handles it untouched */
+	if (!sk || sk->protocol != IPPROTO_TCP)
+		return 1; /* the kernel answers ENOPROTOOPT */
+	if (ctx->optname != C2TCP_TARGET && ctx->optname != C2TCP_ALPHA)
+		return refuse(ENOPROTOOPT);
+	if (read_u32_opt(ctx, &val))
+		return refuse(EINVAL);
+	if (ctx->optname == C2TCP_TARGET &&
+	    (val < C2TCP_TARGET_MIN_US || val > C2TCP_TARGET_MAX_US))
+		return refuse(EINVAL);
+	if (ctx->optname == C2TCP_ALPHA && val != 0 &&
+	    (val < C2TCP_ALPHA_MIN_PCT || val > C2TCP_ALPHA_MAX_PCT))
+		return refuse(EINVAL);
+
+	s = bpf_sk_storage_get(&c2tcp_sk_map, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!s)
+		return refuse(ENOMEM);
+	if (ctx->optname == C2TCP_TARGET)
+		s->target_us = val;
+	else
+		s->pinned_alpha_pct = val;
+	ctx->optlen = -1; /* handled: skip the kernel's setsockopt */
+	return 1;
+}
+
+static __always_inline void fill_info(struct c2tcp_info *info, struct c2tcp_sk *s)
+{
+	info->version = C2TCP_INFO_VERSION;
+	info->target_us = 0;
+	info->alpha_pct = 0;
+	info->min_rtt_us = 0;
+	info->setpoint_us = 0;
+	info->interval_us = 0;
+	info->last_avg_rtt_us = 0;
+	info->condition = 0;
+	info->bad_events = 0;
+	info->tune_cycles = 0;
+	if (!s)
+		return;
+	info->target_us = resolve_target_us(s);
+	info->alpha_pct = s->pinned_alpha_pct ? s->pinned_alpha_pct : s->st.alpha_milli / 10;
+	info->min_rtt_us = s->st.min_rtt_us;
+	info->setpoint_us = s->st.setpoint_us;
+	info->interval_us = s->st.interval_us;
+	info->last_avg_rtt_us = s->st.last_avg_rtt_us;
+	info->condition = s->st.condition;
+	info->bad_events = s->st.bad_events;
+	info->tune_cycles = s->st.tune_cycles;
+}
+
+SEC("cgroup/getsockopt")
+int c2tcp_getsockopt(struct bpf_sockopt *ctx)
+{
+	struct bpf_sock *sk = ctx->sk;
+	struct c2tcp_sk *s;
+	__u8 *p = ctx->optval;
+	__u32 *out = (__u32 *)p;
+
+	if (ctx->level != SOL_C2TCP)
+		return 1;
+	if (!sk || sk->protocol != IPPROTO_TCP)
+		return 1;
+
+	s = bpf_sk_storage_get(&c2tcp_sk_map, sk, 0, 0);
+	switch (ctx->optname) {
+	case C2TCP_INFO:
+		if (ctx->optlen < C2TCP_INFO_V1_SIZE ||
+		    p + sizeof(struct c2tcp_info) > (__u8 *)ctx->optval_end) {
+			ctx->retval = -EINVAL;
+			return 1;
+		}
+		fill_info((struct c2tcp_info *)p, s);
+		ctx->optlen = sizeof(struct c2tcp_info);
+		break;
+	case C2TCP_TARGET:
+	case C2TCP_ALPHA:
+		if (ctx->optlen < (int)sizeof(__u32) || p + sizeof(__u32) > (__u8 *)ctx->optval_end) {
+			ctx->retval = -EINVAL;
+			return 1;
+		}
+		if (ctx->optname == C2TCP_TARGET)
+			*out = s ? resolve_target_us(s) : 0;
+		else
+			*out = s ? s->pinned_alpha_pct : 0;
+		ctx->optlen = sizeof(__u32);
+		break;
+	default:
+		ctx->retval = -ENOPROTOOPT;
+		return 1;
+	}
+	ctx->retval = 0;
+	return 1;
+}

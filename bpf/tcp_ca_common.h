@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every congestion control in bpf/ shares: the kernel kfuncs it may call
+ * (the built-in Cubic and Reno pieces), the little inline helpers the kernel
+ * keeps in headers BPF cannot include, and a few constants that BTF does not
+ * carry because they are #defines.
+ */
+#ifndef TCP_CA_COMMON_H
+#define TCP_CA_COMMON_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#define TCP_CONG_NON_RESTRICTED 0x1 /* selectable by unprivileged programs */
+#define TCP_INFINITE_SSTHRESH 0x7fffffff
+#define USEC_PER_MSEC 1000ULL
+#define USEC_PER_SEC 1000000ULL
+
+#ifndef EINVAL
+#define EINVAL 22
+#endif
+#ifndef ENOMEM
+#define ENOMEM 12
+#endif
+#ifndef ENOPROTOOPT
+#define ENOPROTOOPT 92
+#endif
+
+/* The kernel's Cubic, exported to struct_ops programs as kfuncs. Newer
+ * kernels may rename cwnd_event, so it is weak and checked before use. */
+extern void cubictcp_init(struct sock *sk) __ksym;
+extern __u32 cubictcp_recalc_ssthresh(struct sock *sk) __ksym;
+extern void cubictcp_cong_avoid(struct sock *sk, __u32 ack, __u32 acked) __ksym;
+extern void cubictcp_state(struct sock *sk, __u8 new_state) __ksym;
+extern void cubictcp_cwnd_event(struct sock *sk, enum tcp_ca_event event) __ksym __weak;
+extern void cubictcp_acked(struct sock *sk, const struct ack_sample *sample) __ksym;
+extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
+extern __u32 tcp_reno_ssthresh(struct sock *sk) __ksym;
+extern void tcp_reno_cong_avoid(struct sock *sk, __u32 ack, __u32 acked) __ksym;
+extern __u32 tcp_slow_start(struct tcp_sock *tp, __u32 acked) __ksym;
+extern void tcp_cong_avoid_ai(struct tcp_sock *tp, __u32 w, __u32 acked) __ksym;
+
+static __always_inline struct tcp_sock *tcp_sk(const struct sock *sk)
+{
+	return (struct tcp_sock *)sk;
+}
+
+static __always_inline struct inet_connection_sock *inet_csk(const struct sock *sk)
+{
+	return (struct inet_connection_sock *)sk;
+}
+
+static __always_inline void *inet_csk_ca(const struct sock *sk)
+{
+	return (void *)inet_csk(sk)->icsk_ca_priv;
+}
+
+static __always_inline bool tcp_in_slow_start(const struct tcp_sock *tp)
+{
+	return tp->snd_cwnd < tp->snd_ssthresh;
+}
+
+/* tcp_is_cwnd_limited() from include/net/tcp.h */
+static __always_inline bool tcp_is_cwnd_limited(const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	if (tcp_in_slow_start(tp))
+		return tp->snd_cwnd < 2 * tp->max_packets_out;
+	return !!BPF_CORE_READ_BITFIELD(tp, is_cwnd_limited);
+}
+
+/* Set cwnd within [1, snd_cwnd_clamp]: the stack must never see 0. */
+static __always_inline void tcp_set_cwnd(struct tcp_sock *tp, __u32 cwnd)
+{
+	if (cwnd < 1)
+		cwnd = 1;
+	if (cwnd > tp->snd_cwnd_clamp)
+		cwnd = tp->snd_cwnd_clamp;
+	tp->snd_cwnd = cwnd;
+}
+
+#endif /* TCP_CA_COMMON_H */

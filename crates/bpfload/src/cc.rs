@@ -1,0 +1,225 @@
+//! The project's BPF congestion controls, and how each is loaded.
+//!
+//! A congestion control is registered through a struct_ops *link*, pinned in
+//! bpffs so it survives this process; cgroup programs (c2tcp's socket option)
+//! are attached to the cgroup-v2 root through links pinned beside it. Unloading
+//! removes the pins: the kernel then drops the links, unregisters the
+//! congestion control and detaches the programs. Sockets already using it keep
+//! their reference and finish normally.
+use std::fs::{self, File};
+use std::mem::MaybeUninit;
+use std::os::fd::AsRawFd;
+use std::path::Path;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use libbpf_rs::skel::{OpenSkel, SkelBuilder};
+use libbpf_rs::{MapCore, MapFlags, MapHandle};
+
+use crate::leftovers;
+use crate::skel::C2tcpSkelBuilder;
+use crate::sys;
+
+/// Options of `c2tcp load`.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// Target for sockets that never set one, in microseconds; 0 means
+    /// 2 x the connection's minimum RTT (the authors' server default).
+    pub default_target_us: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadOutcome {
+    Loaded,
+    /// It was loaded already; `reconfigured` says whether the options changed.
+    AlreadyLoaded { reconfigured: bool },
+}
+
+/// One BPF congestion control of the project.
+pub struct CcSpec {
+    /// Name the kernel knows it by (`TCP_CONGESTION`, sysctl, `iperf3 -C`).
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// Loads the object, attaches and pins everything into the directory.
+    attach: fn(&LoadOptions, &Path) -> Result<()>,
+    /// Applies new options to a loaded instance; returns whether they changed.
+    reconfigure: fn(&LoadOptions, &Path) -> Result<bool>,
+}
+
+pub static CCS: &[CcSpec] = &[CcSpec {
+    name: "c2tcp",
+    summary: "C2TCP over the kernel's Cubic, with the SOL_C2TCP socket option",
+    attach: attach_c2tcp,
+    reconfigure: reconfigure_c2tcp,
+}];
+
+pub fn spec(name: &str) -> Result<&'static CcSpec> {
+    CCS.iter().find(|c| c.name == name).with_context(|| {
+        let known: Vec<&str> = CCS.iter().map(|c| c.name).collect();
+        format!("unknown congestion control `{name}`; this build has: {}", known.join(", "))
+    })
+}
+
+/// Names given on the command line, or all of them.
+pub fn select(names: &[String]) -> Result<Vec<&'static CcSpec>> {
+    if names.is_empty() {
+        return Ok(CCS.iter().collect());
+    }
+    names.iter().map(|n| spec(n)).collect()
+}
+
+/// The pin that keeps a congestion control registered.
+fn ops_pin(dir: &Path) -> std::path::PathBuf {
+    dir.join("ops")
+}
+
+pub fn is_loaded(cc: &CcSpec) -> bool {
+    ops_pin(&sys::pin_dir(cc.name)).exists() && sys::is_registered(cc.name)
+}
+
+/// Loads the congestion controls (all when `names` is empty). Idempotent:
+/// a loaded one is reconfigured, a half-loaded or foreign-registered one is
+/// cleaned up and loaded afresh. Callers hold the exclusive [`BpfLock`].
+///
+/// [`BpfLock`]: crate::lock::BpfLock
+pub fn load(names: &[String], opts: &LoadOptions) -> Result<Vec<(&'static str, LoadOutcome)>> {
+    sys::require_root("c2tcp load")?;
+    let specs = select(names)?;
+    sys::ensure_bpffs()?;
+    let mut done = Vec::new();
+    for cc in specs {
+        done.push((cc.name, load_one(cc, opts)?));
+    }
+    Ok(done)
+}
+
+fn load_one(cc: &CcSpec, opts: &LoadOptions) -> Result<LoadOutcome> {
+    let dir = sys::pin_dir(cc.name);
+    if is_loaded(cc) {
+        let reconfigured = (cc.reconfigure)(opts, &dir)
+            .with_context(|| format!("reconfiguring the loaded {}", cc.name))?;
+        return Ok(LoadOutcome::AlreadyLoaded { reconfigured });
+    }
+    // Half-loaded (a crash between steps) or registered by someone else.
+    remove_pins(&dir)?;
+    if sys::is_registered(cc.name) {
+        leftovers::unregister(cc.name)?;
+    }
+    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    if let Err(e) = (cc.attach)(opts, &dir) {
+        let _ = remove_pins(&dir);
+        return Err(e.context(format!("loading {}", cc.name)));
+    }
+    if !sys::is_registered(cc.name) {
+        let _ = remove_pins(&dir);
+        bail!("{} was attached but the kernel does not list it as available", cc.name);
+    }
+    Ok(LoadOutcome::Loaded)
+}
+
+/// Unloads the congestion controls (all when `names` is empty) and returns
+/// the names that were loaded. Callers hold the exclusive lock.
+pub fn unload(names: &[String]) -> Result<Vec<&'static str>> {
+    sys::require_root("c2tcp unload")?;
+    let specs = select(names)?;
+    let mut removed = Vec::new();
+    for cc in specs {
+        let dir = sys::pin_dir(cc.name);
+        let was_there = dir.exists() || sys::is_registered(cc.name);
+        // The default congestion control holds a reference that would keep
+        // new sockets on the old programs: hand the default back to Cubic.
+        if sys::default_cc() == cc.name {
+            sys::set_default_cc("cubic")?;
+        }
+        remove_pins(&dir)?;
+        if !wait_unregistered(cc.name, Duration::from_secs(2)) {
+            leftovers::unregister(cc.name)?;
+        }
+        if !wait_unregistered(cc.name, Duration::from_secs(2)) {
+            bail!(
+                "{} is still registered: something outside c2tcp holds it (see `bpftool struct_ops show`)",
+                cc.name
+            );
+        }
+        if was_there {
+            removed.push(cc.name);
+        }
+    }
+    // Leave no empty directory behind.
+    let _ = fs::remove_dir(sys::PIN_ROOT);
+    Ok(removed)
+}
+
+fn wait_unregistered(name: &str, limit: Duration) -> bool {
+    let start = Instant::now();
+    while sys::is_registered(name) {
+        if start.elapsed() > limit {
+            return false;
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+    true
+}
+
+/// Removing a pin drops the kernel object it kept alive.
+fn remove_pins(dir: &Path) -> Result<()> {
+    if !dir.exists() {
+        return Ok(());
+    }
+    for entry in fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry?.path();
+        fs::remove_file(&path).with_context(|| format!("removing pin {}", path.display()))?;
+    }
+    fs::remove_dir(dir).with_context(|| format!("removing {}", dir.display()))
+}
+
+// ---- c2tcp ----
+
+fn c2tcp_config_bytes(opts: &LoadOptions) -> [u8; 4] {
+    opts.default_target_us.to_ne_bytes()
+}
+
+fn attach_c2tcp(opts: &LoadOptions, dir: &Path) -> Result<()> {
+    let mut storage = MaybeUninit::uninit();
+    let open = C2tcpSkelBuilder::default().open(&mut storage).context("opening the BPF object")?;
+    let mut skel = open.load().context("the kernel's verifier rejected the programs")?;
+
+    let key = 0u32.to_ne_bytes();
+    skel.maps
+        .c2tcp_config_map
+        .update(&key, &c2tcp_config_bytes(opts), MapFlags::ANY)
+        .context("writing the configuration map")?;
+    skel.maps.c2tcp_config_map.pin(dir.join("config")).context("pinning the configuration map")?;
+
+    let mut ops = skel.maps.c2tcp.attach_struct_ops().context("registering the congestion control")?;
+    ops.pin(ops_pin(dir)).context("pinning the struct_ops link")?;
+
+    let cgroup_path = sys::cgroup2_root()?;
+    let cgroup = File::open(&cgroup_path).with_context(|| format!("opening {}", cgroup_path.display()))?;
+    let mut set = skel.progs.c2tcp_setsockopt.attach_cgroup(cgroup.as_raw_fd()).context("attaching cgroup/setsockopt")?;
+    set.pin(dir.join("setsockopt"))?;
+    let mut get = skel.progs.c2tcp_getsockopt.attach_cgroup(cgroup.as_raw_fd()).context("attaching cgroup/getsockopt")?;
+    get.pin(dir.join("getsockopt"))?;
+    Ok(())
+}
+
+fn reconfigure_c2tcp(opts: &LoadOptions, dir: &Path) -> Result<bool> {
+    let map = MapHandle::from_pinned_path(dir.join("config")).context("opening the pinned configuration map")?;
+    let key = 0u32.to_ne_bytes();
+    let want = c2tcp_config_bytes(opts);
+    let have = map.lookup(&key, MapFlags::ANY)?.unwrap_or_default();
+    if have.as_slice() == want.as_slice() {
+        return Ok(false);
+    }
+    map.update(&key, &want, MapFlags::ANY)?;
+    Ok(true)
+}
+
+/// The load-time default Target of the loaded c2tcp, in microseconds
+/// (0: 2 x min RTT), or None when it is not loaded.
+pub fn c2tcp_default_target_us() -> Option<u32> {
+    let map = MapHandle::from_pinned_path(sys::pin_dir("c2tcp").join("config")).ok()?;
+    let v = map.lookup(&0u32.to_ne_bytes(), MapFlags::ANY).ok()??;
+    Some(u32::from_ne_bytes(v.get(..4)?.try_into().ok()?))
+}

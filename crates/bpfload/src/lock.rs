@@ -1,0 +1,66 @@
+//! Registered congestion controls and cgroup hooks are kernel-global, so every
+//! process that loads, unloads or relies on them takes this lock: exclusive to
+//! change the registrations, shared to use them. A run that loaded c2tcp for
+//! itself unloads it only when no other user holds the lock.
+use std::fs::{self, File, OpenOptions};
+use std::os::fd::AsRawFd;
+
+use anyhow::{Context, Result};
+
+const LOCK_DIR: &str = "/run/c2tcp";
+const LOCK_FILE: &str = "/run/c2tcp/bpf.lock";
+
+pub struct BpfLock {
+    file: File,
+}
+
+fn open() -> Result<File> {
+    fs::create_dir_all(LOCK_DIR).with_context(|| format!("creating {LOCK_DIR}"))?;
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(LOCK_FILE)
+        .with_context(|| format!("opening {LOCK_FILE}"))
+}
+
+fn flock(file: &File, op: libc::c_int) -> std::io::Result<()> {
+    loop {
+        // SAFETY: flock on a file descriptor we own.
+        if unsafe { libc::flock(file.as_raw_fd(), op) } == 0 {
+            return Ok(());
+        }
+        let err = std::io::Error::last_os_error();
+        if err.kind() != std::io::ErrorKind::Interrupted {
+            return Err(err);
+        }
+    }
+}
+
+impl BpfLock {
+    /// Waits for sole ownership (load, unload).
+    pub fn exclusive() -> Result<Self> {
+        let file = open()?;
+        flock(&file, libc::LOCK_EX).context("locking /run/c2tcp/bpf.lock")?;
+        Ok(Self { file })
+    }
+
+    /// Waits for shared use (a run that needs the programs to stay loaded).
+    pub fn shared() -> Result<Self> {
+        let file = open()?;
+        flock(&file, libc::LOCK_SH).context("locking /run/c2tcp/bpf.lock")?;
+        Ok(Self { file })
+    }
+
+    /// Tries to turn a shared hold into sole ownership without waiting; true
+    /// when no other process uses the registrations. flock converts by
+    /// dropping the old lock first, so after `false` the caller holds nothing
+    /// and must only be on its way out.
+    pub fn try_upgrade(&self) -> bool {
+        flock(&self.file, libc::LOCK_EX | libc::LOCK_NB).is_ok()
+    }
+
+    pub fn downgrade(&self) -> Result<()> {
+        flock(&self.file, libc::LOCK_SH).context("downgrading /run/c2tcp/bpf.lock")
+    }
+}

@@ -1,0 +1,95 @@
+//! `load`, `unload`, `status`: the kernel side of c2tcp.
+use std::process::ExitCode;
+
+use anyhow::{bail, Result};
+use bpfload::lock::BpfLock;
+use bpfload::{LoadOptions, LoadOutcome};
+
+#[derive(clap::Args)]
+pub struct LoadArgs {
+    /// Congestion controls to load (default: all of them)
+    names: Vec<String>,
+    /// Target (ms) for c2tcp sockets that never set one; default: 2 x the connection's min RTT
+    #[arg(long, value_name = "MS")]
+    default_target: Option<f64>,
+}
+
+#[derive(clap::Args)]
+pub struct UnloadArgs {
+    /// Congestion controls to unload (default: all of them)
+    names: Vec<String>,
+}
+
+#[derive(clap::Args)]
+pub struct StatusArgs {
+    /// Print JSON instead of text
+    #[arg(long)]
+    json: bool,
+}
+
+fn target_us(ms: Option<f64>) -> Result<u32> {
+    let Some(ms) = ms else { return Ok(0) };
+    let us = (ms * 1000.0).round();
+    if !(1000.0..=10_000_000.0).contains(&us) {
+        bail!("--default-target must be between 1 and 10000 ms, got {ms}");
+    }
+    Ok(us as u32)
+}
+
+pub fn load(args: LoadArgs) -> Result<ExitCode> {
+    let opts = LoadOptions { default_target_us: target_us(args.default_target)? };
+    bpfload::sys::require_root("c2tcp load")?;
+    let _lock = BpfLock::exclusive()?;
+    for (name, outcome) in bpfload::load(&args.names, &opts)? {
+        match outcome {
+            LoadOutcome::Loaded => println!("{name}: loaded"),
+            LoadOutcome::AlreadyLoaded { reconfigured: true } => println!("{name}: already loaded; options updated"),
+            LoadOutcome::AlreadyLoaded { reconfigured: false } => println!("{name}: already loaded"),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn unload(args: UnloadArgs) -> Result<ExitCode> {
+    bpfload::sys::require_root("c2tcp unload")?;
+    let _lock = BpfLock::exclusive()?;
+    let removed = bpfload::unload(&args.names)?;
+    if removed.is_empty() {
+        println!("nothing was loaded");
+    }
+    for name in removed {
+        println!("{name}: unloaded");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn status(args: StatusArgs) -> Result<ExitCode> {
+    let st = bpfload::status();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&st)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("default congestion control: {}", st.default_cc);
+    match st.c2tcp_default_target_us {
+        Some(0) => println!("c2tcp default Target: 2 x min RTT"),
+        Some(us) => println!("c2tcp default Target: {:.1} ms", us as f64 / 1000.0),
+        None => {}
+    }
+    for cc in &st.ccs {
+        let state = match (cc.pinned, cc.registered) {
+            (true, true) => "loaded",
+            (false, true) => "registered, but not by `c2tcp load` (run `c2tcp load` to take it over)",
+            (true, false) => "pinned but not registered (run `c2tcp unload` then `c2tcp load`)",
+            (false, false) => "not loaded",
+        };
+        println!("{:<10} {state}{}", cc.name, if cc.selectable { "; selectable by any program" } else { "" });
+        for p in &cc.programs {
+            let cost = p.avg_ns.map(|n| format!("{n} ns/call")).unwrap_or_else(|| "-".into());
+            println!("    {:<16} id {:<6} calls {:<10} {cost}", p.name, p.id, p.run_cnt);
+        }
+    }
+    if st.ccs.iter().any(|c| !c.programs.is_empty()) && !st.bpf_stats_enabled {
+        println!("(per-call cost needs `sysctl kernel.bpf_stats_enabled=1`)");
+    }
+    Ok(ExitCode::SUCCESS)
+}

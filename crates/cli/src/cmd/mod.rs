@@ -1,0 +1,2 @@
+pub mod bpf;
+pub mod doctor;

@@ -1,0 +1,50 @@
+//! `c2tcp`: one binary for the congestion control, the emulator and the
+//! experiments. Each subcommand lives in its own module under `cmd/`.
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cmd;
+
+#[derive(Parser)]
+#[command(
+    name = "c2tcp",
+    version,
+    about = "C2TCP (Cellular Controlled-Delay TCP) for stock Linux, with a trace-driven cellular link emulator",
+    long_about = "C2TCP (Cellular Controlled-Delay TCP) for stock Linux, with a trace-driven cellular link emulator.\n\n\
+        Start with `sudo c2tcp doctor`, then `sudo c2tcp load`: every program can then pick the `c2tcp` \
+        congestion control and set its delay Target with the SOL_C2TCP socket option (include/c2tcp.h)."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check that this machine can run c2tcp (root, BTF, struct_ops, kfuncs, cgroup v2, TUN, netns)
+    Doctor(cmd::doctor::Args),
+    /// Load the BPF congestion controls into the kernel (idempotent; survives this command)
+    Load(cmd::bpf::LoadArgs),
+    /// Unload them: unregister, detach the socket-option programs, remove the pins
+    Unload(cmd::bpf::UnloadArgs),
+    /// Show what is loaded and what it costs per call
+    Status(cmd::bpf::StatusArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Doctor(a) => cmd::doctor::run(a),
+        Command::Load(a) => cmd::bpf::load(a),
+        Command::Unload(a) => cmd::bpf::unload(a),
+        Command::Status(a) => cmd::bpf::status(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("c2tcp: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

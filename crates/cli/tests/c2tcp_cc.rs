@@ -1,0 +1,289 @@
+//! The c2tcp congestion control in the real kernel: loading, the socket
+//! option, a real transfer between namespaces, and unloading without a trace.
+//!
+//! Registrations are kernel-global, so these tests run one at a time (SERIAL)
+//! and also hold the same lock `c2tcp load` takes against other processes.
+use std::io::{ErrorKind, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::path::Path;
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use sockopt::{C2TCP_ALPHA, C2TCP_INFO, C2TCP_TARGET, SOL_C2TCP};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn c2tcp(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_c2tcp")).args(args).output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    (out.status.success(), text)
+}
+
+fn registered(name: &str) -> bool {
+    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
+        .unwrap()
+        .split_whitespace()
+        .any(|c| c == name)
+}
+
+fn allowed(name: &str) -> bool {
+    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_allowed_congestion_control")
+        .unwrap()
+        .split_whitespace()
+        .any(|c| c == name)
+}
+
+/// Loads c2tcp for one test and unloads it afterwards, even on panic.
+struct Loaded;
+
+impl Loaded {
+    fn new() -> Self {
+        let (ok, out) = c2tcp(&["load", "c2tcp"]);
+        assert!(ok, "c2tcp load failed: {out}");
+        Loaded
+    }
+}
+
+impl Drop for Loaded {
+    fn drop(&mut self) {
+        let (ok, out) = c2tcp(&["unload"]);
+        if !std::thread::panicking() {
+            assert!(ok, "c2tcp unload failed: {out}");
+        }
+    }
+}
+
+fn errno_of(r: std::io::Result<()>) -> Option<i32> {
+    r.err().and_then(|e| e.raw_os_error())
+}
+
+fn tcp_socket() -> OwnedFd {
+    // SAFETY: plain socket(2); the fd is owned immediately.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+    assert!(fd >= 0);
+    unsafe { OwnedFd::from_raw_fd(fd) }
+}
+
+#[test]
+fn load_is_idempotent_and_unload_leaves_nothing() {
+    if !testkit::require_root("load_is_idempotent_and_unload_leaves_nothing") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    {
+        let _loaded = Loaded::new();
+        assert!(registered("c2tcp"));
+        assert!(allowed("c2tcp"), "c2tcp must be selectable by unprivileged programs");
+        let (ok, out) = c2tcp(&["load", "c2tcp"]);
+        assert!(ok && out.contains("already loaded"), "second load: {out}");
+        let (ok, out) = c2tcp(&["load", "--default-target", "60"]);
+        assert!(ok && out.contains("options updated"), "reconfiguring load: {out}");
+
+        let (ok, json) = c2tcp(&["status", "--json"]);
+        assert!(ok, "{json}");
+        let st: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(st["c2tcp_default_target_us"], 60000);
+        let cc = st["ccs"].as_array().unwrap().iter().find(|c| c["name"] == "c2tcp").unwrap();
+        assert_eq!(cc["registered"], true);
+        assert_eq!(cc["pinned"], true);
+        assert!(cc["programs"].as_array().unwrap().len() >= 9, "{cc}");
+        // The socket option answers while loaded.
+        let s = tcp_socket();
+        sockopt::set_target_us(&s, 20_000).unwrap();
+    }
+    // Unloaded: no congestion control, no pins, no socket-option programs.
+    assert!(!registered("c2tcp"));
+    assert!(!allowed("c2tcp"));
+    assert!(!Path::new("/sys/fs/bpf/c2tcp").exists(), "pins left behind");
+    let s = tcp_socket();
+    assert_eq!(errno_of(sockopt::set_target_us(&s, 20_000)), Some(libc::ENOPROTOOPT), "cgroup program still attached");
+    assert_eq!(errno_of(sockopt::set_congestion(&s, "c2tcp")), Some(libc::ENOENT));
+    let (ok, out) = c2tcp(&["unload"]);
+    assert!(ok && out.contains("nothing was loaded"), "unloading twice: {out}");
+}
+
+#[test]
+fn socket_option_validates_its_input() {
+    if !testkit::require_root("socket_option_validates_its_input") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _loaded = Loaded::new();
+    let s = tcp_socket();
+    let fd = s.as_raw_fd();
+    let set = |name, bytes: &[u8]| errno_of(sockopt::set_raw(fd, SOL_C2TCP, name, bytes));
+
+    assert_eq!(set(C2TCP_TARGET, &1000u32.to_ne_bytes()), None);
+    assert_eq!(set(C2TCP_TARGET, &10_000_000u32.to_ne_bytes()), None);
+    assert_eq!(set(C2TCP_TARGET, &999u32.to_ne_bytes()), Some(libc::EINVAL));
+    assert_eq!(set(C2TCP_TARGET, &10_000_001u32.to_ne_bytes()), Some(libc::EINVAL));
+    assert_eq!(set(C2TCP_TARGET, &[1, 2]), Some(libc::EINVAL), "short optlen");
+    assert_eq!(set(C2TCP_TARGET, &50_000u64.to_ne_bytes()), Some(libc::EINVAL), "long optlen");
+    assert_eq!(set(C2TCP_ALPHA, &100u32.to_ne_bytes()), None);
+    assert_eq!(set(C2TCP_ALPHA, &1000u32.to_ne_bytes()), None);
+    assert_eq!(set(C2TCP_ALPHA, &0u32.to_ne_bytes()), None);
+    assert_eq!(set(C2TCP_ALPHA, &99u32.to_ne_bytes()), Some(libc::EINVAL));
+    assert_eq!(set(C2TCP_ALPHA, &1001u32.to_ne_bytes()), Some(libc::EINVAL));
+    assert_eq!(set(C2TCP_INFO, &0u32.to_ne_bytes()), Some(libc::ENOPROTOOPT), "INFO is read-only");
+    assert_eq!(set(77, &0u32.to_ne_bytes()), Some(libc::ENOPROTOOPT));
+
+    // The refused values did not stick.
+    assert_eq!(sockopt::target_us(&s).unwrap(), 10_000_000);
+    let mut short = [0u8; 16];
+    assert_eq!(sockopt::get_raw(fd, SOL_C2TCP, C2TCP_INFO, &mut short).unwrap_err().raw_os_error(), Some(libc::EINVAL));
+    let mut b = [0u8; 4];
+    assert_eq!(sockopt::get_raw(fd, SOL_C2TCP, 77, &mut b).unwrap_err().raw_os_error(), Some(libc::ENOPROTOOPT));
+
+    // Other levels are untouched; UDP sockets get the kernel's own answer.
+    sockopt::set_raw(fd, libc::SOL_SOCKET, libc::SO_KEEPALIVE, &1i32.to_ne_bytes()).unwrap();
+    // SAFETY: plain socket(2).
+    let udp = unsafe { OwnedFd::from_raw_fd(libc::socket(libc::AF_INET, libc::SOCK_DGRAM, 0)) };
+    assert_eq!(errno_of(sockopt::set_target_us(&udp, 50_000)), Some(libc::ENOPROTOOPT));
+
+    // Values are per socket: another socket does not see them.
+    let other = tcp_socket();
+    sockopt::set_target_us(&s, 42_000).unwrap();
+    assert_eq!(sockopt::target_us(&s).unwrap(), 42_000);
+    assert_ne!(sockopt::target_us(&other).unwrap(), 42_000);
+}
+
+#[test]
+fn unprivileged_programs_can_select_c2tcp() {
+    if !testkit::require_root("unprivileged_programs_can_select_c2tcp") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _loaded = Loaded::new();
+    // A child that drops to nobody, then selects c2tcp and sets a Target.
+    // SAFETY: the child only makes async-signal-safe system calls.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0);
+    if pid == 0 {
+        unsafe {
+            let mut code = 0;
+            if libc::setgid(65534) != 0 || libc::setuid(65534) != 0 {
+                libc::_exit(10);
+            }
+            let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0);
+            let name = b"c2tcp";
+            if libc::setsockopt(fd, libc::IPPROTO_TCP, libc::TCP_CONGESTION, name.as_ptr().cast(), 5) != 0 {
+                code |= 1;
+            }
+            let target: u32 = 30_000;
+            if libc::setsockopt(fd, SOL_C2TCP, C2TCP_TARGET, (&target as *const u32).cast(), 4) != 0 {
+                code |= 2;
+            }
+            libc::_exit(code);
+        }
+    }
+    let mut status = 0;
+    unsafe { libc::waitpid(pid, &mut status, 0) };
+    assert!(libc::WIFEXITED(status));
+    assert_eq!(libc::WEXITSTATUS(status), 0, "1: TCP_CONGESTION refused, 2: C2TCP_TARGET refused, 10: setuid failed");
+}
+
+/// A bulk transfer from namespace `server` to namespace `ue` over veth with
+/// c2tcp; returns the sender's C2TCP_INFO after `secs` seconds.
+#[test]
+fn real_transfer_between_namespaces_uses_c2tcp() {
+    if !testkit::require_root("real_transfer_between_namespaces_uses_c2tcp") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _loaded = Loaded::new();
+    let server = netns::Netns::new("server").unwrap();
+    let ue = netns::Netns::new("ue").unwrap();
+    netns::veth_pair(&server, "srv0", &ue, "ue0").unwrap();
+    server.ip(&["addr", "add", "10.77.0.1/24", "dev", "srv0"]).unwrap();
+    ue.ip(&["addr", "add", "10.77.0.2/24", "dev", "ue0"]).unwrap();
+
+    // The UE listens; its listener's Target must pass to accepted sockets.
+    let listener = ue
+        .run(|| {
+            let l = TcpListener::bind("10.77.0.2:5001").unwrap();
+            sockopt::set_target_us(&l, 77_000).unwrap();
+            l
+        })
+        .unwrap();
+    let receiver = std::thread::spawn(move || {
+        let (mut conn, _) = listener.accept().unwrap();
+        let inherited = sockopt::target_us(&conn).unwrap();
+        let mut buf = vec![0u8; 1 << 16];
+        let mut total = 0u64;
+        loop {
+            match conn.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => total += n as u64,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => panic!("receiver: {e}"),
+            }
+        }
+        (inherited, total)
+    });
+
+    let (info_before, info_mid, info_end, cc, sent) = server
+        .run(|| {
+            // Target and congestion control set before connect().
+            let sock = tcp_socket();
+            sockopt::set_congestion(&sock, "c2tcp").unwrap();
+            sockopt::set_target_us(&sock, 30_000).unwrap();
+            let before = sockopt::c2tcp_info(&sock).unwrap();
+            let addr: SocketAddr = "10.77.0.2:5001".parse().unwrap();
+            let stream = connect(sock, addr);
+            let mut stream = stream;
+            let chunk = vec![0x5au8; 1 << 16];
+            let mut sent = 0u64;
+            let start = Instant::now();
+            let mut mid = None;
+            while start.elapsed() < Duration::from_millis(1800) {
+                stream.write_all(&chunk).unwrap();
+                sent += chunk.len() as u64;
+                if mid.is_none() && start.elapsed() > Duration::from_millis(600) {
+                    mid = Some(sockopt::c2tcp_info(&stream).unwrap());
+                    // The Target may change during the connection.
+                    sockopt::set_target_us(&stream, 40_000).unwrap();
+                }
+            }
+            let end = sockopt::c2tcp_info(&stream).unwrap();
+            let cc = sockopt::congestion(&stream).unwrap();
+            (before, mid.unwrap(), end, cc, sent)
+        })
+        .unwrap();
+    let (inherited, received) = receiver.join().unwrap();
+
+    assert_eq!(cc, "c2tcp");
+    assert_eq!(inherited, 77_000, "listener's Target not inherited by the accepted socket");
+    assert_eq!(received, sent);
+    assert_eq!(info_before.version, 1);
+    assert_eq!(info_before.target_us, 30_000);
+    assert_eq!(info_mid.target_us, 30_000);
+    assert!(info_mid.min_rtt_us > 0, "{info_mid:?}");
+    assert!(info_mid.setpoint_us >= info_mid.min_rtt_us, "{info_mid:?}");
+    assert!((100..=1000).contains(&info_mid.alpha_pct), "{info_mid:?}");
+    assert_eq!(info_end.target_us, 40_000, "{info_end:?}");
+    assert!(info_end.tune_cycles >= 2, "Tuner cycles must advance every 500 ms: {info_end:?}");
+    assert!(info_end.tune_cycles > info_mid.tune_cycles, "{info_mid:?} -> {info_end:?}");
+    assert!(info_end.last_avg_rtt_us > 0, "{info_end:?}");
+}
+
+fn connect(sock: OwnedFd, addr: SocketAddr) -> TcpStream {
+    let SocketAddr::V4(v4) = addr else { unreachable!() };
+    let sin = libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: v4.port().to_be(),
+        sin_addr: libc::in_addr { s_addr: u32::from(*v4.ip()).to_be() },
+        sin_zero: [0; 8],
+    };
+    // SAFETY: sin is a valid sockaddr_in for the call.
+    let rc = unsafe {
+        libc::connect(
+            sock.as_raw_fd(),
+            (&sin as *const libc::sockaddr_in).cast(),
+            std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+        )
+    };
+    assert_eq!(rc, 0, "connect: {}", std::io::Error::last_os_error());
+    TcpStream::from(sock)
+}

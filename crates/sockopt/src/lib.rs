@@ -1,0 +1,162 @@
+//! Rust mirror of `include/c2tcp.h`, plus the few standard TCP socket options
+//! the project's senders and tests use (congestion control, TCP_INFO).
+use std::io;
+use std::mem::size_of;
+use std::os::fd::{AsRawFd, RawFd};
+
+use serde::Serialize;
+
+pub const SOL_C2TCP: libc::c_int = 0xC2C2;
+pub const C2TCP_TARGET: libc::c_int = 1;
+pub const C2TCP_ALPHA: libc::c_int = 2;
+pub const C2TCP_INFO: libc::c_int = 3;
+pub const C2TCP_INFO_V1_SIZE: usize = 40;
+
+/// `struct c2tcp_info` (version 1).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct C2tcpInfo {
+    pub version: u32,
+    pub target_us: u32,
+    pub alpha_pct: u32,
+    pub min_rtt_us: u32,
+    pub setpoint_us: u32,
+    pub interval_us: u32,
+    pub last_avg_rtt_us: u32,
+    pub condition: u32,
+    pub bad_events: u32,
+    pub tune_cycles: u32,
+}
+
+const _: () = assert!(size_of::<C2tcpInfo>() == C2TCP_INFO_V1_SIZE);
+
+fn check(rc: libc::c_int) -> io::Result<()> {
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// setsockopt with raw bytes (tests use it to send malformed values).
+pub fn set_raw(fd: RawFd, level: libc::c_int, name: libc::c_int, value: &[u8]) -> io::Result<()> {
+    // SAFETY: value outlives the call; the kernel copies it.
+    check(unsafe { libc::setsockopt(fd, level, name, value.as_ptr().cast(), value.len() as libc::socklen_t) })
+}
+
+/// getsockopt into a buffer; returns the length the kernel wrote.
+pub fn get_raw(fd: RawFd, level: libc::c_int, name: libc::c_int, buf: &mut [u8]) -> io::Result<usize> {
+    let mut len = buf.len() as libc::socklen_t;
+    // SAFETY: buf is valid for len bytes.
+    check(unsafe { libc::getsockopt(fd, level, name, buf.as_mut_ptr().cast(), &mut len) })?;
+    Ok(len as usize)
+}
+
+/// Selects the congestion control of a TCP socket by name.
+pub fn set_congestion(fd: &impl AsRawFd, name: &str) -> io::Result<()> {
+    set_raw(fd.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_CONGESTION, name.as_bytes())
+}
+
+pub fn congestion(fd: &impl AsRawFd) -> io::Result<String> {
+    let mut buf = [0u8; 16];
+    let n = get_raw(fd.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_CONGESTION, &mut buf)?;
+    Ok(String::from_utf8_lossy(&buf[..n]).trim_end_matches('\0').to_string())
+}
+
+/// C2TCP's Target in microseconds (1 000 - 10 000 000).
+pub fn set_target_us(fd: &impl AsRawFd, target_us: u32) -> io::Result<()> {
+    set_raw(fd.as_raw_fd(), SOL_C2TCP, C2TCP_TARGET, &target_us.to_ne_bytes())
+}
+
+pub fn target_us(fd: &impl AsRawFd) -> io::Result<u32> {
+    let mut buf = [0u8; 4];
+    get_raw(fd.as_raw_fd(), SOL_C2TCP, C2TCP_TARGET, &mut buf)?;
+    Ok(u32::from_ne_bytes(buf))
+}
+
+/// Pins alpha (percent, 100 - 1000), or hands it back to the Tuner with 0.
+pub fn set_alpha_pct(fd: &impl AsRawFd, alpha_pct: u32) -> io::Result<()> {
+    set_raw(fd.as_raw_fd(), SOL_C2TCP, C2TCP_ALPHA, &alpha_pct.to_ne_bytes())
+}
+
+pub fn c2tcp_info(fd: &impl AsRawFd) -> io::Result<C2tcpInfo> {
+    let mut info = C2tcpInfo::default();
+    // SAFETY: C2tcpInfo is repr(C) plain u32s; any byte pattern is valid.
+    let buf = unsafe {
+        std::slice::from_raw_parts_mut((&mut info as *mut C2tcpInfo).cast::<u8>(), size_of::<C2tcpInfo>())
+    };
+    get_raw(fd.as_raw_fd(), SOL_C2TCP, C2TCP_INFO, buf)?;
+    Ok(info)
+}
+
+/// `struct tcp_info` from include/uapi/linux/tcp.h, up to `tcpi_snd_wnd`
+/// (libc's copy stops at `tcpi_total_retrans`). The kernel fills what it has
+/// and reports the length; older kernels leave the tail zero.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct TcpInfo {
+    pub state: u8,
+    pub ca_state: u8,
+    pub retransmits: u8,
+    pub probes: u8,
+    pub backoff: u8,
+    pub options: u8,
+    pub wscale: u8,
+    pub flags: u8,
+    pub rto: u32,
+    pub ato: u32,
+    pub snd_mss: u32,
+    pub rcv_mss: u32,
+    pub unacked: u32,
+    pub sacked: u32,
+    pub lost: u32,
+    pub retrans: u32,
+    pub fackets: u32,
+    pub last_data_sent: u32,
+    pub last_ack_sent: u32,
+    pub last_data_recv: u32,
+    pub last_ack_recv: u32,
+    pub pmtu: u32,
+    pub rcv_ssthresh: u32,
+    pub rtt: u32,
+    pub rttvar: u32,
+    pub snd_ssthresh: u32,
+    pub snd_cwnd: u32,
+    pub advmss: u32,
+    pub reordering: u32,
+    pub rcv_rtt: u32,
+    pub rcv_space: u32,
+    pub total_retrans: u32,
+    pub pacing_rate: u64,
+    pub max_pacing_rate: u64,
+    pub bytes_acked: u64,
+    pub bytes_received: u64,
+    pub segs_out: u32,
+    pub segs_in: u32,
+    pub notsent_bytes: u32,
+    pub min_rtt: u32,
+    pub data_segs_in: u32,
+    pub data_segs_out: u32,
+    pub delivery_rate: u64,
+    pub busy_time: u64,
+    pub rwnd_limited: u64,
+    pub sndbuf_limited: u64,
+    pub delivered: u32,
+    pub delivered_ce: u32,
+    pub bytes_sent: u64,
+    pub bytes_retrans: u64,
+    pub dsack_dups: u32,
+    pub reord_seen: u32,
+    pub rcv_ooopack: u32,
+    pub snd_wnd: u32,
+}
+
+pub fn tcp_info(fd: &impl AsRawFd) -> io::Result<TcpInfo> {
+    let mut info = TcpInfo::default();
+    // SAFETY: TcpInfo is repr(C) plain integers; any byte pattern is valid.
+    let buf = unsafe {
+        std::slice::from_raw_parts_mut((&mut info as *mut TcpInfo).cast::<u8>(), size_of::<TcpInfo>())
+    };
+    get_raw(fd.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_INFO, buf)?;
+    Ok(info)
+}

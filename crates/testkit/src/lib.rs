@@ -1,0 +1,39 @@
+//! Helpers shared by the project's tests.
+//!
+//! Privileged tests (root, BPF, netns, TUN) call [`require_root`]: outside CI
+//! they skip with the reason when the capability is missing; with `CI=true`
+//! the missing capability is a failure, so CI can never pass by skipping.
+use std::path::PathBuf;
+
+/// True when the test may go on; false (after printing why) when it must skip.
+/// Panics under `CI=true` instead of skipping.
+pub fn require_root(test: &str) -> bool {
+    if nix::unistd::geteuid().is_root() {
+        return true;
+    }
+    skip_or_fail(test, "needs root (BPF, network namespaces, TUN)")
+}
+
+/// Skips (returns false) or, under CI=true, fails with the reason.
+pub fn skip_or_fail(test: &str, reason: &str) -> bool {
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{test}: {reason}, and CI=true requires it");
+    }
+    eprintln!("skipped {test}: {reason}");
+    false
+}
+
+/// The shared real traces (`C2TCP_TRACES`, default `../shared/traces` from
+/// the repository root), or None after skip_or_fail when they are absent.
+pub fn traces_dir(test: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("C2TCP_TRACES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces")));
+    if dir.join("mahimahi").is_dir() {
+        Some(dir)
+    } else if skip_or_fail(test, &format!("the shared traces are not at {}", dir.display())) {
+        unreachable!()
+    } else {
+        None
+    }
+}
