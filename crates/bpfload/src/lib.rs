@@ -13,6 +13,7 @@ pub mod leftovers;
 pub mod lock;
 pub mod status;
 pub mod sys;
+pub mod usage;
 
 mod skel {
     #![allow(clippy::all, unused, non_camel_case_types, non_snake_case, non_upper_case_globals)]
