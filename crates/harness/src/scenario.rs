@@ -121,6 +121,10 @@ pub struct Flow {
     pub direction: Direction,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// Keep this flow's scheme when `--scheme` replaces the others (e.g. the
+    /// Cubic flow a TCP-friendliness test measures the others against).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_scheme: bool,
     /// Everything else is a parameter of the scheme (`target_ms`, `alpha`, ...),
     /// checked against the knobs the scheme declares.
     #[serde(flatten)]
@@ -247,7 +251,7 @@ impl Scenario {
     pub fn with_scheme(&self, name: &str) -> Result<Scenario> {
         let sch = scheme::lookup(name)?;
         let mut sc = self.clone();
-        for f in &mut sc.flows {
+        for f in sc.flows.iter_mut().filter(|f| !f.keep_scheme) {
             f.scheme = name.to_string();
             f.params.retain(|k, _| sch.takes(k));
         }
@@ -377,11 +381,32 @@ mod tests {
     fn with_scheme_replaces_every_flow_and_drops_foreign_params() {
         let sc = Scenario::parse(GOOD).unwrap().with_scheme("bbr").unwrap();
         assert!(sc.flows.iter().all(|f| f.scheme == "bbr" && f.params.is_empty()));
+        let kept = Scenario::parse(&GOOD.replace("start_s = 5", "start_s = 5\nkeep_scheme = true"))
+            .unwrap()
+            .with_scheme("bbr")
+            .unwrap();
+        assert_eq!(kept.flows[0].scheme, "bbr");
+        assert_eq!(kept.flows[1].scheme, "cubic");
     }
 
     #[test]
     fn missing_trace_names_the_places_looked() {
         let e = format!("{:#}", resolve_trace("no-such.down", Some(Path::new("/tmp"))).unwrap_err());
         assert!(e.contains("no-such.down") && e.contains("/tmp/no-such.down"), "{e}");
+    }
+
+    #[test]
+    fn every_shipped_scenario_is_valid() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+        let mut n = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                let sc = Scenario::load(&path).unwrap_or_else(|e| panic!("{e:#}"));
+                assert!(!sc.name.is_empty(), "{} has no name", path.display());
+                n += 1;
+            }
+        }
+        assert!(n >= 5, "expected the papers' scenarios in {}", dir.display());
     }
 }
