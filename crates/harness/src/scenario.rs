@@ -255,6 +255,12 @@ impl Scenario {
             f.scheme = name.to_string();
             f.params.retain(|k, _| sch.takes(k));
         }
+        // A swept parameter none of the flows take any more is dropped.
+        let flows = sc.flows.clone();
+        sc.sweep.retain(|k, _| {
+            matches!(k.as_str(), "queue" | "delay_ms" | "loss")
+                || flows.iter().any(|f| scheme::lookup(&f.scheme).is_ok_and(|s| s.takes(k)))
+        });
         sc.validate()?;
         Ok(sc)
     }
