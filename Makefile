@@ -28,11 +28,15 @@ deps:
 build: deps
 	$(CARGO) build --release --workspace
 
-# Host unit tests of the C2TCP state machine the BPF program compiles.
-test-logic:
-	@mkdir -p target
-	cc -O2 -Wall -Wextra -Werror -o target/c2tcp_logic_test bpf/tests/c2tcp_logic_test.c -lm
-	./target/c2tcp_logic_test
+# Host unit tests of the decision logic the BPF programs compile (bpf/*_logic.h).
+LOGIC_TESTS := $(patsubst bpf/tests/%.c,target/logic/%,$(wildcard bpf/tests/*_test.c))
+
+target/logic/%: bpf/tests/%.c bpf/*.h
+	@mkdir -p target/logic
+	cc -O2 -Wall -Wextra -Werror -o $@ $< -lm
+
+test-logic: $(LOGIC_TESTS)
+	@for t in $(LOGIC_TESTS); do ./$$t || exit 1; done
 
 test-rust:
 	$(CARGO) test --release --workspace -- --test-threads=2
