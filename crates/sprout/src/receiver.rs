@@ -249,20 +249,22 @@ impl Receiver {
             return None;
         }
         let observe = self.count > 0.0 || start >= self.silent_until_us;
+        // The authors' rounding: any arrival counts as at least one packet
+        // (so heartbeats alone say "the link is alive", and EWMA, which
+        // starts at zero, can get going).
+        let k = if self.count > 0.0 && self.count < 1.0 { 1 } else { self.count.round() as usize };
         let h = self.cfg.params.horizon;
         match &mut self.est {
             Estimator::Sprout { model, inference, forecaster } => {
                 inference.evolve(model);
                 if observe {
-                    // The authors' rounding: any arrival counts as at least one packet.
-                    let k = if self.count > 0.0 && self.count < 1.0 { 1 } else { self.count.round() as usize };
                     inference.observe(model, k);
                 }
                 forecaster.forecast(inference, self.cfg.confidence, &mut self.forecast[..h]);
             }
             Estimator::Ewma(e) => {
                 if observe {
-                    e.observe(self.count);
+                    e.observe(k as f64);
                 }
                 e.forecast(&mut self.forecast[..h]);
             }
