@@ -17,6 +17,13 @@ use std::collections::VecDeque;
 use crate::wire::{self, Data, Feedback, DATA_HEADER};
 use crate::MAX_HORIZON;
 
+/// The authors' sender starts from the forecast of a uniform prior, a flight
+/// of several packets; we start with TCP's IW10. A first flight that shows
+/// the receiver a burst matters: a receiver whose first ticks see one
+/// heartbeat each infers ~50 packets/s, and at such rates the 5% forecast
+/// is too small to ever fill the pipe (docs/sprout.md, "low-rate stall").
+pub const INITIAL_WINDOW_PACKETS: u64 = 10;
+
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
     pub session: u32,
@@ -28,6 +35,8 @@ pub struct SenderConfig {
     pub heartbeat_us: u64,
     /// Packets sent further apart than this are assumed not reordered.
     pub reorder_us: u64,
+    /// Bytes the sender may have in flight before the first forecast.
+    pub initial_window: u64,
 }
 
 impl SenderConfig {
@@ -40,6 +49,7 @@ impl SenderConfig {
             // The authors' fallback interval.
             heartbeat_us: 50_000,
             reorder_us: 10_000,
+            initial_window: INITIAL_WINDOW_PACKETS * crate::DEFAULT_PACKET_SIZE as u64,
         }
     }
 }
@@ -138,7 +148,7 @@ impl Sender {
     }
 
     fn window_now(&self) -> u64 {
-        let Some(f) = &self.forecast else { return 0 };
+        let Some(f) = &self.forecast else { return self.cfg.initial_window.saturating_sub(self.queue_est) };
         let before = if self.cur == 0 { 0 } else { f.counts[self.cur - 1] };
         let end = (self.cur + self.cfg.target_ticks - 1).min(f.n - 1);
         (f.counts[end] - before).saturating_sub(self.queue_est)
@@ -262,9 +272,22 @@ mod tests {
         out
     }
 
+    /// No initial window: only heartbeats until a forecast arrives.
+    fn cfg0() -> SenderConfig {
+        SenderConfig { initial_window: 0, ..SenderConfig::new(1) }
+    }
+
     #[test]
-    fn without_a_forecast_only_heartbeats_go_out() {
+    fn before_a_forecast_one_initial_window_then_heartbeats_go_out() {
         let mut s = Sender::new(SenderConfig::new(1));
+        let sent = drain(&mut s, 0);
+        assert_eq!(sent.len(), 10);
+        assert!(sent.iter().all(|d| !d.heartbeat && d.len == P as usize));
+        assert_eq!(sent[9].time_to_next_ms, 50);
+        assert!(drain(&mut s, 49_999).is_empty());
+        assert_eq!(drain(&mut s, 50_000).len(), 1, "a heartbeat");
+
+        let mut s = Sender::new(cfg0());
         let sent = drain(&mut s, 0);
         assert_eq!(sent.len(), 1);
         assert!(sent[0].heartbeat && sent[0].len == DATA_HEADER && sent[0].time_to_next_ms == 50);
@@ -275,7 +298,7 @@ mod tests {
 
     #[test]
     fn window_is_five_ticks_of_forecast_minus_the_queue() {
-        let mut s = Sender::new(SenderConfig::new(1));
+        let mut s = Sender::new(cfg0());
         drain(&mut s, 0); // one heartbeat: 48 bytes in flight
         // 10 packets per tick forecast; receiver has the heartbeat.
         assert!(s.on_feedback(1_000, &fb(1, 48, [10; 8])));
@@ -315,7 +338,7 @@ mod tests {
 
     #[test]
     fn stale_foreign_and_impossible_feedback_is_ignored() {
-        let mut s = Sender::new(SenderConfig::new(1));
+        let mut s = Sender::new(cfg0());
         drain(&mut s, 0);
         assert!(s.on_feedback(0, &fb(5, 0, [1; 8])));
         assert!(!s.on_feedback(0, &fb(5, 0, [9; 8])));
