@@ -239,4 +239,23 @@ mod tests {
         f.forecast(&inf, 0.05, &mut out);
         assert_eq!(out, [0; 8]);
     }
+
+    /// The hot path (evolve + observe + forecast) must cost a small fraction
+    /// of the 20 ms tick; ~25 µs in release on this machine kind
+    /// (docs/sprout.md). The bound is a ratio of the tick and generous for
+    /// shared cores and unoptimised builds.
+    #[test]
+    fn a_tick_of_inference_costs_a_small_fraction_of_the_tick() {
+        let (model, mut f, mut inf) = setup();
+        let mut out = [0u32; 8];
+        let t = std::time::Instant::now();
+        let n = 500;
+        for i in 0..n {
+            inf.evolve(&model);
+            inf.observe(&model, 10 + (i % 20));
+            f.forecast(&inf, 0.05, &mut out);
+        }
+        let per_tick = t.elapsed().as_secs_f64() / n as f64;
+        assert!(per_tick < 0.1 * model.params.tick_s, "{:.0} µs per tick", per_tick * 1e6);
+    }
 }
