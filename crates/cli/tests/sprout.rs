@@ -44,6 +44,16 @@ fn wait_bound(port: u16) {
     panic!("receiver never bound port {port}");
 }
 
+/// Starts the receiver, waits for `ready`, runs the sender to its end and
+/// waits for the receiver to stop on the sender's bye.
+fn flow(mut recv: Command, mut send: Command, ready: impl Fn()) {
+    let recv = recv.stdout(Stdio::null()).spawn().unwrap();
+    ready();
+    let send = send.stdout(Stdio::null()).spawn().unwrap();
+    wait_ok(send, "sprout-send", Duration::from_secs(60));
+    wait_ok(recv, "sprout-recv", Duration::from_secs(60));
+}
+
 fn free_port() -> u16 {
     UdpSocket::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
@@ -77,21 +87,11 @@ fn a_flow_over_loopback_moves_data_and_reports_it() {
     let port = free_port();
     let listen = format!("127.0.0.1:{port}");
     let (rs, ss) = (dir.path().join("recv.json"), dir.path().join("send.json"));
-    let recv = Command::new(BIN)
-        .args(["sprout-recv", "--listen", &listen, "--stats"])
-        .arg(&rs)
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    wait_bound(port);
-    let send = Command::new(BIN)
-        .args(["sprout-send", "--connect", &listen, "--duration", "2", "--stats"])
-        .arg(&ss)
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    wait_ok(send, "sprout-send", Duration::from_secs(30));
-    wait_ok(recv, "sprout-recv", Duration::from_secs(30));
+    let mut recv = Command::new(BIN);
+    recv.args(["sprout-recv", "--listen", &listen, "--stats"]).arg(&rs);
+    let mut send = Command::new(BIN);
+    send.args(["sprout-send", "--connect", &listen, "--duration", "2", "--stats"]).arg(&ss);
+    flow(recv, send, || wait_bound(port));
     let (r, s) = (read_json(&rs), read_json(&ss));
     check_flow(&r, &s);
     assert_eq!(r["variant"], "sprout");
@@ -168,23 +168,13 @@ fn sprout_between_namespaces_fills_a_rate_limited_link_with_little_queueing() {
     let mut results = Vec::new();
     for variant in ["sprout", "ewma"] {
         let (rs, ss) = (dir.path().join(format!("r-{variant}.json")), dir.path().join(format!("s-{variant}.json")));
-        let recv = b
-            .command(BIN)
-            .args(["sprout-recv", "--listen", "10.98.7.2:9000", "--variant", variant, "--stats"])
-            .arg(&rs)
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(300));
-        let send = a
-            .command(BIN)
-            .args(["sprout-send", "--connect", "10.98.7.2:9000", "--bind", "10.98.7.1:9001", "--duration", "5", "--stats"])
-            .arg(&ss)
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
-        wait_ok(send, "sprout-send", Duration::from_secs(60));
-        wait_ok(recv, "sprout-recv", Duration::from_secs(60));
+        let mut recv = b.command(BIN);
+        recv.args(["sprout-recv", "--listen", "10.98.7.2:9000", "--variant", variant, "--stats"]).arg(&rs);
+        let mut send = a.command(BIN);
+        send.args(["sprout-send", "--connect", "10.98.7.2:9000", "--bind", "10.98.7.1:9001", "--duration", "5", "--stats"])
+            .arg(&ss);
+        // The receiver binds in another namespace: give it a moment.
+        flow(recv, send, || std::thread::sleep(Duration::from_millis(300)));
         let (r, s) = (read_json(&rs), read_json(&ss));
         check_flow(&r, &s);
         assert_eq!(s["local"], "10.98.7.1:9001");
