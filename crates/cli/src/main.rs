@@ -30,6 +30,12 @@ enum Command {
     Unload(cmd::bpf::UnloadArgs),
     /// Show what is loaded and what it costs per call
     Status(cmd::bpf::StatusArgs),
+    /// Sprout receiver: one flow over UDP, JSON summary on exit
+    #[command(name = "sprout-recv", hide = true)]
+    SproutRecv(cmd::sprout::RecvArgs),
+    /// Sprout saturating sender: one flow over UDP, JSON summary on exit
+    #[command(name = "sprout-send", hide = true)]
+    SproutSend(cmd::sprout::SendArgs),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +45,8 @@ fn main() -> ExitCode {
         Command::Load(a) => cmd::bpf::load(a),
         Command::Unload(a) => cmd::bpf::unload(a),
         Command::Status(a) => cmd::bpf::status(a),
+        Command::SproutRecv(a) => cmd::sprout::recv(a),
+        Command::SproutSend(a) => cmd::sprout::send(a),
     };
     match result {
         Ok(code) => code,

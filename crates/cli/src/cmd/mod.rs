@@ -1,2 +1,3 @@
 pub mod bpf;
 pub mod doctor;
+pub mod sprout;
