@@ -7,11 +7,18 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// Registrations are kernel-global: tests that load or unload run one at a time.
+/// Registrations are kernel-global: tests that load or unload run one at a
+/// time, across this binary's threads and across processes.
 pub static SERIAL: Mutex<()> = Mutex::new(());
 
-pub fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+pub struct Serial {
+    _kernel: testkit::KernelLock,
+    _thread: std::sync::MutexGuard<'static, ()>,
+}
+
+pub fn serial() -> Serial {
+    let thread = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    Serial { _kernel: testkit::kernel_lock(), _thread: thread }
 }
 
 pub fn c2tcp(args: &[&str]) -> (bool, String) {
