@@ -119,7 +119,9 @@ pub const FORMAT: &str = "c2tcp-metrics v1";
 impl Analysis {
     /// The reported flow with this label or name, e.g. to fill in `fct_s`.
     pub fn flow_mut(&mut self, name: &str) -> Option<&mut FlowMetrics> {
-        self.flows.iter_mut().find(|f| f.label.as_deref() == Some(name) || f.name == name)
+        self.flows
+            .iter_mut()
+            .find(|f| f.label.as_deref() == Some(name) || f.name == name)
     }
 }
 
@@ -138,7 +140,8 @@ pub fn analyze_reader<R: BufRead>(
     let mut run: Option<Analyzer> = None;
     while let Some(event) = reader.next_event()? {
         // The header precedes the first data line, so resolve then.
-        run.get_or_insert_with(|| Analyzer::new(config, reader.header())).event(event);
+        run.get_or_insert_with(|| Analyzer::new(config, reader.header()))
+            .event(event);
     }
     let header = reader.header().clone();
     let run = run.ok_or_else(|| Error::parse(path, 0, "the log has no events"))?;
@@ -187,12 +190,18 @@ impl<'c> Analyzer<'c> {
         let slots = config
             .groups
             .iter()
-            .map(|g| Slot { label: Some(g.label.clone()), ..Slot::default() })
+            .map(|g| Slot {
+                label: Some(g.label.clone()),
+                ..Slot::default()
+            })
             .collect();
         Analyzer {
             config,
             limit: window.end.unwrap_or(Micros::MAX),
-            grid: Grid { start: window.start, step: window.e2e_step },
+            grid: Grid {
+                start: window.start,
+                step: window.e2e_step,
+            },
             binner: Binner::new(window.bin),
             window,
             flow_slot: HashMap::new(),
@@ -215,7 +224,10 @@ impl<'c> Analyzer<'c> {
         }
         let slot = self.config.selects(id, info).then(|| {
             let index = self.config.group_of(id, info).unwrap_or_else(|| {
-                self.slots.push(Slot { id: Some(id), ..Slot::default() });
+                self.slots.push(Slot {
+                    id: Some(id),
+                    ..Slot::default()
+                });
                 self.slots.len() - 1
             });
             let slot = &mut self.slots[index];
@@ -246,9 +258,16 @@ impl<'c> Analyzer<'c> {
                 self.last_t = self.last_t.max(t);
                 self.binner.arrival(t, bytes);
             }
-            Event::Departure { t, bytes, queue_delay, flow } => {
+            Event::Departure {
+                t,
+                bytes,
+                queue_delay,
+                flow,
+            } => {
                 self.last_t = self.last_t.max(t);
-                let Some(slot) = self.slot_of(flow, None) else { return };
+                let Some(slot) = self.slot_of(flow, None) else {
+                    return;
+                };
                 self.binner.departure(t, bytes, queue_delay, slot);
                 let in_window = self.in_window(t);
                 let sent = t.saturating_sub(queue_delay);
@@ -262,9 +281,13 @@ impl<'c> Analyzer<'c> {
                     }
                 }
             }
-            Event::Drop { t, reason, flow, .. } => {
+            Event::Drop {
+                t, reason, flow, ..
+            } => {
                 self.last_t = self.last_t.max(t);
-                let Some(slot) = self.slot_of(flow, None) else { return };
+                let Some(slot) = self.slot_of(flow, None) else {
+                    return;
+                };
                 self.binner.drop(t);
                 if self.in_window(t) {
                     let reason = reason as usize;
@@ -298,7 +321,10 @@ impl<'c> Analyzer<'c> {
         let mut flows = Vec::with_capacity(self.slots.len());
         for mut slot in self.slots {
             slot.tally.e2e.advance(self.grid, end);
-            let name = slot.label.clone().unwrap_or_else(|| format!("flow{}", slot.id.unwrap_or_default()));
+            let name = slot
+                .label
+                .clone()
+                .unwrap_or_else(|| format!("flow{}", slot.id.unwrap_or_default()));
             flows.push(FlowMetrics {
                 name,
                 id: slot.id,
@@ -312,7 +338,9 @@ impl<'c> Analyzer<'c> {
         }
         let mut aggregate = measure.metrics(&self.aggregate);
         aggregate.jain_fairness = jain_fairness(flows.iter().map(|f| f.metrics.throughput_mbps));
-        let timeseries = self.binner.finish(flows.iter().map(|f| f.name.clone()).collect());
+        let timeseries = self
+            .binner
+            .finish(flows.iter().map(|f| f.name.clone()).collect());
         Ok(Analysis {
             format: FORMAT.into(),
             log_path: path.display().to_string(),
@@ -347,7 +375,8 @@ impl Measure<'_> {
         let mbps = |bytes: u64| bytes as f64 * 8.0 / self.duration as f64;
         let throughput_mbps = mbps(tally.bytes);
         let capacity_mbps = mbps(self.capacity_bytes);
-        let per_ms_of = |delay: Option<f64>| delay.filter(|&d| d > 0.0).map(|d| throughput_mbps / d);
+        let per_ms_of =
+            |delay: Option<f64>| delay.filter(|&d| d > 0.0).map(|d| throughput_mbps / d);
         let avg_queue_delay_ms = tally.queue_delay.mean_ms();
         let p95_queue_delay_ms = tally.queue_delay.quantile_ms(0.95);
         let dropped_packets: u64 = tally.drops.iter().sum();
@@ -370,10 +399,13 @@ impl Measure<'_> {
             jitter_ms: tally.queue_delay.jitter_ms(),
             power: per_ms_of(avg_queue_delay_ms),
             power95: per_ms_of(p95_queue_delay_ms),
-            loss_rate: (self.loss_known && sent_on > 0).then(|| dropped_packets as f64 / sent_on as f64),
+            loss_rate: (self.loss_known && sent_on > 0)
+                .then(|| dropped_packets as f64 / sent_on as f64),
             e2e_delay_p95_ms,
             omniscient_e2e_delay_p95_ms,
-            self_inflicted_delay_ms: e2e_delay_p95_ms.zip(omniscient_e2e_delay_p95_ms).map(|(a, b)| ns_rounded(a - b)),
+            self_inflicted_delay_ms: e2e_delay_p95_ms
+                .zip(omniscient_e2e_delay_p95_ms)
+                .map(|(a, b)| ns_rounded(a - b)),
             jain_fairness: None,
             fct_s: None,
             packets: tally.packets,
@@ -397,7 +429,8 @@ fn ns_rounded(ms: f64) -> f64 {
 /// Jain's fairness index (Σx)² ÷ (n·Σx²): 1 when all equal, 1/n when one
 /// flow has everything. None for fewer than two flows or no traffic.
 pub fn jain_fairness(throughputs: impl IntoIterator<Item = f64>) -> Option<f64> {
-    let (n, sum, sum_sq) =
-        throughputs.into_iter().fold((0usize, 0.0, 0.0), |(n, s, q), x| (n + 1, s + x, q + x * x));
+    let (n, sum, sum_sq) = throughputs
+        .into_iter()
+        .fold((0usize, 0.0, 0.0), |(n, s, q), x| (n + 1, s + x, q + x * x));
     (n >= 2 && sum_sq > 0.0).then(|| sum * sum / (n as f64 * sum_sq))
 }

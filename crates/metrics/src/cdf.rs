@@ -33,7 +33,12 @@ impl DelayCdf {
     pub(crate) fn from_histogram(h: &Histogram<u64>) -> DelayCdf {
         let points = cdf_quantiles()
             .into_iter()
-            .filter_map(|quantile| quantile_ms(h, quantile).map(|queue_delay_ms| CdfPoint { quantile, queue_delay_ms }))
+            .filter_map(|quantile| {
+                quantile_ms(h, quantile).map(|queue_delay_ms| CdfPoint {
+                    quantile,
+                    queue_delay_ms,
+                })
+            })
             .collect();
         DelayCdf { points }
     }

@@ -57,16 +57,24 @@ pub struct FlowMatch {
 
 impl FlowMatch {
     pub fn id(id: u32) -> Self {
-        FlowMatch { id: Some(id), ..Self::default() }
+        FlowMatch {
+            id: Some(id),
+            ..Self::default()
+        }
     }
     pub fn port(port: u16) -> Self {
-        FlowMatch { port: Some(port), ..Self::default() }
+        FlowMatch {
+            port: Some(port),
+            ..Self::default()
+        }
     }
 
     /// `info` is None for flows the log never declared (plain mm-link logs).
     pub fn matches(&self, id: u32, info: Option<&FlowInfo>) -> bool {
         self.id.is_none_or(|want| want == id)
-            && self.proto.is_none_or(|want| want == info.map_or(Protocol::Other, |i| i.proto))
+            && self
+                .proto
+                .is_none_or(|want| want == info.map_or(Protocol::Other, |i| i.proto))
             && self.port.is_none_or(|want| {
                 info.is_some_and(|i| i.src_port() == Some(want) || i.dst_port() == Some(want))
             })
@@ -95,22 +103,43 @@ impl AnalysisConfig {
     pub fn validate(&self) -> Result<(), Error> {
         let positive = |v: f64| v.is_finite() && v > 0.0;
         if !(self.warmup_s.is_finite() && self.warmup_s >= 0.0) {
-            return Err(Error::Config(format!("warmup_s must be ≥ 0, not {}", self.warmup_s)));
+            return Err(Error::Config(format!(
+                "warmup_s must be ≥ 0, not {}",
+                self.warmup_s
+            )));
         }
         if let Some(d) = self.duration_s.filter(|&d| !positive(d)) {
             return Err(Error::Config(format!("duration_s must be > 0, not {d}")));
         }
-        if let Some(p) = self.propagation_delay_ms.filter(|&p| !(p.is_finite() && p >= 0.0)) {
-            return Err(Error::Config(format!("propagation_delay_ms must be ≥ 0, not {p}")));
+        if let Some(p) = self
+            .propagation_delay_ms
+            .filter(|&p| !(p.is_finite() && p >= 0.0))
+        {
+            return Err(Error::Config(format!(
+                "propagation_delay_ms must be ≥ 0, not {p}"
+            )));
         }
         if !(positive(self.bin_ms) && self.bin_ms >= 0.001) {
-            return Err(Error::Config(format!("bin_ms must be ≥ 0.001, not {}", self.bin_ms)));
+            return Err(Error::Config(format!(
+                "bin_ms must be ≥ 0.001, not {}",
+                self.bin_ms
+            )));
         }
         if !(positive(self.e2e_sample_ms) && self.e2e_sample_ms >= 0.001) {
-            return Err(Error::Config(format!("e2e_sample_ms must be ≥ 0.001, not {}", self.e2e_sample_ms)));
+            return Err(Error::Config(format!(
+                "e2e_sample_ms must be ≥ 0.001, not {}",
+                self.e2e_sample_ms
+            )));
         }
-        if let Some(g) = self.groups.iter().find(|g| g.label.is_empty() || g.members.is_empty()) {
-            return Err(Error::Config(format!("flow group {:?} needs a label and at least one member", g.label)));
+        if let Some(g) = self
+            .groups
+            .iter()
+            .find(|g| g.label.is_empty() || g.members.is_empty())
+        {
+            return Err(Error::Config(format!(
+                "flow group {:?} needs a label and at least one member",
+                g.label
+            )));
         }
         Ok(())
     }
@@ -138,6 +167,8 @@ impl AnalysisConfig {
 
     /// Index of the group a flow belongs to.
     pub fn group_of(&self, id: u32, info: Option<&FlowInfo>) -> Option<usize> {
-        self.groups.iter().position(|g| g.members.iter().any(|m| m.matches(id, info)))
+        self.groups
+            .iter()
+            .position(|g| g.members.iter().any(|m| m.matches(id, info)))
     }
 }

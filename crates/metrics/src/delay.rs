@@ -13,7 +13,8 @@ pub(crate) const SUMMARY_DIGITS: u8 = 4;
 
 /// Histogram of µs values, growing as needed (10 s at 4 digits ≈ 1.4 MB).
 pub(crate) fn new_histogram(significant_digits: u8) -> Histogram<u64> {
-    let mut h = Histogram::new_with_bounds(1, 10_000_000, significant_digits).expect("valid histogram bounds");
+    let mut h = Histogram::new_with_bounds(1, 10_000_000, significant_digits)
+        .expect("valid histogram bounds");
     h.auto(true);
     h
 }
@@ -34,7 +35,13 @@ pub struct DelayStats {
 
 impl Default for DelayStats {
     fn default() -> Self {
-        DelayStats { histogram: new_histogram(SUMMARY_DIGITS), sum_us: 0, previous_us: None, jitter_sum_us: 0, jitter_count: 0 }
+        DelayStats {
+            histogram: new_histogram(SUMMARY_DIGITS),
+            sum_us: 0,
+            previous_us: None,
+            jitter_sum_us: 0,
+            jitter_count: 0,
+        }
     }
 }
 
@@ -64,7 +71,8 @@ impl DelayStats {
 
     /// Mean absolute difference of consecutive packets' delays.
     pub fn jitter_ms(&self) -> Option<f64> {
-        (self.jitter_count > 0).then(|| self.jitter_sum_us as f64 / self.jitter_count as f64 / 1000.0)
+        (self.jitter_count > 0)
+            .then(|| self.jitter_sum_us as f64 / self.jitter_count as f64 / 1000.0)
     }
 
     pub(crate) fn histogram(&self) -> &Histogram<u64> {

@@ -73,7 +73,11 @@ pub(crate) struct EndToEndDelay {
 
 impl Default for EndToEndDelay {
     fn default() -> Self {
-        EndToEndDelay { state: Freshest::default(), first_index: None, histogram: new_histogram(SUMMARY_DIGITS) }
+        EndToEndDelay {
+            state: Freshest::default(),
+            first_index: None,
+            histogram: new_histogram(SUMMARY_DIGITS),
+        }
     }
 }
 
@@ -150,7 +154,10 @@ mod tests {
 
     #[test]
     fn delay_grows_between_deliveries_and_resets_at_each() {
-        let grid = Grid { start: 0, step: 1000 };
+        let grid = Grid {
+            start: 0,
+            step: 1000,
+        };
         let mut f = EndToEndDelay::default();
         // Packets sent at 0, 10, 20 … ms each delivered 5 ms later, up to 100 ms:
         // the function runs 5 → 15 ms over every 10 ms; samples at 5,6,…,14 ms.
@@ -165,7 +172,10 @@ mod tests {
 
     #[test]
     fn omniscient_is_zero_at_each_opportunity_and_grows_through_outages() {
-        let grid = Grid { start: 0, step: 1000 };
+        let grid = Grid {
+            start: 0,
+            step: 1000,
+        };
         let mut o = Omniscient::default();
         // Opportunities every ms for 80 ms, then a 20 ms outage.
         for ms in 0..80 {

@@ -30,7 +30,9 @@ mod timeseries;
 
 use std::path::{Path, PathBuf};
 
-pub use analysis::{analyze, analyze_reader, jain_fairness, Analysis, FlowMetrics, Metrics, Window, FORMAT};
+pub use analysis::{
+    analyze, analyze_reader, jain_fairness, Analysis, FlowMetrics, Metrics, Window, FORMAT,
+};
 pub use cdf::{cdf_quantiles, CdfPoint, DelayCdf};
 pub use config::{AnalysisConfig, FlowGroup, FlowMatch};
 pub use files::{DELAY_CDF_CSV, METRICS_JSON, TIMESERIES_CSV};
@@ -40,20 +42,34 @@ pub use timeseries::{TimeSeries, TimeSeriesRow};
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// Line 0: the file as a whole.
     #[error("{}:{line}: {message}", path.display())]
-    Parse { path: PathBuf, line: u64, message: String },
+    Parse {
+        path: PathBuf,
+        line: u64,
+        message: String,
+    },
     #[error("analysis config: {0}")]
     Config(String),
 }
 
 impl Error {
     pub(crate) fn io(path: &Path, source: std::io::Error) -> Error {
-        Error::Io { path: path.to_owned(), source }
+        Error::Io {
+            path: path.to_owned(),
+            source,
+        }
     }
 
     pub(crate) fn parse(path: &Path, line: u64, message: impl Into<String>) -> Error {
-        Error::Parse { path: path.to_owned(), line, message: message.into() }
+        Error::Parse {
+            path: path.to_owned(),
+            line,
+            message: message.into(),
+        }
     }
 }

@@ -137,10 +137,27 @@ impl LogHeader {
 /// One data line of the log.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
-    Arrival { t: Micros, bytes: u32, flow: u32 },
-    Opportunity { t: Micros, bytes: u32 },
-    Departure { t: Micros, bytes: u32, queue_delay: Micros, flow: u32 },
-    Drop { t: Micros, bytes: u32, reason: DropReason, flow: u32 },
+    Arrival {
+        t: Micros,
+        bytes: u32,
+        flow: u32,
+    },
+    Opportunity {
+        t: Micros,
+        bytes: u32,
+    },
+    Departure {
+        t: Micros,
+        bytes: u32,
+        queue_delay: Micros,
+        flow: u32,
+    },
+    Drop {
+        t: Micros,
+        bytes: u32,
+        reason: DropReason,
+        flow: u32,
+    },
     Flow(FlowInfo),
 }
 
@@ -156,7 +173,10 @@ pub struct LogReader<R> {
 impl LogReader<BufReader<File>> {
     pub fn open(path: &Path) -> Result<Self, Error> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        Ok(LogReader::new(BufReader::with_capacity(1 << 16, file), path))
+        Ok(LogReader::new(
+            BufReader::with_capacity(1 << 16, file),
+            path,
+        ))
     }
 }
 
@@ -168,7 +188,10 @@ impl<R: BufRead> LogReader<R> {
             path: path.to_owned(),
             line_no: 0,
             buf: Vec::with_capacity(128),
-            header: LogHeader { format: "mahimahi".into(), ..LogHeader::default() },
+            header: LogHeader {
+                format: "mahimahi".into(),
+                ..LogHeader::default()
+            },
         }
     }
 
@@ -180,7 +203,10 @@ impl<R: BufRead> LogReader<R> {
     pub fn next_event(&mut self) -> Result<Option<Event>, Error> {
         loop {
             self.buf.clear();
-            let n = self.input.read_until(b'\n', &mut self.buf).map_err(|e| Error::io(&self.path, e))?;
+            let n = self
+                .input
+                .read_until(b'\n', &mut self.buf)
+                .map_err(|e| Error::io(&self.path, e))?;
             if n == 0 {
                 return Ok(None);
             }
@@ -199,7 +225,13 @@ impl<R: BufRead> LogReader<R> {
             match parsed {
                 Ok(Some(event)) => return Ok(Some(event)),
                 Ok(None) => continue,
-                Err(msg) => return Err(Error::parse(&self.path, self.line_no, format!("{msg}: {line:?}"))),
+                Err(msg) => {
+                    return Err(Error::parse(
+                        &self.path,
+                        self.line_no,
+                        format!("{msg}: {line:?}"),
+                    ))
+                }
             }
         }
     }
@@ -208,7 +240,10 @@ impl<R: BufRead> LogReader<R> {
 /// Header and flow lines; other comments (mm-link writes several) are skipped.
 fn parse_comment(text: &str, header: &mut LogHeader) -> Result<Option<Event>, String> {
     if let Some(rest) = text.strip_prefix("base timestamp:") {
-        let base = rest.trim().parse().map_err(|_| "base timestamp is not an integer")?;
+        let base = rest
+            .trim()
+            .parse()
+            .map_err(|_| "base timestamp is not an integer")?;
         header.base_timestamp_ms = Some(base);
     } else if let Some(rest) = text.strip_prefix("c2tcp-emu ") {
         let mut fields = rest.split_whitespace();
@@ -218,13 +253,22 @@ fn parse_comment(text: &str, header: &mut LogHeader) -> Result<Option<Event>, St
         }
         header.format = format!("c2tcp-emu {version}");
         for field in fields {
-            let (key, value) = field.split_once('=').ok_or("c2tcp-emu header field is not key=value")?;
-            let number = |what: &str| value.parse::<f64>().map_err(|_| format!("{what} is not a number"));
+            let (key, value) = field
+                .split_once('=')
+                .ok_or("c2tcp-emu header field is not key=value")?;
+            let number = |what: &str| {
+                value
+                    .parse::<f64>()
+                    .map_err(|_| format!("{what} is not a number"))
+            };
             match key {
                 "direction" => header.direction = Some(value.to_owned()),
                 "opportunity_bytes" => {
-                    header.opportunity_bytes =
-                        Some(value.parse().map_err(|_| "opportunity_bytes is not an integer")?)
+                    header.opportunity_bytes = Some(
+                        value
+                            .parse()
+                            .map_err(|_| "opportunity_bytes is not an integer")?,
+                    )
                 }
                 "delay_ms" => header.delay_ms = Some(number("delay_ms")?),
                 "queue" => header.queue = Some(value.to_owned()),
@@ -250,7 +294,12 @@ fn parse_flow(text: &str) -> Result<FlowInfo, String> {
             return Err(format!("flow endpoint {endpoint:?} is not ip:port"));
         }
     }
-    Ok(FlowInfo { id, proto, src: src.to_owned(), dst: dst.to_owned() })
+    Ok(FlowInfo {
+        id,
+        proto,
+        src: src.to_owned(),
+        dst: dst.to_owned(),
+    })
 }
 
 fn parse_data(line: &str, header: &LogHeader) -> Result<Event, String> {
@@ -258,22 +307,48 @@ fn parse_data(line: &str, header: &LogHeader) -> Result<Event, String> {
     let mut next = |what: &str| fields.next().ok_or_else(|| format!("missing {what}"));
     let t_field = next("time")?;
     let kind = next("event type")?;
-    let bytes: u32 = next("byte count")?.parse().map_err(|_| "byte count is not an integer")?;
+    let bytes: u32 = next("byte count")?
+        .parse()
+        .map_err(|_| "byte count is not an integer")?;
     // Our emulator logs times relative to the base; mm-link from its own start.
-    let offset = if header.is_c2tcp_emu() { 0 } else { header.base_timestamp_ms.unwrap_or(0) * 1000 };
-    let t = parse_ms(t_field).ok_or("time is not a non-negative number of ms")?.saturating_sub(offset);
+    let offset = if header.is_c2tcp_emu() {
+        0
+    } else {
+        header.base_timestamp_ms.unwrap_or(0) * 1000
+    };
+    let t = parse_ms(t_field)
+        .ok_or("time is not a non-negative number of ms")?
+        .saturating_sub(offset);
     let event = match kind {
-        "+" => Event::Arrival { t, bytes, flow: parse_flow_id(fields.next())? },
+        "+" => Event::Arrival {
+            t,
+            bytes,
+            flow: parse_flow_id(fields.next())?,
+        },
         "#" => Event::Opportunity { t, bytes },
         "-" => {
-            let delay = fields.next().ok_or("departure without its queueing delay")?;
-            let queue_delay = parse_ms(delay).ok_or("queueing delay is not a non-negative number of ms")?;
-            Event::Departure { t, bytes, queue_delay, flow: parse_flow_id(fields.next())? }
+            let delay = fields
+                .next()
+                .ok_or("departure without its queueing delay")?;
+            let queue_delay =
+                parse_ms(delay).ok_or("queueing delay is not a non-negative number of ms")?;
+            Event::Departure {
+                t,
+                bytes,
+                queue_delay,
+                flow: parse_flow_id(fields.next())?,
+            }
         }
         "d" => {
             let reason = fields.next().ok_or("drop without its reason")?;
-            let reason = DropReason::parse(reason).ok_or("drop reason is not tail|head|codel|pie|loss|oversize")?;
-            Event::Drop { t, bytes, reason, flow: parse_flow_id(fields.next())? }
+            let reason = DropReason::parse(reason)
+                .ok_or("drop reason is not tail|head|codel|pie|loss|oversize")?;
+            Event::Drop {
+                t,
+                bytes,
+                reason,
+                flow: parse_flow_id(fields.next())?,
+            }
         }
         _ => return Err(format!("unknown event type {kind:?}")),
     };
@@ -285,13 +360,19 @@ fn parse_data(line: &str, header: &LogHeader) -> Result<Event, String> {
 
 /// Missing flow column (plain mm-link) = flow 0.
 fn parse_flow_id(field: Option<&str>) -> Result<u32, String> {
-    field.map_or(Ok(0), |f| f.parse().map_err(|_| "flow id is not an integer".to_string()))
+    field.map_or(Ok(0), |f| {
+        f.parse()
+            .map_err(|_| "flow id is not an integer".to_string())
+    })
 }
 
 /// "1234", "1234.5" or "1234.567" ms → µs; digits past the µs are rounded off.
 pub(crate) fn parse_ms(s: &str) -> Option<Micros> {
     let (int, frac) = s.split_once('.').unwrap_or((s, ""));
-    if int.is_empty() || !int.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit()) {
+    if int.is_empty()
+        || !int.bytes().all(|b| b.is_ascii_digit())
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+    {
         return None;
     }
     let mut us = int.parse::<u64>().ok()?.checked_mul(1000)?;
@@ -329,6 +410,9 @@ mod tests {
     #[test]
     fn flow_lines_keep_ipv6_endpoints() {
         let f = parse_flow("3 udp fd00::1:4000 > fd00::2:5000").unwrap();
-        assert_eq!((f.id, f.proto, f.src_port(), f.dst_port()), (3, Protocol::Udp, Some(4000), Some(5000)));
+        assert_eq!(
+            (f.id, f.proto, f.src_port(), f.dst_port()),
+            (3, Protocol::Udp, Some(4000), Some(5000))
+        );
     }
 }

@@ -124,7 +124,11 @@ impl Binner {
 
     pub fn finish(mut self, flow_names: Vec<String>) -> TimeSeries {
         self.close_open_bin();
-        let bins = [&self.capacity, &self.ingress, &self.departed, &self.drops].iter().map(|s| s.len()).max().unwrap_or(0);
+        let bins = [&self.capacity, &self.ingress, &self.departed, &self.drops]
+            .iter()
+            .map(|s| s.len())
+            .max()
+            .unwrap_or(0);
         let at = |series: &Vec<u64>, i: usize| series.get(i).copied().unwrap_or(0);
         let mbps = |bytes: u64| bytes as f64 * 8.0 / self.bin as f64;
         let rows = (0..bins)
@@ -135,7 +139,8 @@ impl Binner {
                     capacity_mbps: mbps(at(&self.capacity, i)),
                     ingress_mbps: mbps(at(&self.ingress, i)),
                     throughput_mbps: mbps(at(&self.departed, i)),
-                    queue_delay_mean_ms: (count > 0).then(|| at(&self.delay_sum, i) as f64 / count as f64 / 1000.0),
+                    queue_delay_mean_ms: (count > 0)
+                        .then(|| at(&self.delay_sum, i) as f64 / count as f64 / 1000.0),
                     queue_delay_p95_ms: self.delay_p95.get(i).copied().flatten(),
                     drops: at(&self.drops, i),
                     flow_throughput_mbps: (0..flow_names.len())
@@ -144,7 +149,11 @@ impl Binner {
                 }
             })
             .collect();
-        TimeSeries { bin_s: self.bin as f64 / 1e6, flow_names, rows }
+        TimeSeries {
+            bin_s: self.bin as f64 / 1e6,
+            flow_names,
+            rows,
+        }
     }
 }
 
@@ -165,8 +174,17 @@ impl TimeSeries {
     pub fn write_csv(&self, path: &Path) -> Result<(), Error> {
         let io = |e: csv::Error| Error::io(path, e.into());
         let mut w = csv::Writer::from_path(path).map_err(io)?;
-        let flow_columns = self.flow_names.iter().map(|n| format!("{FLOW_COLUMN_PREFIX}{n}"));
-        w.write_record(FIXED_COLUMNS.iter().map(|s| s.to_string()).chain(flow_columns)).map_err(io)?;
+        let flow_columns = self
+            .flow_names
+            .iter()
+            .map(|n| format!("{FLOW_COLUMN_PREFIX}{n}"));
+        w.write_record(
+            FIXED_COLUMNS
+                .iter()
+                .map(|s| s.to_string())
+                .chain(flow_columns),
+        )
+        .map_err(io)?;
         let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.3}"));
         for r in &self.rows {
             let fixed = [
@@ -186,9 +204,18 @@ impl TimeSeries {
 
     pub fn read_csv(path: &Path) -> Result<TimeSeries, Error> {
         let mut r = csv::Reader::from_path(path).map_err(|e| Error::io(path, e.into()))?;
-        let header = r.headers().map_err(|e| Error::parse(path, 1, e.to_string()))?.clone();
-        if header.len() < FIXED_COLUMNS.len() || header.iter().zip(FIXED_COLUMNS).any(|(a, b)| a != b) {
-            return Err(Error::parse(path, 1, format!("columns must start with {}", FIXED_COLUMNS.join(","))));
+        let header = r
+            .headers()
+            .map_err(|e| Error::parse(path, 1, e.to_string()))?
+            .clone();
+        if header.len() < FIXED_COLUMNS.len()
+            || header.iter().zip(FIXED_COLUMNS).any(|(a, b)| a != b)
+        {
+            return Err(Error::parse(
+                path,
+                1,
+                format!("columns must start with {}", FIXED_COLUMNS.join(",")),
+            ));
         }
         let flow_names: Vec<String> = header
             .iter()
@@ -204,7 +231,9 @@ impl TimeSeries {
                 if cell.is_empty() {
                     return Ok(None);
                 }
-                cell.parse().map(Some).map_err(|_| Error::parse(path, line, format!("{cell:?} is not a number")))
+                cell.parse()
+                    .map(Some)
+                    .map_err(|_| Error::parse(path, line, format!("{cell:?} is not a number")))
             };
             let req = |j: usize| num(j).map(|v| v.unwrap_or(0.0));
             rows.push(TimeSeriesRow {
@@ -215,13 +244,19 @@ impl TimeSeries {
                 queue_delay_mean_ms: num(4)?,
                 queue_delay_p95_ms: num(5)?,
                 drops: req(6)? as u64,
-                flow_throughput_mbps: (FIXED_COLUMNS.len()..header.len()).map(req).collect::<Result<_, _>>()?,
+                flow_throughput_mbps: (FIXED_COLUMNS.len()..header.len())
+                    .map(req)
+                    .collect::<Result<_, _>>()?,
             });
         }
         let bin_s = match rows.as_slice() {
             [a, b, ..] => b.t_s - a.t_s,
             _ => 0.0,
         };
-        Ok(TimeSeries { bin_s, flow_names, rows })
+        Ok(TimeSeries {
+            bin_s,
+            flow_names,
+            rows,
+        })
     }
 }

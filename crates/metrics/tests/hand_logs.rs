@@ -31,7 +31,11 @@ fn close(a: f64, b: f64) -> bool {
 }
 
 fn window(duration_s: f64) -> AnalysisConfig {
-    AnalysisConfig { duration_s: Some(duration_s), e2e_sample_ms: 1.0, ..AnalysisConfig::default() }
+    AnalysisConfig {
+        duration_s: Some(duration_s),
+        e2e_sample_ms: 1.0,
+        ..AnalysisConfig::default()
+    }
 }
 
 /// 100 ms at 12 Mbit/s; flow 1 gets 10 packets, departing at 5, 15, …, 95 ms
@@ -40,7 +44,12 @@ fn single_flow_log() -> String {
     let mut log = format!("{HEADER}# flow 1 tcp 10.0.0.1:5000 > 10.0.0.2:6000\n");
     opportunities(&mut log, 0, 100);
     for k in 0..10 {
-        packet(&mut log, 5.0 + 10.0 * k as f64, if k % 2 == 0 { 2.0 } else { 4.0 }, 1);
+        packet(
+            &mut log,
+            5.0 + 10.0 * k as f64,
+            if k % 2 == 0 { 2.0 } else { 4.0 },
+            1,
+        );
     }
     log.push_str("40.500 d 1500 tail 1\n60.500 d 1500 tail 1\n");
     log
@@ -59,7 +68,10 @@ fn single_flow_metrics_have_their_known_values() {
     assert!(close(m.capacity_mbps, 12.0), "{}", m.capacity_mbps);
     assert!(close(m.throughput_mbps, 1.2), "{}", m.throughput_mbps);
     assert!(close(m.utilization.unwrap(), 0.1));
-    assert_eq!((m.avg_queue_delay_ms, m.p95_queue_delay_ms), (Some(3.0), Some(4.0)));
+    assert_eq!(
+        (m.avg_queue_delay_ms, m.p95_queue_delay_ms),
+        (Some(3.0), Some(4.0))
+    );
     assert_eq!((m.avg_delay_ms, m.p95_delay_ms), (Some(13.0), Some(14.0)));
     assert_eq!(m.jitter_ms, Some(2.0));
     assert!(close(m.power.unwrap(), 1.2 / 3.0) && close(m.power95.unwrap(), 1.2 / 4.0));
@@ -76,9 +88,17 @@ fn single_flow_metrics_have_their_known_values() {
     assert_eq!(m.jain_fairness, None, "one flow");
     assert_eq!(m.fct_s, None);
     // The one flow is the aggregate, with its 5-tuple.
-    let [f] = &a.flows[..] else { panic!("{:?}", a.flows) };
-    assert_eq!((f.name.as_str(), f.id, f.proto), ("flow1", Some(1), Some(Protocol::Tcp)));
-    assert_eq!((f.src.as_deref(), f.dst.as_deref()), (Some("10.0.0.1:5000"), Some("10.0.0.2:6000")));
+    let [f] = &a.flows[..] else {
+        panic!("{:?}", a.flows)
+    };
+    assert_eq!(
+        (f.name.as_str(), f.id, f.proto),
+        ("flow1", Some(1), Some(Protocol::Tcp))
+    );
+    assert_eq!(
+        (f.src.as_deref(), f.dst.as_deref()),
+        (Some("10.0.0.1:5000"), Some("10.0.0.2:6000"))
+    );
     assert_eq!(f.metrics, *m);
 }
 
@@ -86,7 +106,10 @@ fn single_flow_metrics_have_their_known_values() {
 fn warmup_skips_the_start_but_the_delay_function_carries_over() {
     let dir = tempfile::tempdir().unwrap();
     let path = write_log(&dir, "down.log", &single_flow_log());
-    let config = AnalysisConfig { warmup_s: 0.05, ..window(0.05) };
+    let config = AnalysisConfig {
+        warmup_s: 0.05,
+        ..window(0.05)
+    };
     let a = analyze(&path, &config).unwrap();
     assert_eq!((a.window.start_s, a.window.duration_s), (0.05, 0.05));
     let m = &a.aggregate;
@@ -118,14 +141,25 @@ fn idle_link_and_several_flows_give_capacity_fairness_and_series() {
     log.push_str("100.000 # 1500\n");
     let dir = tempfile::tempdir().unwrap();
     let path = write_log(&dir, "down.log", &log);
-    let config = AnalysisConfig { bin_ms: 25.0, ..window(0.1) };
+    let config = AnalysisConfig {
+        bin_ms: 25.0,
+        ..window(0.1)
+    };
     let a = analyze(&path, &config).unwrap();
     let m = &a.aggregate;
-    assert!(close(m.capacity_mbps, 6.0), "50 opportunities in 100 ms: {}", m.capacity_mbps);
+    assert!(
+        close(m.capacity_mbps, 6.0),
+        "50 opportunities in 100 ms: {}",
+        m.capacity_mbps
+    );
     assert!(close(m.throughput_mbps, 0.48));
     assert_eq!(m.packets, 4, "the ping is not counted");
     // Flows get 0.36 and 0.12 Mbit/s: (0.48)² / (2 × (0.36² + 0.12²)) = 0.8
-    assert!(close(m.jain_fairness.unwrap(), 0.8), "{:?}", m.jain_fairness);
+    assert!(
+        close(m.jain_fairness.unwrap(), 0.8),
+        "{:?}",
+        m.jain_fairness
+    );
     let names: Vec<_> = a.flows.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names, ["flow1", "flow2"]);
     // Omniscient: 0 while the link delivers, then 1..=50 ms through the outage
@@ -163,24 +197,44 @@ fn groups_and_selection_by_port() {
     let config = AnalysisConfig {
         select: vec![FlowMatch::port(5201)],
         groups: vec![
-            FlowGroup { label: "iperf".into(), members: vec![FlowMatch::port(5201)] },
-            FlowGroup { label: "never-seen".into(), members: vec![FlowMatch::id(42)] },
+            FlowGroup {
+                label: "iperf".into(),
+                members: vec![FlowMatch::port(5201)],
+            },
+            FlowGroup {
+                label: "never-seen".into(),
+                members: vec![FlowMatch::id(42)],
+            },
         ],
         ..window(0.1)
     };
     let a = analyze(&path, &config).unwrap();
     assert_eq!(a.aggregate.packets, 2, "the UDP flow is not selected");
-    let [iperf, unseen] = &a.flows[..] else { panic!("{:?}", a.flows) };
-    assert_eq!((iperf.name.as_str(), iperf.id, &iperf.members[..]), ("iperf", None, &[1, 2][..]));
+    let [iperf, unseen] = &a.flows[..] else {
+        panic!("{:?}", a.flows)
+    };
+    assert_eq!(
+        (iperf.name.as_str(), iperf.id, &iperf.members[..]),
+        ("iperf", None, &[1, 2][..])
+    );
     assert_eq!(iperf.metrics.packets, 2);
-    assert_eq!((unseen.name.as_str(), unseen.metrics.packets, unseen.metrics.throughput_mbps), ("never-seen", 0, 0.0));
+    assert_eq!(
+        (
+            unseen.name.as_str(),
+            unseen.metrics.packets,
+            unseen.metrics.throughput_mbps
+        ),
+        ("never-seen", 0, 0.0)
+    );
     assert_eq!(unseen.metrics.avg_queue_delay_ms, None);
 }
 
 #[test]
 fn plain_mahimahi_logs_are_read_relative_to_their_base() {
     // mm-link counts from its own start; the base is when the link came up.
-    let mut log = String::from("# mahimahi mm-link [down] > log\n# init timestamp: 0\n# base timestamp: 5000\n");
+    let mut log = String::from(
+        "# mahimahi mm-link [down] > log\n# init timestamp: 0\n# base timestamp: 5000\n",
+    );
     for t in 5000..5100 {
         writeln!(log, "{t} # 1504").unwrap();
     }
@@ -196,8 +250,14 @@ fn plain_mahimahi_logs_are_read_relative_to_their_base() {
     assert_eq!(m.loss_rate, None, "mm-link does not log drops");
     assert_eq!(a.flows[0].name, "flow0");
     // A propagation delay given in the config is used instead.
-    let config = AnalysisConfig { propagation_delay_ms: Some(20.0), ..window(0.1) };
-    assert_eq!(analyze(&path, &config).unwrap().aggregate.avg_delay_ms, Some(27.5));
+    let config = AnalysisConfig {
+        propagation_delay_ms: Some(20.0),
+        ..window(0.1)
+    };
+    assert_eq!(
+        analyze(&path, &config).unwrap().aggregate.avg_delay_ms,
+        Some(27.5)
+    );
 }
 
 #[test]
@@ -214,8 +274,14 @@ fn parse_error(text: &str) -> (u64, String) {
     let path = write_log(&dir, "bad.log", text);
     match analyze(&path, &AnalysisConfig::default()) {
         Err(e @ Error::Parse { .. }) => {
-            let Error::Parse { line, ref path, .. } = e else { unreachable!() };
-            assert!(e.to_string().starts_with(&format!("{}:{line}: ", path.display())), "{e}");
+            let Error::Parse { line, ref path, .. } = e else {
+                unreachable!()
+            };
+            assert!(
+                e.to_string()
+                    .starts_with(&format!("{}:{line}: ", path.display())),
+                "{e}"
+            );
             (line, e.to_string())
         }
         other => panic!("expected a parse error, got {other:?}"),
@@ -228,11 +294,17 @@ fn bad_lines_are_reported_with_file_and_line() {
     assert_eq!(line, 4);
     assert!(msg.contains("byte count"), "{msg}");
     assert_eq!(parse_error(&format!("{HEADER}1.000 ? 1500\n")).0, 3);
-    assert_eq!(parse_error(&format!("{HEADER}1.000 d 1500 gremlins 1\n")).0, 3);
+    assert_eq!(
+        parse_error(&format!("{HEADER}1.000 d 1500 gremlins 1\n")).0,
+        3
+    );
     assert_eq!(parse_error(&format!("{HEADER}1.000 - 1500\n")).0, 3);
     assert_eq!(parse_error(&format!("{HEADER}-1.000 # 1500\n")).0, 3);
     assert_eq!(parse_error(&format!("{HEADER}1.000 + 1500 1 7\n")).0, 3);
-    assert_eq!(parse_error("# base timestamp: 0\n# flow x tcp a:1 > b:2\n").0, 2);
+    assert_eq!(
+        parse_error("# base timestamp: 0\n# flow x tcp a:1 > b:2\n").0,
+        2
+    );
     assert_eq!(parse_error("# base timestamp: 0\n# c2tcp-emu v9\n").0, 2);
 }
 
@@ -240,11 +312,22 @@ fn bad_lines_are_reported_with_file_and_line() {
 fn an_empty_window_or_a_bad_config_is_an_error_not_zeros() {
     let dir = tempfile::tempdir().unwrap();
     let path = write_log(&dir, "down.log", &single_flow_log());
-    let late = AnalysisConfig { warmup_s: 5.0, ..AnalysisConfig::default() };
-    assert!(matches!(analyze(&path, &late), Err(Error::Config(m)) if m.contains("window is empty")));
-    let bad = AnalysisConfig { bin_ms: 0.0, ..AnalysisConfig::default() };
+    let late = AnalysisConfig {
+        warmup_s: 5.0,
+        ..AnalysisConfig::default()
+    };
+    assert!(
+        matches!(analyze(&path, &late), Err(Error::Config(m)) if m.contains("window is empty"))
+    );
+    let bad = AnalysisConfig {
+        bin_ms: 0.0,
+        ..AnalysisConfig::default()
+    };
     assert!(matches!(analyze(&path, &bad), Err(Error::Config(m)) if m.contains("bin_ms")));
-    assert!(matches!(analyze(Path::new("/nonexistent/log"), &AnalysisConfig::default()), Err(Error::Io { .. })));
+    assert!(matches!(
+        analyze(Path::new("/nonexistent/log"), &AnalysisConfig::default()),
+        Err(Error::Io { .. })
+    ));
 }
 
 #[test]
@@ -252,14 +335,18 @@ fn files_round_trip_and_fct_can_be_filled_in() {
     let dir = tempfile::tempdir().unwrap();
     let path = write_log(&dir, "down.log", &single_flow_log());
     let config = AnalysisConfig {
-        groups: vec![FlowGroup { label: "short".into(), members: vec![FlowMatch::id(1)] }],
+        groups: vec![FlowGroup {
+            label: "short".into(),
+            members: vec![FlowMatch::id(1)],
+        }],
         ..window(0.1)
     };
     let mut a = analyze(&path, &config).unwrap();
     a.flow_mut("short").unwrap().metrics.fct_s = Some(0.25);
     a.write_dir(dir.path()).unwrap();
     let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("metrics.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("metrics.json")).unwrap())
+            .unwrap();
     for field in [
         "throughput_mbps",
         "capacity_mbps",
@@ -287,5 +374,8 @@ fn files_round_trip_and_fct_can_be_filled_in() {
     assert_eq!(back.timeseries.flow_names, ["short"]);
     assert_eq!(back.delay_cdf, a.delay_cdf);
     let cdf = &back.delay_cdf.points;
-    assert_eq!((cdf[0].queue_delay_ms, cdf.last().unwrap().queue_delay_ms), (2.0, 4.0));
+    assert_eq!(
+        (cdf[0].queue_delay_ms, cdf.last().unwrap().queue_delay_ms),
+        (2.0, 4.0)
+    );
 }
