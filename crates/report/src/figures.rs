@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::layout::Run;
 use crate::plot::{Panel, Point, Scale, Series};
-use crate::summary::{Config, ConfigSummary};
+use crate::summary::{mean, mean_fct, sized_flows, Config, ConfigSummary};
 
 /// Stable colour per configuration across all figures.
 pub struct Colors(BTreeMap<Config, usize>);
@@ -145,13 +145,9 @@ pub fn delay_cdf(trace: &str, runs: &[Run], colors: &Colors) -> Panel {
             .values()
             .map(|&(q, sum, n)| Point::new(sum / n as f64, q))
             .collect();
-        panel.series.push(Series {
-            name: config.name(),
-            color: colors.of(&config),
-            points,
-            line: true,
-            ..Series::default()
-        });
+        panel
+            .series
+            .push(Series::line(config.name(), colors.of(&config), points));
     }
     panel
 }
@@ -183,23 +179,15 @@ pub fn timeseries(title: &str, run: &Run) -> Vec<Panel> {
         area: true,
         ..Series::default()
     });
-    rate.series.push(Series {
-        name: "throughput".into(),
-        color: 0,
-        points: column(&|r| Some(r.throughput_mbps)),
-        line: true,
-        ..Series::default()
-    });
+    rate.series.push(Series::line(
+        "throughput",
+        0,
+        column(&|r| Some(r.throughput_mbps)),
+    ));
     if ts.flow_names.len() > 1 {
         for (i, name) in ts.flow_names.iter().enumerate() {
             let points = column(&|r| r.flow_throughput_mbps.get(i).copied());
-            rate.series.push(Series {
-                name: name.clone(),
-                color: 1 + i,
-                points,
-                line: true,
-                ..Series::default()
-            });
+            rate.series.push(Series::line(name.clone(), 1 + i, points));
         }
     }
     let mut delay = Panel::new(
@@ -209,20 +197,12 @@ pub fn timeseries(title: &str, run: &Run) -> Vec<Panel> {
         Scale::Linear,
     );
     delay.x_marks = window.to_vec();
-    delay.series.push(Series {
-        name: "p95".into(),
-        color: 3,
-        points: column(&|r| r.queue_delay_p95_ms),
-        line: true,
-        ..Series::default()
-    });
-    delay.series.push(Series {
-        name: "mean".into(),
-        color: 0,
-        points: column(&|r| r.queue_delay_mean_ms),
-        line: true,
-        ..Series::default()
-    });
+    delay
+        .series
+        .push(Series::line("p95", 3, column(&|r| r.queue_delay_p95_ms)));
+    delay
+        .series
+        .push(Series::line("mean", 0, column(&|r| r.queue_delay_mean_ms)));
     vec![rate, delay]
 }
 
@@ -255,11 +235,6 @@ fn line_name((scheme, rest): &(String, String)) -> String {
     } else {
         format!("{scheme} [{rest}]")
     }
-}
-
-fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
-    let v: Vec<f64> = values.collect();
-    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
 pub fn sweeps(runs: &[Run], colors: &Colors) -> Vec<Sweep> {
@@ -324,14 +299,9 @@ fn sweep(trace: &str, param: &str, runs: &[&Run], colors: &Colors) -> Sweep {
                         .map(|y| Point::new(f64::from_bits(*bits), y))
                 })
                 .collect();
-            panel.series.push(Series {
-                name: line_name(key),
-                color: color_of(key),
-                points,
-                line: true,
-                markers: true,
-                ..Series::default()
-            });
+            panel
+                .series
+                .push(Series::marked_line(line_name(key), color_of(key), points));
         }
         panel
     };
@@ -370,14 +340,9 @@ fn sweep(trace: &str, param: &str, runs: &[&Run], colors: &Colors) -> Sweep {
                 })
             })
             .collect();
-        tradeoff.series.push(Series {
-            name: line_name(key),
-            color: color_of(key),
-            points,
-            line: true,
-            markers: true,
-            ..Series::default()
-        });
+        tradeoff
+            .series
+            .push(Series::marked_line(line_name(key), color_of(key), points));
     }
     // Schemes run without the parameter on this trace appear as one point each.
     let mut without: BTreeMap<Config, Vec<&Run>> = BTreeMap::new();
@@ -400,16 +365,7 @@ fn sweep(trace: &str, param: &str, runs: &[&Run], colors: &Colors) -> Sweep {
     }
     panels.push(tradeoff);
     // DFCSD: completion time of each sized flow against the parameter.
-    let fct_flows: BTreeSet<String> = runs
-        .iter()
-        .flat_map(|r| {
-            r.analysis
-                .flows
-                .iter()
-                .filter(|f| f.metrics.fct_s.is_some())
-                .map(|f| f.name.clone())
-        })
-        .collect();
+    let fct_flows = sized_flows(runs.iter().copied());
     if !fct_flows.is_empty() {
         let mut fct = Panel::new(
             format!("{trace}: flow completion time vs {param}"),
@@ -422,26 +378,13 @@ fn sweep(trace: &str, param: &str, runs: &[&Run], colors: &Colors) -> Sweep {
                 let points: Vec<Point> = by_value
                     .iter()
                     .filter_map(|(bits, reps)| {
-                        let fcts = reps.iter().flat_map(|r| {
-                            r.analysis
-                                .flows
-                                .iter()
-                                .filter(|f| &f.name == flow)
-                                .filter_map(|f| f.metrics.fct_s)
-                        });
-                        mean(fcts).map(|y| Point::new(f64::from_bits(*bits), y))
+                        mean_fct(reps, flow).map(|y| Point::new(f64::from_bits(*bits), y))
                     })
                     .collect();
                 if !points.is_empty() {
                     let name = format!("{} {flow}", line_name(key));
-                    fct.series.push(Series {
-                        name,
-                        color: color_of(key) + i,
-                        points,
-                        line: true,
-                        markers: true,
-                        ..Series::default()
-                    });
+                    fct.series
+                        .push(Series::marked_line(name, color_of(key) + i, points));
                 }
             }
         }

@@ -71,7 +71,57 @@ pub struct Timings {
     pub wall_s: Option<f64>,
 }
 
+fn unix_now() -> Option<f64> {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .map(|d| d.as_secs_f64())
+}
+
 impl RunInfo {
+    /// A run that has begun: `interrupted` until `finished` says otherwise,
+    /// so a crash never leaves a run that looks done. The label is
+    /// `label_for(&params)`.
+    pub fn started(
+        scenario: &str,
+        scheme: &str,
+        trace: &str,
+        params: BTreeMap<String, serde_json::Value>,
+        rep: u32,
+    ) -> RunInfo {
+        RunInfo {
+            status: RunStatus::Interrupted,
+            scenario: scenario.to_owned(),
+            scheme: scheme.to_owned(),
+            trace: trace.to_owned(),
+            label: RunInfo::label_for(&params),
+            params,
+            rep,
+            seed: None,
+            timings: Timings {
+                started_unix_s: unix_now(),
+                ..Timings::default()
+            },
+            error: None,
+        }
+    }
+
+    /// Marks the run done (or failed, with the error) and times it.
+    pub fn finished(&mut self, error: Option<String>) {
+        self.status = if error.is_some() {
+            RunStatus::Failed
+        } else {
+            RunStatus::Done
+        };
+        self.error = error;
+        self.timings.finished_unix_s = unix_now();
+        if let (Some(start), Some(end)) =
+            (self.timings.started_unix_s, self.timings.finished_unix_s)
+        {
+            self.timings.wall_s = Some(end - start);
+        }
+    }
+
     /// The label from the parameters: `key=value` joined by `,`, sorted.
     pub fn label_for(params: &BTreeMap<String, serde_json::Value>) -> String {
         params

@@ -394,13 +394,11 @@ fn draw_figures(
     if options.timeseries_plots {
         for run in runs {
             let title = format!(
-                "{} on {} {} rep{}",
+                "{} on {} rep{}",
                 summary::Config::of(run).name(),
                 run.info.trace,
-                "",
                 run.info.rep
-            )
-            .replace("  ", " ");
+            );
             let stem = format!(
                 "timeseries-{}-{}-{}-rep{}",
                 layout::component(&run.info.trace),

@@ -76,6 +76,27 @@ pub struct Series {
     pub faint: Vec<(f64, f64)>,
 }
 
+impl Series {
+    /// Points joined by a line.
+    pub fn line(name: impl Into<String>, color: usize, points: Vec<Point>) -> Series {
+        Series {
+            name: name.into(),
+            color,
+            points,
+            line: true,
+            ..Series::default()
+        }
+    }
+
+    /// A line with a marker on each point (sweeps).
+    pub fn marked_line(name: impl Into<String>, color: usize, points: Vec<Point>) -> Series {
+        Series {
+            markers: true,
+            ..Series::line(name, color, points)
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Panel {
     pub title: String,

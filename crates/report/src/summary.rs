@@ -156,11 +156,30 @@ pub struct ConfigSummary {
     pub fct_s: BTreeMap<String, f64>,
 }
 
-fn mean(values: impl IntoIterator<Item = f64>) -> Option<f64> {
+pub(crate) fn mean(values: impl IntoIterator<Item = f64>) -> Option<f64> {
     let (n, sum) = values
         .into_iter()
         .fold((0usize, 0.0), |(n, s), v| (n + 1, s + v));
     (n > 0).then(|| sum / n as f64)
+}
+
+/// Names of the flows that have a completion time (sized flows).
+pub(crate) fn sized_flows<'a>(runs: impl IntoIterator<Item = &'a Run>) -> BTreeSet<String> {
+    runs.into_iter()
+        .flat_map(|r| r.analysis.flows.iter())
+        .filter(|f| f.metrics.fct_s.is_some())
+        .map(|f| f.name.clone())
+        .collect()
+}
+
+/// Mean completion time of the flow so named over the repetitions.
+pub(crate) fn mean_fct(reps: &[&Run], flow: &str) -> Option<f64> {
+    mean(
+        reps.iter()
+            .flat_map(|r| r.analysis.flows.iter())
+            .filter(|f| f.name == flow)
+            .filter_map(|f| f.metrics.fct_s),
+    )
 }
 
 /// Groups runs by (trace, scheme, label) and averages their metrics.
@@ -184,28 +203,9 @@ pub fn summarise(runs: &[Run]) -> Vec<ConfigSummary> {
                     )
                 })
                 .collect();
-            let flow_names: BTreeSet<&str> = reps
-                .iter()
-                .flat_map(|r| {
-                    r.analysis
-                        .flows
-                        .iter()
-                        .filter(|f| f.metrics.fct_s.is_some())
-                        .map(|f| f.name.as_str())
-                })
-                .collect();
-            let fct_s = flow_names
+            let fct_s = sized_flows(reps.iter().copied())
                 .into_iter()
-                .filter_map(|name| {
-                    let fcts = reps.iter().flat_map(|r| {
-                        r.analysis
-                            .flows
-                            .iter()
-                            .filter(|f| f.name == name)
-                            .filter_map(|f| f.metrics.fct_s)
-                    });
-                    mean(fcts).map(|m| (name.to_owned(), m))
-                })
+                .filter_map(|name| mean_fct(&reps, &name).map(|m| (name, m)))
                 .collect();
             ConfigSummary {
                 trace,

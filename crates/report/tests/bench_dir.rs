@@ -3,7 +3,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use metrics::{Analysis, CdfPoint, DelayCdf, FlowMetrics, Metrics, TimeSeries, TimeSeriesRow};
-use report::{build, run_dir, ReportOptions, RunInfo, RunStatus, Timings};
+use report::{build, run_dir, ReportOptions, RunInfo, RunStatus};
 
 fn metrics_with(throughput: f64, avg_delay: f64, p95_delay: f64, jitter: f64) -> Metrics {
     Metrics {
@@ -77,24 +77,13 @@ fn add_run(
     status: RunStatus,
     a: Option<Analysis>,
 ) {
-    let params: BTreeMap<String, serde_json::Value> = params
+    let params = params
         .iter()
         .map(|(k, v)| (k.to_string(), serde_json::json!(v)))
         .collect();
-    let label = RunInfo::label_for(&params);
-    let dir = run_dir(bench, trace, scheme, &label, rep);
-    let info = RunInfo {
-        status,
-        scenario: "test".into(),
-        scheme: scheme.into(),
-        trace: trace.into(),
-        params,
-        label,
-        rep,
-        seed: Some(rep.into()),
-        timings: Timings::default(),
-        error: None,
-    };
+    let mut info = RunInfo::started("test", scheme, trace, params, rep);
+    info.status = status;
+    let dir = run_dir(bench, trace, scheme, &info.label, rep);
     info.write(&dir).unwrap();
     if let Some(a) = a {
         a.write_dir(&dir).unwrap();
@@ -366,18 +355,10 @@ fn sweeps_and_completion_times_get_their_figures() {
 #[test]
 fn a_single_run_directory_is_a_bench_of_one() {
     let dir = tempfile::tempdir().unwrap();
-    let info = RunInfo {
-        status: RunStatus::Done,
-        scenario: "default".into(),
-        scheme: "cubic".into(),
-        trace: "T.down".into(),
-        params: BTreeMap::new(),
-        label: String::new(),
-        rep: 0,
-        seed: None,
-        timings: Timings::default(),
-        error: None,
-    };
+    let mut info = RunInfo::started("default", "cubic", "T.down", BTreeMap::new(), 0);
+    info.finished(None);
+    assert_eq!(info.status, RunStatus::Done);
+    assert!(info.timings.wall_s.unwrap() >= 0.0);
     info.write(dir.path()).unwrap();
     analysis(metrics_with(5.0, 100.0, 200.0, 3.0))
         .write_dir(dir.path())
