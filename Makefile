@@ -8,9 +8,9 @@ export C2TCP_TRACES ?= $(TRACES)
 
 # Debian packages: clang/llvm build the BPF programs, bpftool dumps the kernel's
 # BTF into vmlinux.h, libelf/zlib link libbpf, iproute2/iputils/iperf3 drive
-# and probe the test hosts.
+# and probe the test hosts; fonts-dejavu-core is the font the report's plots read.
 DEB_PACKAGES := clang-19 llvm-19 bpftool libelf-dev zlib1g-dev pkg-config make gcc \
-                iproute2 iputils-ping iperf3
+                iproute2 iputils-ping iperf3 fonts-dejavu-core
 
 .PHONY: all deps build test test-logic test-rust demo bench bench-emulator clean
 
