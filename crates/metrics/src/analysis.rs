@@ -58,6 +58,12 @@ pub struct Metrics {
     /// Flow completion time of a sized flow, measured by the application
     /// (the runner fills it in).
     pub fct_s: Option<f64>,
+    /// Mean round-trip time the flow's packets saw: mean one-way delay of its
+    /// data plus that of its ACKs on the reverse link (the runner fills it in
+    /// from both directions' logs; C2TCP's Target is an average RTT).
+    pub avg_rtt_ms: Option<f64>,
+    /// TCP retransmissions the sender counted (the runner fills it in).
+    pub retransmits: Option<u64>,
     /// Packets and bytes departed, packets dropped, in the window.
     pub packets: u64,
     pub bytes: u64,
@@ -408,6 +414,8 @@ impl Measure<'_> {
                 .map(|(a, b)| ns_rounded(a - b)),
             jain_fairness: None,
             fct_s: None,
+            avg_rtt_ms: None,
+            retransmits: None,
             packets: tally.packets,
             bytes: tally.bytes,
             dropped_packets,

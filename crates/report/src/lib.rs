@@ -322,8 +322,10 @@ const TRACE_COLUMNS: &[&str] = &[
     "p95_queue_delay_ms",
     "jitter_ms",
     "avg_delay_ms",
+    "avg_rtt_ms",
     "power",
     "loss_rate",
+    "retransmits",
     "self_inflicted_delay_ms",
 ];
 

@@ -98,6 +98,18 @@ pub const METRICS: &[MetricDef] = &[
         unit: "",
         get: |m| m.jain_fairness,
     },
+    MetricDef {
+        key: "avg_rtt_ms",
+        title: "Avg. RTT",
+        unit: "ms",
+        get: |m| m.avg_rtt_ms,
+    },
+    MetricDef {
+        key: "retransmits",
+        title: "Retransmits",
+        unit: "",
+        get: |m| m.retransmits.map(|r| r as f64),
+    },
 ];
 
 /// The columns of the normalised table: Table I's four (delays are queueing
