@@ -21,6 +21,17 @@ pub fn set_minimal_timer_slack() {
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) };
 }
 
+/// Puts this thread in the SCHED_FIFO real-time class (low priority 10),
+/// so compilers and other busy processes on a small machine cannot delay a
+/// delivery by a whole scheduler tick. Its busy-waits are bounded (tens of
+/// µs before a deadline) and the kernel's RT throttling caps it anyway.
+/// Returns false (and changes nothing) without the privilege.
+pub fn set_realtime() -> bool {
+    let param = libc::sched_param { sched_priority: 10 };
+    // SAFETY: sched_setscheduler on the calling thread (0) with a valid param.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0 }
+}
+
 /// Formats `us` (relative µs) as milliseconds with exactly 3 decimals into
 /// `out`, without allocating: `1234567` → `1234.567`.
 pub fn write_ms3(out: &mut Vec<u8>, us: u64) {

@@ -29,7 +29,7 @@ use anyhow::{Context, Result};
 use netns::Netns;
 use serde::Serialize;
 
-use crate::clock::{now_us, set_minimal_timer_slack, Micros};
+use crate::clock::{now_us, set_minimal_timer_slack, set_realtime, Micros};
 use crate::link::{Link, OPPORTUNITY_BYTES};
 use crate::log::{Log, LogHeader};
 use crate::loss::Loss;
@@ -76,6 +76,9 @@ pub struct EmulatorConfig {
     pub trace_offset_ms: u64,
     /// Seeds loss and PIE; the same seed repeats the same random choices.
     pub seed: u64,
+    /// Run the forwarding threads as SCHED_FIFO (when privileged): keeps
+    /// the scheduling error low on a busy machine.
+    pub realtime: bool,
     /// Most packets one direction holds (delay line + queue) before it drops
     /// arrivals as `tail`: bounds memory with an infinite queue (2 KiB each).
     pub max_packets: usize,
@@ -83,7 +86,7 @@ pub struct EmulatorConfig {
 
 impl EmulatorConfig {
     pub fn new(downlink: DirectionConfig, uplink: DirectionConfig) -> EmulatorConfig {
-        EmulatorConfig { downlink, uplink, delay_us: 0, once: false, trace_offset_ms: 0, seed: 1, max_packets: 200_000 }
+        EmulatorConfig { downlink, uplink, delay_us: 0, once: false, trace_offset_ms: 0, seed: 1, realtime: true, max_packets: 200_000 }
     }
 }
 
@@ -170,9 +173,15 @@ impl Emulator {
                 Some(dst),
             );
             let stop = guard.stop.clone();
+            let realtime = cfg.realtime;
             let handle = std::thread::Builder::new()
                 .name(format!("emu-{name}"))
-                .spawn(move || forward(pipeline, &from, &to, &stop))
+                .spawn(move || {
+                    if realtime {
+                        set_realtime();
+                    }
+                    forward(pipeline, &from, &to, &stop)
+                })
                 .context("starting an emulator thread")?;
             guard.threads.push((name, handle));
         }

@@ -198,3 +198,79 @@ mod tests {
         assert!(Cursor::new(&t, 10, false).is_err());
     }
 }
+
+/// A gap of at least this long between opportunities counts as an outage.
+pub const OUTAGE_GAP_MS: u64 = 100;
+
+/// What `c2tcp trace stats` reports.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Summary {
+    pub duration_ms: u64,
+    pub opportunities: u64,
+    pub mean_mbps: f64,
+    /// Highest rate over any whole second.
+    pub peak_mbps: f64,
+    /// Lowest rate over any whole second.
+    pub min_mbps: f64,
+    /// Time in gaps of at least OUTAGE_GAP_MS without an opportunity.
+    pub outage_ms: u64,
+    pub outages: u64,
+}
+
+impl Trace {
+    pub fn summary(&self) -> Summary {
+        let o = &self.opportunities;
+        let duration_ms = self.period_ms();
+        let bits = |n: usize| n as f64 * crate::link::OPPORTUNITY_BYTES as f64 * 8.0;
+        let mut per_second = vec![0usize; duration_ms.div_ceil(1000) as usize];
+        for &t in o {
+            // Timestamp t covers the ms ending at t (1-based); 0 joins the first second.
+            let s = (t.saturating_sub(1) / 1000) as usize;
+            if let Some(c) = per_second.get_mut(s) {
+                *c += 1;
+            }
+        }
+        let whole = (duration_ms / 1000) as usize;
+        let seconds = if whole > 0 { &per_second[..whole] } else { &per_second[..] };
+        let peak = seconds.iter().copied().max().unwrap_or(0);
+        let min = seconds.iter().copied().min().unwrap_or(0);
+        let (mut outage_ms, mut outages) = (0, 0);
+        let mut prev = 0;
+        for &t in o.iter().chain(std::iter::once(&(duration_ms + o[0]))) {
+            // The last gap wraps around to the next loop's first opportunity.
+            let gap = t - prev;
+            if gap >= OUTAGE_GAP_MS {
+                outage_ms += gap;
+                outages += 1;
+            }
+            prev = t;
+        }
+        Summary {
+            duration_ms,
+            opportunities: o.len() as u64,
+            mean_mbps: bits(o.len()) / duration_ms as f64 / 1000.0,
+            peak_mbps: bits(peak) / 1e6,
+            min_mbps: bits(min) / 1e6,
+            outage_ms,
+            outages,
+        }
+    }
+}
+
+#[cfg(test)]
+mod summary_tests {
+    use super::*;
+
+    #[test]
+    fn summary_of_a_small_trace() {
+        // 2 s: first second 1 opportunity per ms, then a 500 ms outage.
+        let mut text: Vec<String> = (1..=1000).map(|t| t.to_string()).collect();
+        text.extend((1501..=2000).map(|t| t.to_string()));
+        let t = Trace::parse(Path::new("s"), &text.join("\n")).unwrap();
+        let s = t.summary();
+        assert_eq!((s.duration_ms, s.opportunities), (2000, 1500));
+        assert!((s.mean_mbps - 9.0).abs() < 1e-9, "{s:?}");
+        assert!((s.peak_mbps - 12.0).abs() < 1e-9 && (s.min_mbps - 6.0).abs() < 1e-9, "{s:?}");
+        assert_eq!((s.outage_ms, s.outages), (501, 1));
+    }
+}
