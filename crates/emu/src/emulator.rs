@@ -297,6 +297,20 @@ impl RunningEmulator {
         self.slot.as_ref().expect("slot held while running").subnet()
     }
 
+    /// The environment to give programs run for this emulator (on either
+    /// side): MAHIMAHI_BASE and C2TCP_BASE (the outside address), C2TCP_UE
+    /// (the inside address), and the slot, by which `c2tcp cleanup` finds
+    /// processes a killed run left behind.
+    pub fn child_env(&self) -> Vec<(&'static str, String)> {
+        let base = self.outside_addr().to_string();
+        vec![
+            ("MAHIMAHI_BASE", base.clone()),
+            ("C2TCP_BASE", base),
+            ("C2TCP_UE", self.inside_addr().to_string()),
+            (crate::topology::SLOT_ENV, self.slot.as_ref().expect("slot held while running").index().to_string()),
+        ]
+    }
+
     /// Trace time 0, µs of CLOCK_MONOTONIC (the logs' base timestamp × 1000).
     pub fn start_us(&self) -> Micros {
         self.start_us

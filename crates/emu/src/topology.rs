@@ -150,12 +150,48 @@ fn ip_quiet(args: &[&str]) -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// Processes started for a run carry this in their environment (and pass
+/// it on to their children), so a run killed before it could stop them can
+/// still be cleaned up.
+pub const SLOT_ENV: &str = "C2TCP_SLOT";
+
+/// Pids whose environment says they belong to a slot no live run holds.
+fn orphans() -> Vec<(i32, u32)> {
+    let me = std::process::id() as i32;
+    let mut found = Vec::new();
+    let Ok(entries) = fs::read_dir("/proc") else { return found };
+    let key = format!("{SLOT_ENV}=");
+    for e in entries.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
+        if pid == me {
+            continue;
+        }
+        let Ok(env) = fs::read(format!("/proc/{pid}/environ")) else { continue };
+        let slot = env
+            .split(|&b| b == 0)
+            .filter_map(|kv| std::str::from_utf8(kv).ok()?.strip_prefix(key.as_str())?.parse::<u32>().ok())
+            .next();
+        if let Some(slot) = slot.filter(|&s| !slot_in_use(s)) {
+            found.push((pid, slot));
+        }
+    }
+    found
+}
+
 /// Removes, in the calling process's network namespace, what runs that are
-/// no longer alive left behind: our TUN devices, the unreachable routes
-/// that guarded their address blocks (after closing sockets still aimed at
-/// them), and their slot files. Returns one line per thing removed.
+/// no longer alive left behind: processes they started, our TUN devices,
+/// the unreachable routes that guarded their address blocks (after closing
+/// sockets still aimed at them), and their slot files. Returns one line per
+/// thing removed.
 pub fn cleanup() -> Result<Vec<String>> {
     let mut removed = Vec::new();
+    for (pid, slot) in orphans() {
+        // SAFETY: kill(2) on a pid we just read from /proc.
+        if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
+            let comm = fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            removed.push(format!("process {pid} ({}) left by the run in slot {slot}", comm.trim()));
+        }
+    }
     for line in ip_lines(&["-o", "link", "show", "type", "tun"]) {
         // "7: c2e3o: <...>"
         let Some(name) = line.split(": ").nth(1).map(|n| n.split('@').next().unwrap_or(n)) else { continue };

@@ -7,7 +7,7 @@ use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub enum TraceError {
-    #[error("{file}: cannot read: {source}")]
+    #[error("{file}: cannot read")]
     Io { file: PathBuf, source: std::io::Error },
     #[error("{file}:{line}: `{text}` is not a non-negative integer number of milliseconds")]
     NotInteger { file: PathBuf, line: usize, text: String },

@@ -1,2 +1,5 @@
 pub mod bpf;
+pub mod cleanup;
 pub mod doctor;
+pub mod emulate;
+pub mod trace;
