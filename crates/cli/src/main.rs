@@ -30,6 +30,12 @@ enum Command {
     Unload(cmd::bpf::UnloadArgs),
     /// Show what is loaded and what it costs per call
     Status(cmd::bpf::StatusArgs),
+    /// Run COMMAND behind an emulated cellular link (Mahimahi's mm-delay + mm-link)
+    Emulate(cmd::emulate::Args),
+    /// Trace tools: stats, synthetic traces, rate schedules
+    Trace(cmd::trace::Args),
+    /// Remove what killed emulator runs left behind
+    Cleanup(cmd::cleanup::Args),
     /// Sprout receiver: one flow over UDP, JSON summary on exit
     #[command(name = "sprout-recv", hide = true)]
     SproutRecv(cmd::sprout::RecvArgs),
@@ -45,6 +51,9 @@ fn main() -> ExitCode {
         Command::Load(a) => cmd::bpf::load(a),
         Command::Unload(a) => cmd::bpf::unload(a),
         Command::Status(a) => cmd::bpf::status(a),
+        Command::Emulate(a) => cmd::emulate::run(a),
+        Command::Trace(a) => cmd::trace::run(a),
+        Command::Cleanup(a) => cmd::cleanup::run(a),
         Command::SproutRecv(a) => cmd::sprout::recv(a),
         Command::SproutSend(a) => cmd::sprout::send(a),
     };

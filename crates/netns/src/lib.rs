@@ -47,6 +47,37 @@ impl Netns {
         Ok(Netns { fd: OwnedFd::from(f), label: label.to_string() })
     }
 
+    /// Another handle on the same namespace (keeps it alive as long as either lives).
+    pub fn try_clone(&self) -> Result<Self> {
+        Ok(Netns { fd: self.fd.try_clone().context("duplicating a namespace fd")?, label: self.label.clone() })
+    }
+
+    /// The namespace's inode number: equal for two handles on one namespace.
+    pub fn inode(&self) -> Result<u64> {
+        let st = nix::sys::stat::fstat(self.fd.as_raw_fd()).context("fstat on a namespace fd")?;
+        Ok(st.st_ino)
+    }
+
+    /// Processes currently inside this namespace (other than this process).
+    pub fn pids(&self) -> Result<Vec<i32>> {
+        use std::os::unix::fs::MetadataExt;
+        let ino = self.inode()?;
+        let me = std::process::id() as i32;
+        let mut pids = Vec::new();
+        for e in std::fs::read_dir("/proc").context("reading /proc")?.flatten() {
+            let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
+            if pid == me {
+                continue;
+            }
+            if let Ok(m) = std::fs::metadata(format!("/proc/{pid}/ns/net")) {
+                if m.ino() == ino {
+                    pids.push(pid);
+                }
+            }
+        }
+        Ok(pids)
+    }
+
     pub fn label(&self) -> &str {
         &self.label
     }

@@ -1,0 +1,225 @@
+//! `c2tcp emulate`: Mahimahi's `mm-delay D mm-link UP DOWN -- CMD` in one
+//! command. COMMAND runs in a fresh network namespace (the UE); the
+//! caller's namespace is the other end.
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use emu::{DirectionConfig, Emulator, EmulatorConfig, EmulatorStats, QueueSpec, Trace};
+use netns::Netns;
+
+#[derive(clap::Args)]
+#[command(after_help = "COMMAND runs inside a new network namespace behind the emulated link; the caller's \
+namespace is the other side. MAHIMAHI_BASE and C2TCP_BASE hold the caller side's address, C2TCP_UE \
+COMMAND's own. The exit status is COMMAND's.\n\n\
+Mahimahi equivalent:\n  \
+mm-delay 10 mm-link up down --downlink-queue=droptail --downlink-queue-args=packets=100 -- cmd\n  \
+c2tcp emulate --delay 10 --uplink up --downlink down --downlink-queue=droptail --downlink-queue-args=packets=100 -- cmd\n\n\
+Queues: infinite | droptail | drophead (bytes=N or packets=N) | codel (target=MS, interval=MS, size limit) | \
+pie (qdelay_ref=MS, max_burst=MS, size limit); either `--downlink-queue droptail --downlink-queue-args packets=100` \
+or `--downlink-queue droptail:packets=100`.\n\n\
+Ctrl-C and SIGTERM stop COMMAND and tear everything down (with a terminal, Ctrl-C goes to COMMAND, as in a \
+shell, and the run ends when COMMAND does).")]
+pub struct Args {
+    /// Trace for the downlink (caller side → COMMAND)
+    #[arg(long, value_name = "TRACE")]
+    downlink: PathBuf,
+    /// Trace for the uplink (COMMAND → caller side)
+    #[arg(long, value_name = "TRACE")]
+    uplink: PathBuf,
+    /// One-way propagation delay each way, ms (fractions allowed), like mm-delay
+    #[arg(long, value_name = "MS", default_value_t = 0.0)]
+    delay: f64,
+    /// Stop when a trace ends instead of looping it (COMMAND is then stopped)
+    #[arg(long)]
+    once: bool,
+    /// Downlink queue (infinite, droptail, drophead, codel, pie; or name:args)
+    #[arg(long, value_name = "QUEUE", default_value = "infinite")]
+    downlink_queue: String,
+    /// Downlink queue arguments, e.g. packets=100 or target=5,interval=100,packets=1000
+    #[arg(long, value_name = "ARGS")]
+    downlink_queue_args: Option<String>,
+    /// Uplink queue
+    #[arg(long, value_name = "QUEUE", default_value = "infinite")]
+    uplink_queue: String,
+    /// Uplink queue arguments
+    #[arg(long, value_name = "ARGS")]
+    uplink_queue_args: Option<String>,
+    /// Write the downlink's log here (docs/log-format.md)
+    #[arg(long, value_name = "FILE")]
+    downlink_log: Option<PathBuf>,
+    /// Write the uplink's log here
+    #[arg(long, value_name = "FILE")]
+    uplink_log: Option<PathBuf>,
+    /// Downlink Bernoulli loss probability
+    #[arg(long, value_name = "P", default_value_t = 0.0)]
+    downlink_loss: f64,
+    /// Uplink Bernoulli loss probability
+    #[arg(long, value_name = "P", default_value_t = 0.0)]
+    uplink_loss: f64,
+    /// Skip the first MS milliseconds of both traces
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    trace_offset: u64,
+    /// Seed for loss and PIE
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// No start/end summary on stderr
+    #[arg(short, long)]
+    quiet: bool,
+    /// Program and arguments to run behind the link (default: $SHELL)
+    #[arg(last = true, value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+fn queue(flag: &str, name: &str, args: Option<&str>) -> Result<QueueSpec> {
+    let spec = match (name.contains(':'), args) {
+        (true, Some(_)) => bail!("--{flag} {name} already has arguments; drop --{flag}-args or the `:...` part"),
+        (true, None) => name.parse(),
+        (false, args) => QueueSpec::from_parts(name, args),
+    };
+    spec.with_context(|| format!("--{flag}"))
+}
+
+fn direction(trace: &PathBuf, queue: QueueSpec, loss: f64, log: Option<PathBuf>, what: &str) -> Result<DirectionConfig> {
+    emu::loss::validate(loss, &format!("--{what}-loss"))?;
+    let mut d = DirectionConfig::new(Trace::load(trace)?);
+    d.queue = queue;
+    d.loss = loss;
+    d.log = log;
+    Ok(d)
+}
+
+/// The last signal that asked us to stop (0: none).
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    SIGNAL.store(sig, Ordering::Relaxed);
+}
+
+fn install_handlers() {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: the handler only stores into an atomic (async-signal-safe).
+        unsafe { libc::signal(sig, on_signal as *const () as libc::sighandler_t) };
+    }
+}
+
+pub fn run(a: Args) -> Result<ExitCode> {
+    if !(a.delay.is_finite() && a.delay >= 0.0) {
+        bail!("--delay must be a non-negative number of ms, got {}", a.delay);
+    }
+    let down_q = queue("downlink-queue", &a.downlink_queue, a.downlink_queue_args.as_deref())?;
+    let up_q = queue("uplink-queue", &a.uplink_queue, a.uplink_queue_args.as_deref())?;
+    let downlink = direction(&a.downlink, down_q, a.downlink_loss, a.downlink_log.clone(), "downlink")?;
+    let uplink = direction(&a.uplink, up_q, a.uplink_loss, a.uplink_log.clone(), "uplink")?;
+    if !nix::unistd::geteuid().is_root() {
+        bail!("emulate needs root: it creates a network namespace and TUN devices (try sudo)");
+    }
+    let mut cfg = EmulatorConfig::new(downlink, uplink);
+    cfg.delay_us = (a.delay * 1000.0).round() as u64;
+    cfg.once = a.once;
+    cfg.trace_offset_ms = a.trace_offset;
+    cfg.seed = a.seed;
+
+    let command = if a.command.is_empty() {
+        vec![std::env::var("SHELL").unwrap_or_else(|_| "/bin/sh".into())]
+    } else {
+        a.command.clone()
+    };
+    install_handlers();
+    let outside = Netns::current("caller")?;
+    let inside = Netns::new("ue")?;
+    let summary = format!(
+        "downlink {} ({}), uplink {} ({}), delay {} ms each way",
+        a.downlink.display(),
+        cfg.downlink.queue,
+        a.uplink.display(),
+        cfg.uplink.queue,
+        a.delay
+    );
+    let emu = Emulator::start(cfg, &outside, &inside)?;
+    if !a.quiet {
+        eprintln!(
+            "c2tcp emulate: {summary}; caller side {} (MAHIMAHI_BASE), COMMAND side {}",
+            emu.outside_addr(),
+            emu.inside_addr()
+        );
+    }
+    let interactive = nix::unistd::isatty(0).unwrap_or(false);
+    let mut cmd = inside.command(&command[0]);
+    cmd.args(&command[1..]).envs(emu.child_env());
+    if !interactive {
+        // Its own process group, so stopping it reaches its children too.
+        cmd.process_group(0);
+    }
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = emu.stop();
+            return Err(e).with_context(|| format!("starting {}", command[0]));
+        }
+    };
+    let pid = child.id() as i32;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        let sig = SIGNAL.load(Ordering::Relaxed);
+        let stop_for_signal = sig == libc::SIGTERM || sig == libc::SIGHUP || (sig == libc::SIGINT && !interactive);
+        if stop_for_signal || (a.once && emu.trace_ended()) {
+            if !a.quiet {
+                eprintln!("c2tcp emulate: {}; stopping {}", if stop_for_signal { "signal received" } else { "trace ended (--once)" }, command[0]);
+            }
+            break terminate(&mut child, pid, !interactive)?;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // Whatever COMMAND left running behind the link goes with it.
+    for p in inside.pids().unwrap_or_default() {
+        // SAFETY: kill(2) on a pid found in our own UE namespace.
+        unsafe { libc::kill(p, libc::SIGKILL) };
+    }
+    let stats = emu.stop()?;
+    if !a.quiet {
+        report(&stats);
+    }
+    let code = status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
+    Ok(ExitCode::from(code.clamp(0, 255) as u8))
+}
+
+/// SIGTERM to COMMAND (its group when it has one), SIGKILL after 2 s.
+fn terminate(child: &mut std::process::Child, pid: i32, group: bool) -> Result<std::process::ExitStatus> {
+    let target = if group { -pid } else { pid };
+    // SAFETY: kill(2) on our own child (or its process group).
+    unsafe { libc::kill(target, libc::SIGTERM) };
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_secs(2) {
+        if let Some(s) = child.try_wait()? {
+            return Ok(s);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    unsafe { libc::kill(target, libc::SIGKILL) };
+    Ok(child.wait()?)
+}
+
+fn report(s: &EmulatorStats) {
+    for (name, d) in [("downlink", &s.downlink), ("uplink", &s.uplink)] {
+        eprintln!(
+            "c2tcp emulate: {name}: {} packets in, {} out ({:.1} of {:.1} MB offered), dropped {} (tail {}, head {}, codel {}, pie {}, loss {}, oversize {})",
+            d.arrivals,
+            d.departures,
+            d.departure_bytes as f64 / 1e6,
+            d.capacity_bytes as f64 / 1e6,
+            d.drops.total(),
+            d.drops.tail,
+            d.drops.head,
+            d.drops.codel,
+            d.drops.pie,
+            d.drops.loss,
+            d.drops.oversize
+        );
+    }
+}

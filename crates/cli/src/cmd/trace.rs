@@ -1,0 +1,185 @@
+//! `c2tcp trace`: look at traces and make new ones.
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use clap::Subcommand;
+use emu::synth;
+use emu::trace::{Summary, Trace, OUTAGE_GAP_MS};
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: TraceCommand,
+}
+
+#[derive(Subcommand)]
+enum TraceCommand {
+    /// Duration, mean/peak/min rate and outage time of Mahimahi traces
+    Stats(StatsArgs),
+    /// Write a synthetic trace: a cellular link (default), a constant rate, or steps
+    Synth(SynthArgs),
+    /// Turn a rate schedule (`SECONDS MBPS` per line) into a trace
+    FromRate(FromRateArgs),
+}
+
+#[derive(clap::Args)]
+struct StatsArgs {
+    /// Trace files (one delivery-opportunity timestamp in ms per line)
+    #[arg(required = true)]
+    traces: Vec<PathBuf>,
+    /// Print JSON instead of a table
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+#[command(after_help = "The default model is Sprout's (NSDI 2013, §3): deliveries form a Poisson process whose \
+    rate moves in Brownian motion (pulled gently towards --mean) and sticks at 0 in outages that end at \
+    --escape-rate per second. Same --seed, same trace.\n\nExamples:\n  \
+    c2tcp trace synth -o lte.down --seed 1\n  \
+    c2tcp trace synth -o c12 --constant 12 --duration 1\n  \
+    c2tcp trace synth -o steps --steps 0:24,10:6,20:0,21:12 --duration 30")]
+struct SynthArgs {
+    /// Where to write the trace
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Length in seconds (the trace loops with this period)
+    #[arg(long, default_value_t = 60.0)]
+    duration: f64,
+    /// A constant rate in Mbit/s instead of the cellular model
+    #[arg(long, value_name = "MBPS", conflicts_with = "steps")]
+    constant: Option<f64>,
+    /// Piecewise-constant rates instead of the cellular model: START_S:MBPS,...
+    #[arg(long, value_name = "SCHEDULE")]
+    steps: Option<String>,
+    /// Seed of the cellular model
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Cellular model: the mean rate, Mbit/s
+    #[arg(long, default_value_t = 10.0)]
+    mean: f64,
+    /// Cellular model: the highest rate, Mbit/s
+    #[arg(long, default_value_t = 30.0)]
+    max: f64,
+    /// Cellular model: Brownian noise power, Mbit/s per √s (Sprout's σ = 200 pkt/s/√s = 2.4)
+    #[arg(long, default_value_t = 4.0)]
+    sigma: f64,
+    /// Cellular model: pull towards the mean per second (0 = pure Brownian motion)
+    #[arg(long, default_value_t = 0.2)]
+    reversion: f64,
+    /// Cellular model: outage escape rate per second (Sprout's λz = 1)
+    #[arg(long, default_value_t = 1.0)]
+    escape_rate: f64,
+}
+
+#[derive(clap::Args)]
+struct FromRateArgs {
+    /// Schedule file: `SECONDS MBPS` per line (rate from that time on), first at 0; `#` comments
+    schedule: PathBuf,
+    /// Where to write the trace
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Length in seconds
+    #[arg(long)]
+    duration: f64,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    match args.command {
+        TraceCommand::Stats(a) => stats(a),
+        TraceCommand::Synth(a) => synth_cmd(a),
+        TraceCommand::FromRate(a) => from_rate(a),
+    }
+}
+
+fn duration_ms(secs: f64) -> Result<u64> {
+    if !(secs.is_finite() && secs >= 0.001) {
+        bail!("--duration must be at least 0.001 s, got {secs}");
+    }
+    Ok((secs * 1000.0).round() as u64)
+}
+
+fn stats(a: StatsArgs) -> Result<ExitCode> {
+    let mut rows = Vec::new();
+    for path in &a.traces {
+        let summary = Trace::load(path)?.summary();
+        rows.push((path.display().to_string(), summary));
+    }
+    if a.json {
+        let v: Vec<_> = rows
+            .iter()
+            .map(|(p, s)| serde_json::json!({ "trace": p, "stats": s }))
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let w = rows.iter().map(|(p, _)| p.len()).max().unwrap_or(5).max(5);
+    println!(
+        "{:w$}  {:>10}  {:>13}  {:>10}  {:>10}  {:>10}  {:>8}",
+        "trace", "duration s", "opportunities", "mean Mb/s", "peak Mb/s", "min Mb/s", "outage s"
+    );
+    for (p, s) in &rows {
+        print_row(p, s, w);
+    }
+    println!("(peak/min over whole seconds; outage = gaps of at least {OUTAGE_GAP_MS} ms without an opportunity)");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_row(p: &str, s: &Summary, w: usize) {
+    println!(
+        "{:w$}  {:>10.3}  {:>13}  {:>10.3}  {:>10.3}  {:>10.3}  {:>8.3}",
+        p,
+        s.duration_ms as f64 / 1000.0,
+        s.opportunities,
+        s.mean_mbps,
+        s.peak_mbps,
+        s.min_mbps,
+        s.outage_ms as f64 / 1000.0
+    );
+}
+
+fn write_and_report(path: &PathBuf, opportunities: Vec<u64>) -> Result<ExitCode> {
+    synth::write(path, &opportunities)?;
+    let s = Trace { path: path.clone(), opportunities }.summary();
+    eprintln!(
+        "wrote {}: {:.3} s, {} opportunities, mean {:.2} Mbit/s (peak {:.2}, min {:.2}), {:.1} s of outage",
+        path.display(),
+        s.duration_ms as f64 / 1000.0,
+        s.opportunities,
+        s.mean_mbps,
+        s.peak_mbps,
+        s.min_mbps,
+        s.outage_ms as f64 / 1000.0
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn synth_cmd(a: SynthArgs) -> Result<ExitCode> {
+    let ms = duration_ms(a.duration)?;
+    let opportunities = if let Some(mbps) = a.constant {
+        synth::constant(mbps, ms)?
+    } else if let Some(steps) = &a.steps {
+        synth::from_rate(&synth::parse_schedule("--steps", steps)?, ms)?
+    } else {
+        synth::Cellular {
+            duration_ms: ms,
+            seed: a.seed,
+            mean_mbps: a.mean,
+            max_mbps: a.max,
+            sigma_mbps: a.sigma,
+            reversion: a.reversion,
+            escape_rate: a.escape_rate,
+        }
+        .generate()?
+    };
+    write_and_report(&a.output, opportunities)
+}
+
+fn from_rate(a: FromRateArgs) -> Result<ExitCode> {
+    let text = std::fs::read_to_string(&a.schedule).with_context(|| format!("reading {}", a.schedule.display()))?;
+    let schedule = synth::parse_schedule(&a.schedule.display().to_string(), &text)?;
+    let opportunities = synth::from_rate(&schedule, duration_ms(a.duration)?)
+        .with_context(|| format!("in {}", a.schedule.display()))?;
+    write_and_report(&a.output, opportunities)
+}

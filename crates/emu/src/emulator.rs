@@ -1,0 +1,373 @@
+//! The running emulator: two TUN devices (one per namespace), one thread
+//! per direction, and the teardown that leaves nothing behind.
+//!
+//! ```no_run
+//! # fn main() -> anyhow::Result<()> {
+//! use emu::{DirectionConfig, Emulator, EmulatorConfig};
+//! let server = netns::Netns::new("server")?;
+//! let ue = netns::Netns::new("ue")?;
+//! let mut cfg = EmulatorConfig::new(
+//!     DirectionConfig::from_trace_file("traces/TMobile-LTE-driving.down".as_ref())?,
+//!     DirectionConfig::from_trace_file("traces/TMobile-LTE-driving.up".as_ref())?,
+//! );
+//! cfg.delay_us = 10_000;
+//! cfg.downlink.queue = "droptail:packets=100".parse()?;
+//! let emu = Emulator::start(cfg, &server, &ue)?;
+//! // server reaches the UE at emu.inside_addr(), the UE the server at emu.outside_addr()
+//! let stats = emu.stop()?;
+//! println!("{} packets delivered downlink", stats.downlink.departures);
+//! # Ok(()) }
+//! ```
+use std::io::ErrorKind;
+use std::net::Ipv4Addr;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use anyhow::{Context, Result};
+use netns::Netns;
+use serde::Serialize;
+
+use crate::clock::{now_us, set_minimal_timer_slack, set_realtime, Micros};
+use crate::link::{Link, OPPORTUNITY_BYTES};
+use crate::log::{Log, LogHeader};
+use crate::loss::Loss;
+use crate::packet::{Packet, Pool};
+use crate::pipeline::{Pipeline, MTU};
+use crate::queue::{DropReason, QueueSpec};
+use crate::stats::{Counters, DirectionStats, ErrorHistogram, SchedError};
+use crate::topology::Slot;
+use crate::trace::{Cursor, Trace};
+use crate::tun::Tun;
+
+/// One direction: its trace, queue, loss and optional log file.
+#[derive(Debug, Clone)]
+pub struct DirectionConfig {
+    pub trace: Arc<Trace>,
+    pub queue: QueueSpec,
+    /// Bernoulli loss probability at the queue's entrance.
+    pub loss: f64,
+    pub log: Option<PathBuf>,
+}
+
+impl DirectionConfig {
+    /// An infinite queue, no loss, no log.
+    pub fn new(trace: Trace) -> DirectionConfig {
+        DirectionConfig { trace: Arc::new(trace), queue: QueueSpec::default(), loss: 0.0, log: None }
+    }
+
+    pub fn from_trace_file(path: &Path) -> Result<DirectionConfig> {
+        Ok(DirectionConfig::new(Trace::load(path)?))
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct EmulatorConfig {
+    /// outside → inside (server → UE).
+    pub downlink: DirectionConfig,
+    /// inside → outside (UE → server).
+    pub uplink: DirectionConfig,
+    /// One-way propagation delay, applied in each direction (mm-delay), µs.
+    pub delay_us: Micros,
+    /// Stop delivering when a trace ends instead of looping it.
+    pub once: bool,
+    /// Skip the first ms of both traces.
+    pub trace_offset_ms: u64,
+    /// Seeds loss and PIE; the same seed repeats the same random choices.
+    pub seed: u64,
+    /// Run the forwarding threads as SCHED_FIFO (when privileged): keeps
+    /// the scheduling error low on a busy machine.
+    pub realtime: bool,
+    /// Most packets one direction holds (delay line + queue) before it drops
+    /// arrivals as `tail`: bounds memory with an infinite queue (2 KiB each).
+    pub max_packets: usize,
+}
+
+impl EmulatorConfig {
+    pub fn new(downlink: DirectionConfig, uplink: DirectionConfig) -> EmulatorConfig {
+        EmulatorConfig { downlink, uplink, delay_us: 0, once: false, trace_offset_ms: 0, seed: 1, realtime: true, max_packets: 200_000 }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EmulatorStats {
+    pub downlink: DirectionStats,
+    pub uplink: DirectionStats,
+}
+
+pub struct Emulator;
+
+/// A started emulator. Dropping it stops it too (errors then go unreported).
+pub struct RunningEmulator {
+    slot: Option<Slot>,
+    outside: Netns,
+    stop: Arc<AtomicBool>,
+    threads: Vec<(&'static str, JoinHandle<Result<Option<SchedError>>>)>,
+    counters: [Arc<Counters>; 2],
+    start_us: Micros,
+    stopped: bool,
+}
+
+impl Emulator {
+    /// Creates a TUN device in each namespace (outside gets the base
+    /// address, inside the UE address, each a route to the other and
+    /// nothing else), guards the run's /30 in `outside` with an unreachable
+    /// route, and starts one forwarding thread per direction.
+    pub fn start(cfg: EmulatorConfig, outside: &Netns, inside: &Netns) -> Result<RunningEmulator> {
+        for (what, d) in [("downlink", &cfg.downlink), ("uplink", &cfg.uplink)] {
+            crate::loss::validate(d.loss, &format!("{what} loss"))?;
+        }
+        let slot = Slot::acquire()?;
+        let (out_addr, in_addr) = (slot.outside_addr(), slot.inside_addr());
+        let subnet = slot.subnet();
+        // From here on, a failure drops `guard`, which undoes what was done.
+        let mut guard = RunningEmulator {
+            slot: None,
+            outside: outside.try_clone()?,
+            stop: Arc::new(AtomicBool::new(false)),
+            threads: Vec::new(),
+            counters: [Arc::default(), Arc::default()],
+            start_us: 0,
+            stopped: false,
+        };
+        outside.ip(&["route", "replace", "unreachable", &subnet])?;
+        guard.slot = Some(slot);
+        let slot = guard.slot.as_ref().unwrap();
+        let out_tun = Arc::new(make_tun(outside, &slot.outside_ifname(), out_addr, in_addr)?);
+        let in_tun = Arc::new(make_tun(inside, &slot.inside_ifname(), in_addr, out_addr)?);
+
+        // Trace time 0 on a whole ms, so trace opportunities fall on whole
+        // ms of the log's base timestamp.
+        let start = now_us() / 1000 * 1000;
+        guard.start_us = start;
+        let directions = [
+            ("downlink", &cfg.downlink, out_tun.clone(), in_tun.clone(), in_addr),
+            ("uplink", &cfg.uplink, in_tun, out_tun, out_addr),
+        ];
+        for (i, (name, d, from, to, dst)) in directions.into_iter().enumerate() {
+            let cursor = Cursor::new(&d.trace, cfg.trace_offset_ms, cfg.once)?;
+            let log = match &d.log {
+                Some(path) => {
+                    let queue = d.queue.to_string();
+                    let header = LogHeader {
+                        direction: name,
+                        opportunity_bytes: OPPORTUNITY_BYTES,
+                        delay_ms: cfg.delay_us as f64 / 1000.0,
+                        queue: &queue,
+                        loss: d.loss,
+                    };
+                    Some(Log::create(path, start, &header)?)
+                }
+                None => None,
+            };
+            let seed = cfg.seed.wrapping_mul(2).wrapping_add(i as u64);
+            let pipeline = Pipeline::new(
+                cfg.delay_us,
+                Loss::new(d.loss, seed),
+                d.queue.build(seed ^ 0x9e37_79b9),
+                Link::new(cursor, start),
+                log,
+                guard.counters[i].clone(),
+                Pool::new(1024, cfg.max_packets),
+                Some(dst),
+            );
+            let stop = guard.stop.clone();
+            let realtime = cfg.realtime;
+            let handle = std::thread::Builder::new()
+                .name(format!("emu-{name}"))
+                .spawn(move || {
+                    if realtime {
+                        set_realtime();
+                    }
+                    forward(pipeline, &from, &to, &stop)
+                })
+                .context("starting an emulator thread")?;
+            guard.threads.push((name, handle));
+        }
+        Ok(guard)
+    }
+}
+
+fn make_tun(ns: &Netns, name: &str, local: Ipv4Addr, peer: Ipv4Addr) -> Result<Tun> {
+    let owned = name.to_string();
+    let tun = ns.run(move || Tun::create(&owned))??;
+    // No IPv6 chatter (router solicitations) on the emulated link; absent
+    // when IPv6 is off, hence best effort.
+    let _ = ns.sysctl(&format!("net.ipv6.conf.{name}.disable_ipv6"), "1");
+    ns.ip(&["link", "set", "dev", name, "mtu", &MTU.to_string(), "up"])?;
+    ns.ip(&["addr", "add", &local.to_string(), "peer", &peer.to_string(), "dev", name])?;
+    Ok(tun)
+}
+
+/// Packets read per wake-up before the link is served again.
+const READ_BATCH: usize = 64;
+/// Longest sleep: bounds how late a stop request is seen and how much idle
+/// trace is caught up at once.
+const MAX_SLEEP_US: Micros = 10_000;
+/// Deadlines nearer than this are waited for by polling rather than
+/// sleeping: a wake-up from ppoll can come ~50 µs late.
+const SPIN_US: Micros = 60;
+
+/// One direction's thread: read `from`, run the pipeline, write `to`.
+fn forward(mut pl: Pipeline, from: &Tun, to: &Tun, stop: &AtomicBool) -> Result<Option<SchedError>> {
+    set_minimal_timer_slack();
+    let mut hist = ErrorHistogram::default();
+    let mut outbox: Vec<(Packet, Micros)> = Vec::with_capacity(4096);
+    let mut scratch = vec![0u8; crate::packet::BUF_SIZE];
+    let mut pfd = libc::pollfd { fd: from.raw_fd(), events: libc::POLLIN, revents: 0 };
+    let mut write_errors = 0u64;
+    while !stop.load(Ordering::Relaxed) {
+        for _ in 0..READ_BATCH {
+            let (buf, pooled) = match pl.pool.get() {
+                Some(b) => (b, true),
+                None => (std::mem::take(&mut scratch).into_boxed_slice(), false),
+            };
+            let mut buf = buf;
+            match from.read(&mut buf) {
+                Ok(n) => {
+                    let now = now_us();
+                    pl.advance(now, &mut |p, t| outbox.push((p, t)));
+                    if pooled {
+                        pl.arrive(Packet { buf, len: n as u32, arrival: now, flow: 0 }, now);
+                    } else {
+                        // Every buffer is in use: the emulator is full.
+                        pl.drop_unqueued(&buf[..n], n as u32, now, DropReason::Tail);
+                        scratch = buf.into_vec();
+                    }
+                }
+                Err(e) => {
+                    if pooled {
+                        pl.pool.put(buf);
+                    } else {
+                        scratch = buf.into_vec();
+                    }
+                    if e.kind() == ErrorKind::WouldBlock {
+                        break;
+                    }
+                    if e.raw_os_error() == Some(libc::EFAULT) || e.raw_os_error() == Some(libc::EINVAL) {
+                        // Larger than our buffer: the kernel discarded it; size unknown (logged as 0).
+                        let now = now_us();
+                        pl.advance(now, &mut |p, t| outbox.push((p, t)));
+                        pl.drop_unqueued(&[], 0, now, DropReason::Oversize);
+                        continue;
+                    }
+                    if e.kind() != ErrorKind::Interrupted {
+                        return Err(e).with_context(|| format!("reading from {}", from.name()));
+                    }
+                }
+            }
+        }
+        pl.advance(now_us(), &mut |p, t| outbox.push((p, t)));
+        for (p, t) in outbox.drain(..) {
+            let now = now_us();
+            hist.record(now.saturating_sub(t));
+            if to.write(p.data()).is_err() {
+                write_errors += 1;
+            }
+            pl.pool.put(p.buf);
+        }
+        let now = now_us();
+        let wait = pl.next_deadline().map_or(MAX_SLEEP_US, |d| d.saturating_sub(now).min(MAX_SLEEP_US));
+        if wait > SPIN_US {
+            let ts = libc::timespec { tv_sec: 0, tv_nsec: ((wait - SPIN_US / 2) * 1000) as libc::c_long };
+            // SAFETY: ppoll on one pollfd we own, with a timeout we own.
+            unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
+        }
+        // Else: loop straight back (a non-blocking read, then the deadline).
+    }
+    let _ = write_errors;
+    pl.finish()?;
+    Ok(hist.summary())
+}
+
+impl RunningEmulator {
+    /// The outside (server side, "base") address: MAHIMAHI_BASE.
+    pub fn outside_addr(&self) -> Ipv4Addr {
+        self.slot.as_ref().expect("slot held while running").outside_addr()
+    }
+
+    /// The inside (UE) address.
+    pub fn inside_addr(&self) -> Ipv4Addr {
+        self.slot.as_ref().expect("slot held while running").inside_addr()
+    }
+
+    /// The run's address block, e.g. `100.96.0.4/30`.
+    pub fn subnet(&self) -> String {
+        self.slot.as_ref().expect("slot held while running").subnet()
+    }
+
+    /// The environment to give programs run for this emulator (on either
+    /// side): MAHIMAHI_BASE and C2TCP_BASE (the outside address), C2TCP_UE
+    /// (the inside address), and the slot, by which `c2tcp cleanup` finds
+    /// processes a killed run left behind.
+    pub fn child_env(&self) -> Vec<(&'static str, String)> {
+        let base = self.outside_addr().to_string();
+        vec![
+            ("MAHIMAHI_BASE", base.clone()),
+            ("C2TCP_BASE", base),
+            ("C2TCP_UE", self.inside_addr().to_string()),
+            (crate::topology::SLOT_ENV, self.slot.as_ref().expect("slot held while running").index().to_string()),
+        ]
+    }
+
+    /// Trace time 0, µs of CLOCK_MONOTONIC (the logs' base timestamp × 1000).
+    pub fn start_us(&self) -> Micros {
+        self.start_us
+    }
+
+    /// Live counters (scheduling error only at stop).
+    pub fn stats(&self) -> EmulatorStats {
+        EmulatorStats { downlink: self.counters[0].snapshot(), uplink: self.counters[1].snapshot() }
+    }
+
+    /// Whether a `once` trace has run out in either direction.
+    pub fn trace_ended(&self) -> bool {
+        self.counters.iter().any(|c| c.trace_ended.load(Ordering::Relaxed))
+    }
+
+    /// Stops forwarding, flushes the logs, removes the devices, closes
+    /// sockets still aimed at the run's addresses, lifts the guard route and
+    /// frees the slot. Returns the final figures.
+    pub fn stop(mut self) -> Result<EmulatorStats> {
+        self.shutdown()
+    }
+
+    fn shutdown(&mut self) -> Result<EmulatorStats> {
+        self.stopped = true;
+        self.stop.store(true, Ordering::Relaxed);
+        let mut stats = self.stats();
+        let mut first_err = None;
+        for (name, handle) in self.threads.drain(..) {
+            let result = handle.join().map_err(|_| anyhow::anyhow!("{name} thread panicked")).and_then(|r| r);
+            match result {
+                Ok(sched) if name == "downlink" => stats.downlink.sched_error = sched,
+                Ok(sched) => stats.uplink.sched_error = sched,
+                Err(e) => first_err = first_err.or(Some(e.context(format!("emulator {name}")))),
+            }
+        }
+        let final_counts = self.stats();
+        stats.downlink = DirectionStats { sched_error: stats.downlink.sched_error.take(), ..final_counts.downlink };
+        stats.uplink = DirectionStats { sched_error: stats.uplink.sched_error.take(), ..final_counts.uplink };
+        // The threads held the last references to the TUN devices: they are gone now.
+        if let Some(slot) = self.slot.take() {
+            let subnet = slot.subnet();
+            let _ = netns::run_checked(self.outside.command("ss").args(["-K", "dst", &subnet]), "ss -K");
+            if let Err(e) = self.outside.ip(&["route", "del", "unreachable", &subnet]) {
+                first_err = first_err.or(Some(e));
+            }
+        }
+        match first_err {
+            Some(e) => Err(e),
+            None => Ok(stats),
+        }
+    }
+}
+
+impl Drop for RunningEmulator {
+    fn drop(&mut self) {
+        if !self.stopped {
+            let _ = self.shutdown();
+        }
+    }
+}

@@ -1,0 +1,25 @@
+//! A Mahimahi-compatible, trace-driven cellular link emulator.
+//!
+//! Each direction is a pipeline: TUN read → [`delay`] → [`loss`] →
+//! [`queue`] (with AQM) → [`link`] (trace-driven delivery) → TUN write,
+//! logged by [`log`]. [`Emulator::start`] wires two namespaces together
+//! through it; see `docs/emulator.md`.
+pub mod clock;
+pub mod delay;
+pub mod emulator;
+pub mod link;
+pub mod log;
+pub mod loss;
+pub mod packet;
+pub mod pipeline;
+pub mod queue;
+pub mod stats;
+pub mod synth;
+pub mod topology;
+pub mod trace;
+pub mod tun;
+
+pub use emulator::{DirectionConfig, Emulator, EmulatorConfig, EmulatorStats, RunningEmulator};
+pub use queue::QueueSpec;
+pub use stats::DirectionStats;
+pub use trace::Trace;

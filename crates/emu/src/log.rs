@@ -1,0 +1,287 @@
+//! The per-direction event log, in Mahimahi's format with µs precision and
+//! drop lines (spec: docs/log-format.md). Lines are formatted into a buffer
+//! without allocating; full buffers go to a writer thread, so the emulator
+//! thread never waits on the disk. With logging off none of this runs.
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::Write;
+use std::net::Ipv4Addr;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+
+use anyhow::{Context, Result};
+
+use crate::clock::{write_ms3, write_u64, Micros};
+use crate::queue::DropReason;
+
+const BUF_BYTES: usize = 1 << 20;
+/// Flush when less than this is left: more than the longest line.
+const HEADROOM: usize = 256;
+
+/// What the header says about the run.
+pub struct LogHeader<'a> {
+    pub direction: &'a str,
+    pub opportunity_bytes: u32,
+    pub delay_ms: f64,
+    pub queue: &'a str,
+    pub loss: f64,
+}
+
+/// A flow's 5-tuple as the log names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FlowKey {
+    pub proto: u8,
+    pub src: Ipv4Addr,
+    pub sport: u16,
+    pub dst: Ipv4Addr,
+    pub dport: u16,
+}
+
+impl FlowKey {
+    /// Reads the 5-tuple of an IPv4 packet (ports 0 when absent, e.g. ICMP
+    /// or a later fragment); anything else is one "other" flow.
+    pub fn of(pkt: &[u8]) -> FlowKey {
+        let none = FlowKey { proto: 0, src: Ipv4Addr::UNSPECIFIED, sport: 0, dst: Ipv4Addr::UNSPECIFIED, dport: 0 };
+        if pkt.len() < 20 || pkt[0] >> 4 != 4 {
+            return none;
+        }
+        let ihl = (pkt[0] & 0x0f) as usize * 4;
+        let proto = pkt[9];
+        let src = Ipv4Addr::new(pkt[12], pkt[13], pkt[14], pkt[15]);
+        let dst = Ipv4Addr::new(pkt[16], pkt[17], pkt[18], pkt[19]);
+        let first_fragment = u16::from_be_bytes([pkt[6], pkt[7]]) & 0x1fff == 0;
+        let (sport, dport) = if matches!(proto, 6 | 17) && first_fragment && pkt.len() >= ihl + 4 {
+            (u16::from_be_bytes([pkt[ihl], pkt[ihl + 1]]), u16::from_be_bytes([pkt[ihl + 2], pkt[ihl + 3]]))
+        } else {
+            (0, 0)
+        };
+        FlowKey { proto, src, sport, dst, dport }
+    }
+
+    fn proto_name(&self) -> &'static str {
+        match self.proto {
+            6 => "tcp",
+            17 => "udp",
+            1 => "icmp",
+            _ => "other",
+        }
+    }
+}
+
+pub struct Log {
+    path: PathBuf,
+    buf: Vec<u8>,
+    full: Option<mpsc::Sender<Vec<u8>>>,
+    spare: mpsc::Receiver<Vec<u8>>,
+    writer: Option<JoinHandle<std::io::Result<()>>>,
+    base: Micros,
+    flows: HashMap<FlowKey, u32>,
+}
+
+impl Log {
+    /// Creates `path` and writes the header; `base` is the run's start (µs,
+    /// a whole millisecond), which every line's time is relative to.
+    pub fn create(path: &Path, base: Micros, header: &LogHeader) -> Result<Log> {
+        let mut file = File::create(path).with_context(|| format!("creating log {}", path.display()))?;
+        writeln!(file, "# base timestamp: {}", base / 1000)?;
+        writeln!(
+            file,
+            "# c2tcp-emu v1 direction={} opportunity_bytes={} delay_ms={} queue={} loss={}",
+            header.direction, header.opportunity_bytes, header.delay_ms, header.queue, header.loss
+        )?;
+        let (full_tx, full_rx) = mpsc::channel::<Vec<u8>>();
+        let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
+        let writer = std::thread::Builder::new().name("emu-log".into()).spawn(move || {
+            for mut buf in full_rx {
+                file.write_all(&buf)?;
+                buf.clear();
+                let _ = spare_tx.send(buf);
+            }
+            file.flush()
+        })?;
+        Ok(Log {
+            path: path.into(),
+            buf: Vec::with_capacity(BUF_BYTES),
+            full: Some(full_tx),
+            spare: spare_rx,
+            writer: Some(writer),
+            base,
+            flows: HashMap::with_capacity(1024),
+        })
+    }
+
+    #[inline]
+    fn room(&mut self) {
+        if self.buf.capacity() - self.buf.len() < HEADROOM {
+            let next = self.spare.try_recv().unwrap_or_else(|_| Vec::with_capacity(BUF_BYTES));
+            let full = std::mem::replace(&mut self.buf, next);
+            if let Some(tx) = &self.full {
+                let _ = tx.send(full);
+            }
+        }
+    }
+
+    #[inline]
+    fn time(&mut self, t: Micros) {
+        self.room();
+        write_ms3(&mut self.buf, t.saturating_sub(self.base));
+    }
+
+    /// The flow id of a packet, announcing the flow with a `# flow` line
+    /// the first time it is seen.
+    pub fn flow_id(&mut self, pkt: &[u8]) -> u32 {
+        let key = FlowKey::of(pkt);
+        if let Some(&id) = self.flows.get(&key) {
+            return id;
+        }
+        let id = self.flows.len() as u32 + 1;
+        self.flows.insert(key, id);
+        self.room();
+        let line = format!(
+            "# flow {id} {} {}:{} > {}:{}\n",
+            key.proto_name(),
+            key.src,
+            key.sport,
+            key.dst,
+            key.dport
+        );
+        self.buf.extend_from_slice(line.as_bytes());
+        id
+    }
+
+    /// `<t> + <bytes> <flow>`: arrival at the bottleneck queue.
+    #[inline]
+    pub fn arrival(&mut self, t: Micros, bytes: u32, flow: u32) {
+        self.time(t);
+        self.buf.extend_from_slice(b" + ");
+        self.tail2(bytes as u64, flow as u64);
+    }
+
+    /// `<t> # <bytes>`: a delivery opportunity.
+    #[inline]
+    pub fn opportunity(&mut self, t: Micros, bytes: u32) {
+        self.time(t);
+        self.buf.extend_from_slice(b" # ");
+        write_u64(&mut self.buf, bytes as u64);
+        self.buf.push(b'\n');
+    }
+
+    /// `<t> - <bytes> <queue_delay> <flow>`: departure.
+    #[inline]
+    pub fn departure(&mut self, t: Micros, bytes: u32, queue_delay: Micros, flow: u32) {
+        self.time(t);
+        self.buf.extend_from_slice(b" - ");
+        write_u64(&mut self.buf, bytes as u64);
+        self.buf.push(b' ');
+        write_ms3(&mut self.buf, queue_delay);
+        self.buf.push(b' ');
+        write_u64(&mut self.buf, flow as u64);
+        self.buf.push(b'\n');
+    }
+
+    /// `<t> d <bytes> <reason> <flow>`: drop.
+    #[inline]
+    pub fn drop(&mut self, t: Micros, bytes: u32, reason: DropReason, flow: u32) {
+        self.time(t);
+        self.buf.extend_from_slice(b" d ");
+        write_u64(&mut self.buf, bytes as u64);
+        self.buf.push(b' ');
+        self.buf.extend_from_slice(reason.as_str().as_bytes());
+        self.buf.push(b' ');
+        write_u64(&mut self.buf, flow as u64);
+        self.buf.push(b'\n');
+    }
+
+    fn tail2(&mut self, a: u64, b: u64) {
+        write_u64(&mut self.buf, a);
+        self.buf.push(b' ');
+        write_u64(&mut self.buf, b);
+        self.buf.push(b'\n');
+    }
+
+    /// Writes everything out and closes the file.
+    pub fn finish(mut self) -> Result<()> {
+        self.close()
+    }
+
+    fn close(&mut self) -> Result<()> {
+        let Some(tx) = self.full.take() else { return Ok(()) };
+        let rest = std::mem::take(&mut self.buf);
+        let _ = tx.send(rest);
+        drop(tx);
+        let writer = self.writer.take().expect("writer present until close");
+        writer
+            .join()
+            .map_err(|_| anyhow::anyhow!("log writer for {} panicked", self.path.display()))?
+            .with_context(|| format!("writing log {}", self.path.display()))
+    }
+}
+
+impl Drop for Log {
+    fn drop(&mut self) {
+        let _ = self.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn udp(src: [u8; 4], sport: u16, dst: [u8; 4], dport: u16) -> Vec<u8> {
+        let mut p = vec![0u8; 28];
+        p[0] = 0x45;
+        p[9] = 17;
+        p[12..16].copy_from_slice(&src);
+        p[16..20].copy_from_slice(&dst);
+        p[20..22].copy_from_slice(&sport.to_be_bytes());
+        p[22..24].copy_from_slice(&dport.to_be_bytes());
+        p
+    }
+
+    #[test]
+    fn writes_the_documented_format() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("down.log");
+        let base = 5_000_000;
+        let header = LogHeader { direction: "downlink", opportunity_bytes: 1500, delay_ms: 10.0, queue: "droptail:packets=100", loss: 0.0 };
+        let mut log = Log::create(&path, base, &header).unwrap();
+        let a = udp([100, 96, 0, 1], 5000, [100, 96, 0, 2], 6000);
+        let f = log.flow_id(&a);
+        assert_eq!(log.flow_id(&a), f, "same flow, same id");
+        let g = log.flow_id(&udp([100, 96, 0, 1], 5001, [100, 96, 0, 2], 6000));
+        log.arrival(base + 1_234_567, 1500, f);
+        log.opportunity(base + 1_235_000, 1500);
+        log.departure(base + 1_235_000, 1500, 433, f);
+        log.drop(base + 1_236_001, 52, DropReason::Codel, g);
+        log.finish().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            text,
+            "# base timestamp: 5000\n\
+             # c2tcp-emu v1 direction=downlink opportunity_bytes=1500 delay_ms=10 queue=droptail:packets=100 loss=0\n\
+             # flow 1 udp 100.96.0.1:5000 > 100.96.0.2:6000\n\
+             # flow 2 udp 100.96.0.1:5001 > 100.96.0.2:6000\n\
+             1234.567 + 1500 1\n\
+             1235.000 # 1500\n\
+             1235.000 - 1500 0.433 1\n\
+             1236.001 d 52 codel 2\n"
+        );
+    }
+
+    #[test]
+    fn large_logs_cross_buffers_intact() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.log");
+        let header = LogHeader { direction: "uplink", opportunity_bytes: 1500, delay_ms: 0.0, queue: "infinite", loss: 0.0 };
+        let mut log = Log::create(&path, 0, &header).unwrap();
+        for i in 0..200_000u64 {
+            log.opportunity(i * 1000, 1500);
+        }
+        drop(log);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().skip(2).collect();
+        assert_eq!(lines.len(), 200_000);
+        assert_eq!(lines[199_999], "199999.000 # 1500");
+    }
+}

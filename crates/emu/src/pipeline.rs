@@ -1,0 +1,257 @@
+//! One direction of the emulator without any I/O: delay line → (loss) →
+//! bottleneck queue → trace-driven link, run in time order up to "now".
+//! The event loop feeds it packets and writes what it hands back.
+use std::net::Ipv4Addr;
+use std::sync::Arc;
+
+use crate::clock::Micros;
+use crate::delay::DelayLine;
+use crate::link::{Link, OPPORTUNITY_BYTES};
+use crate::log::Log;
+use crate::loss::Loss;
+use crate::packet::{Packet, Pool};
+use crate::queue::{DropReason, Drops, Queue};
+use crate::stats::{bump, Counters};
+
+/// The largest packet the link carries (the TUN devices' MTU).
+pub const MTU: u32 = 1500;
+
+pub struct Pipeline {
+    pub pool: Pool,
+    delay: DelayLine,
+    loss: Loss,
+    queue: Box<dyn Queue>,
+    link: Link,
+    log: Option<Log>,
+    counters: Arc<Counters>,
+    drops: Drops,
+    /// Only IPv4 packets to this address go through (None: any packet).
+    expect_dst: Option<Ipv4Addr>,
+}
+
+impl Pipeline {
+    pub fn new(
+        delay: Micros,
+        loss: Loss,
+        queue: Box<dyn Queue>,
+        link: Link,
+        log: Option<Log>,
+        counters: Arc<Counters>,
+        pool: Pool,
+        expect_dst: Option<Ipv4Addr>,
+    ) -> Pipeline {
+        Pipeline {
+            pool,
+            delay: DelayLine::new(delay),
+            loss,
+            queue,
+            link,
+            log,
+            counters,
+            drops: Drops::with_capacity(1024),
+            expect_dst,
+        }
+    }
+
+    /// Takes a packet that entered the emulator at `now`. Packets that are
+    /// not IPv4 to the expected address are recycled and counted as foreign.
+    #[inline]
+    pub fn arrive(&mut self, mut p: Packet, now: Micros) {
+        if let Some(dst) = self.expect_dst {
+            let d = p.data();
+            if d.len() < 20 || d[0] >> 4 != 4 || d[16..20] != dst.octets() {
+                bump(&self.counters.foreign, 1);
+                self.pool.put(p.buf);
+                return;
+            }
+        }
+        p.arrival = now;
+        p.flow = 0;
+        self.delay.push(p);
+    }
+
+    /// Runs every event due by `now` in time order. A packet leaving the
+    /// delay line at the same µs as an opportunity misses it, as in Mahimahi.
+    /// Departing packets go to `out(packet, opportunity time)`.
+    #[inline]
+    pub fn advance(&mut self, now: Micros, out: &mut impl FnMut(Packet, Micros)) {
+        loop {
+            let opp = self.link.next_opportunity();
+            if let Some(r) = self.delay.next_release() {
+                if r <= now && opp.map_or(true, |o| r < o) {
+                    let p = self.delay.pop_due(now).expect("due packet");
+                    self.enter_queue(p);
+                    continue;
+                }
+            }
+            match opp {
+                Some(o) if o <= now => self.opportunity(out),
+                _ => break,
+            }
+        }
+        self.counters.queued.store(
+            (self.queue.packets() + self.link.busy() as usize) as u64,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+        if self.link.ended() {
+            self.counters.trace_ended.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// When `advance` next has work: a delay-line release, or an
+    /// opportunity with something to send. None: nothing pending.
+    pub fn next_deadline(&self) -> Option<Micros> {
+        let opp = if self.queue.packets() > 0 || self.link.busy() { self.link.next_opportunity() } else { None };
+        match (self.delay.next_release(), opp) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Packets inside the emulator (delay line, queue, link).
+    pub fn in_flight(&self) -> usize {
+        self.delay.len() + self.queue.packets() + self.link.busy() as usize
+    }
+
+    fn enter_queue(&mut self, mut p: Packet) {
+        let t = p.arrival;
+        bump(&self.counters.arrivals, 1);
+        bump(&self.counters.arrival_bytes, p.len as u64);
+        if let Some(log) = self.log.as_mut() {
+            p.flow = log.flow_id(p.data());
+            log.arrival(t, p.len, p.flow);
+        }
+        if p.len > MTU {
+            self.drops.push((p, DropReason::Oversize));
+        } else if self.loss.lose() {
+            self.drops.push((p, DropReason::Loss));
+        } else {
+            self.queue.enqueue(p, t, &mut self.drops);
+        }
+        self.recycle_drops(t);
+    }
+
+    /// A packet that could not enter the emulator (no buffer, or too large
+    /// to read): logged as arriving and dropped at once, at `now`.
+    pub fn drop_unqueued(&mut self, data: &[u8], len: u32, now: Micros, reason: DropReason) {
+        bump(&self.counters.arrivals, 1);
+        bump(&self.counters.arrival_bytes, len as u64);
+        self.counters.dropped(reason);
+        if let Some(log) = self.log.as_mut() {
+            let flow = log.flow_id(data);
+            log.arrival(now, len, flow);
+            log.drop(now, len, reason, flow);
+        }
+    }
+
+    fn opportunity(&mut self, out: &mut impl FnMut(Packet, Micros)) {
+        bump(&self.counters.opportunities, 1);
+        let Pipeline { queue, link, log, counters, drops, .. } = self;
+        if let Some(log) = log.as_mut() {
+            log.opportunity(link.next_opportunity().expect("opportunity"), OPPORTUNITY_BYTES);
+        }
+        let t = link.use_opportunity(&mut **queue, drops, |p, t| {
+            bump(&counters.departures, 1);
+            bump(&counters.departure_bytes, p.len as u64);
+            if let Some(log) = log.as_mut() {
+                log.departure(t, p.len, t - p.arrival, p.flow);
+            }
+            out(p, t);
+        });
+        self.recycle_drops(t);
+    }
+
+    fn recycle_drops(&mut self, t: Micros) {
+        for (p, reason) in self.drops.drain(..) {
+            self.counters.dropped(reason);
+            if let Some(log) = self.log.as_mut() {
+                log.drop(t, p.len, reason, p.flow);
+            }
+            self.pool.put(p.buf);
+        }
+    }
+
+    /// Flushes and closes the log.
+    pub fn finish(&mut self) -> anyhow::Result<()> {
+        match self.log.take() {
+            Some(log) => log.finish(),
+            None => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::BUF_SIZE;
+    use crate::queue::QueueSpec;
+    use crate::trace::{Cursor, Trace};
+    use std::path::Path;
+
+    fn pipeline(trace: &str, delay: Micros, queue: &str, loss: f64) -> (Pipeline, Arc<Counters>) {
+        let t = Trace::parse(Path::new("t"), trace).unwrap();
+        let counters = Arc::new(Counters::default());
+        let p = Pipeline::new(
+            delay,
+            Loss::new(loss, 1),
+            queue.parse::<QueueSpec>().unwrap().build(1),
+            Link::new(Cursor::new(&t, 0, false).unwrap(), 0),
+            None,
+            counters.clone(),
+            Pool::new(16, 1 << 16),
+            None,
+        );
+        (p, counters)
+    }
+
+    fn packet(pool: &mut Pool, len: u32) -> Packet {
+        let buf = pool.get().unwrap();
+        assert_eq!(buf.len(), BUF_SIZE);
+        Packet { buf, len, arrival: 0, flow: 0 }
+    }
+
+    #[test]
+    fn delay_then_queue_then_link() {
+        // One opportunity per ms; 10 ms delay: a packet in at 0.3 ms is
+        // queued at 10.3 ms and leaves at the 11 ms opportunity.
+        let (mut pl, c) = pipeline("1\n", 10_000, "infinite", 0.0);
+        let p = packet(&mut pl.pool, 1500);
+        pl.arrive(p, 300);
+        assert_eq!(pl.next_deadline(), Some(10_300));
+        let mut out = Vec::new();
+        pl.advance(10_300, &mut |p, t| out.push((p.len, t)));
+        assert!(out.is_empty());
+        assert_eq!(pl.next_deadline(), Some(11_000));
+        pl.advance(11_000, &mut |p, t| out.push((p.len, t)));
+        assert_eq!(out, vec![(1500, 11_000)]);
+        let s = c.snapshot();
+        assert_eq!((s.arrivals, s.departures, s.opportunities), (1, 1, 11));
+        assert_eq!(pl.next_deadline(), None);
+    }
+
+    #[test]
+    fn oversize_and_loss_are_dropped_and_counted() {
+        let (mut pl, c) = pipeline("1\n", 0, "infinite", 1.0);
+        let p = packet(&mut pl.pool, 1600);
+        pl.arrive(p, 0);
+        let p = packet(&mut pl.pool, 100);
+        pl.arrive(p, 0);
+        pl.advance(5_000, &mut |_, _| panic!("nothing departs"));
+        let s = c.snapshot();
+        assert_eq!((s.arrivals, s.drops.oversize, s.drops.loss, s.departures), (2, 1, 1, 0));
+        assert_eq!(pl.pool.in_use(), 0, "dropped buffers are recycled");
+    }
+
+    #[test]
+    fn a_late_caller_still_gets_trace_times() {
+        // Waking up 3.7 ms late: opportunities at 1, 2, 3 ms are used in order.
+        let (mut pl, _) = pipeline("1\n", 0, "infinite", 0.0);
+        for _ in 0..3 {
+            let p = packet(&mut pl.pool, 1500);
+            pl.arrive(p, 0);
+        }
+        let mut out = Vec::new();
+        pl.advance(3_700, &mut |_, t| out.push(t));
+        assert_eq!(out, vec![1_000, 2_000, 3_000]);
+    }
+}

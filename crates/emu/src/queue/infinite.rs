@@ -1,0 +1,48 @@
+//! An unbounded FIFO (Mahimahi's default): never drops.
+use super::{Drops, Fifo, Limit, Queue};
+use crate::clock::Micros;
+use crate::packet::Packet;
+
+#[derive(Debug)]
+pub struct Infinite(Fifo);
+
+impl Infinite {
+    pub fn new() -> Infinite {
+        Infinite(Fifo::new(Limit::default()))
+    }
+}
+
+impl Default for Infinite {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Queue for Infinite {
+    fn enqueue(&mut self, p: Packet, _now: Micros, _drops: &mut Drops) {
+        self.0.push(p);
+    }
+    fn dequeue(&mut self, _now: Micros, _drops: &mut Drops) -> Option<Packet> {
+        self.0.pop()
+    }
+    fn packets(&self) -> usize {
+        self.0.packets()
+    }
+    fn bytes(&self) -> usize {
+        self.0.bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::*;
+
+    #[test]
+    fn keeps_everything_in_order() {
+        let mut q = Infinite::new();
+        assert!(offer(&mut q, &[1500; 10_000], 0).is_empty());
+        assert_eq!(q.bytes(), 15_000_000);
+        assert_eq!(drain(&mut q, 0), (0..10_000).collect::<Vec<_>>());
+    }
+}

@@ -1,0 +1,140 @@
+//! Bottleneck queues: one discipline per type behind the [`Queue`] trait,
+//! and [`QueueSpec`], the parsed form of `droptail:packets=100` or of
+//! Mahimahi's split `--downlink-queue droptail --downlink-queue-args packets=100`.
+use std::collections::VecDeque;
+use std::fmt;
+
+use crate::clock::Micros;
+use crate::packet::Packet;
+
+mod codel;
+mod drophead;
+mod droptail;
+mod infinite;
+mod pie;
+mod spec;
+
+pub use codel::CoDel;
+pub use drophead::DropHead;
+pub use droptail::DropTail;
+pub use infinite::Infinite;
+pub use pie::Pie;
+pub use spec::{QueueKind, QueueSpec};
+
+/// Why a packet was dropped; the word is the log's `d` line reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DropReason {
+    Tail,
+    Head,
+    Codel,
+    Pie,
+    Loss,
+    Oversize,
+}
+
+impl DropReason {
+    pub const ALL: [DropReason; 6] =
+        [DropReason::Tail, DropReason::Head, DropReason::Codel, DropReason::Pie, DropReason::Loss, DropReason::Oversize];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DropReason::Tail => "tail",
+            DropReason::Head => "head",
+            DropReason::Codel => "codel",
+            DropReason::Pie => "pie",
+            DropReason::Loss => "loss",
+            DropReason::Oversize => "oversize",
+        }
+    }
+}
+
+impl fmt::Display for DropReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Packets a queue dropped during one call, for the caller to log and recycle.
+pub type Drops = Vec<(Packet, DropReason)>;
+
+/// A bottleneck queue discipline. `now` is the emulator clock in µs; a
+/// packet's `arrival` is when it entered this queue.
+pub trait Queue: Send {
+    /// Offers an arriving packet; whatever gets dropped (it, or packets
+    /// already queued) goes to `drops`.
+    fn enqueue(&mut self, p: Packet, now: Micros, drops: &mut Drops);
+    /// The next packet to send, or None when empty; AQM drops go to `drops`.
+    fn dequeue(&mut self, now: Micros, drops: &mut Drops) -> Option<Packet>;
+    fn packets(&self) -> usize;
+    fn bytes(&self) -> usize;
+}
+
+/// A size limit in bytes and/or packets (None = unlimited).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Limit {
+    pub bytes: Option<u64>,
+    pub packets: Option<u64>,
+}
+
+/// The FIFO every discipline is built on, with byte and packet counts.
+#[derive(Debug, Default)]
+pub struct Fifo {
+    q: VecDeque<Packet>,
+    bytes: usize,
+    pub limit: Limit,
+}
+
+impl Fifo {
+    pub fn new(limit: Limit) -> Fifo {
+        Fifo { q: VecDeque::with_capacity(4096), bytes: 0, limit }
+    }
+
+    /// Whether the queue would respect its limit with `extra` more bytes in one more packet.
+    #[inline]
+    pub fn fits(&self, extra: u32) -> bool {
+        self.limit.bytes.map_or(true, |b| (self.bytes + extra as usize) as u64 <= b)
+            && self.limit.packets.map_or(true, |n| (self.q.len() + 1) as u64 <= n)
+    }
+
+    #[inline]
+    pub fn push(&mut self, p: Packet) {
+        self.bytes += p.len as usize;
+        self.q.push_back(p);
+    }
+
+    #[inline]
+    pub fn pop(&mut self) -> Option<Packet> {
+        let p = self.q.pop_front()?;
+        self.bytes -= p.len as usize;
+        Some(p)
+    }
+
+    pub fn packets(&self) -> usize {
+        self.q.len()
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testutil {
+    use super::*;
+
+    /// Enqueues packets of the given sizes at time `now`, returning the drops' sizes and reasons.
+    pub fn offer(q: &mut dyn Queue, sizes: &[u32], now: Micros) -> Vec<(u32, DropReason)> {
+        let mut drops = Drops::new();
+        for (i, &s) in sizes.iter().enumerate() {
+            let mut p = Packet::bare(s, now);
+            p.flow = i as u32;
+            q.enqueue(p, now, &mut drops);
+        }
+        drops.into_iter().map(|(p, r)| (p.len, r)).collect()
+    }
+
+    pub fn drain(q: &mut dyn Queue, now: Micros) -> Vec<u32> {
+        let mut drops = Drops::new();
+        std::iter::from_fn(|| q.dequeue(now, &mut drops)).map(|p| p.flow).collect()
+    }
+}
