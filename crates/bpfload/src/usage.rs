@@ -44,14 +44,25 @@ impl BpfUse {
         if ccs.is_empty() {
             return Ok(BpfUse { lock: None });
         }
+        let missing = |ccs: &[&str]| -> Vec<String> {
+            ccs.iter()
+                .filter(|cc| crate::cc::spec(cc).map(|s| !crate::cc::is_loaded(s)).unwrap_or(true))
+                .map(|cc| cc.to_string())
+                .collect()
+        };
+        // Usually everything is loaded already (by `c2tcp load`, or by the
+        // bench this run is a child of, which holds the shared side): then
+        // sharing is all we need, and asking for sole ownership would wait
+        // for that parent forever.
+        let shared = BpfLock::shared()?;
+        if missing(ccs).is_empty() {
+            return Ok(BpfUse { lock: Some(shared) });
+        }
+        drop(shared);
         let lock = BpfLock::exclusive()?;
-        let missing: Vec<String> = ccs
-            .iter()
-            .filter(|cc| crate::cc::spec(cc).map(|s| !crate::cc::is_loaded(s)).unwrap_or(true))
-            .map(|cc| cc.to_string())
-            .collect();
-        if !missing.is_empty() {
-            for (cc, outcome) in crate::load(&missing, &LoadOptions::default())? {
+        let todo = missing(ccs);
+        if !todo.is_empty() {
+            for (cc, outcome) in crate::load(&todo, &LoadOptions::default())? {
                 if outcome == LoadOutcome::Loaded {
                     fs::create_dir_all(AUTOLOAD_DIR)?;
                     fs::write(mark(cc), std::process::id().to_string())?;
@@ -80,4 +91,22 @@ impl Drop for BpfUse {
             Err(e) => eprintln!("c2tcp: could not unload auto-loaded {}: {e:#}", marked.join(", ")),
         }
     }
+}
+
+/// After a crash: unloads what a dead run auto-loaded, when no run is using
+/// the registrations (the exclusive lock is free). Returns what it unloaded.
+pub fn cleanup_autoloaded() -> Result<Vec<String>> {
+    let marked: Vec<String> = fs::read_dir(AUTOLOAD_DIR)
+        .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    if marked.is_empty() {
+        return Ok(Vec::new());
+    }
+    let lock = BpfLock::shared()?;
+    if !lock.try_upgrade() {
+        anyhow::bail!("auto-loaded {} still in use by a running c2tcp run or bench; not unloading", marked.join(", "));
+    }
+    let done = crate::unload(&marked)?;
+    clear_marks(&[]);
+    Ok(done.into_iter().map(str::to_string).collect())
 }

@@ -36,6 +36,12 @@ enum Command {
     Trace(cmd::trace::Args),
     /// Remove what killed emulator runs left behind
     Cleanup(cmd::cleanup::Args),
+    /// Run a scenario (or one flow given by flags) through the emulator and measure it
+    Run(cmd::run::Args),
+    /// Run schemes x traces x parameters x repetitions, in parallel and resumable, then report
+    Bench(cmd::bench::Args),
+    /// Write the Markdown/HTML report, tables and plots of a bench or run directory
+    Report(cmd::report::Args),
     /// Sprout receiver: one flow over UDP, JSON summary on exit
     #[command(name = "sprout-recv", hide = true)]
     SproutRecv(cmd::sprout::RecvArgs),
@@ -54,6 +60,9 @@ fn main() -> ExitCode {
         Command::Emulate(a) => cmd::emulate::run(a),
         Command::Trace(a) => cmd::trace::run(a),
         Command::Cleanup(a) => cmd::cleanup::run(a),
+        Command::Run(a) => cmd::run::run(a),
+        Command::Bench(a) => cmd::bench::run(a),
+        Command::Report(a) => cmd::report::run(a),
         Command::SproutRecv(a) => cmd::sprout::recv(a),
         Command::SproutSend(a) => cmd::sprout::send(a),
     };

@@ -8,24 +8,27 @@
 //! missing one is (its directory is cleared first). Interrupting the bench
 //! lets running children mark themselves interrupted and clean up, and the
 //! same command later resumes where it stopped.
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
-use serde::{Deserialize, Serialize};
+use report::layout::{run_dir, RunInfo};
+pub use report::layout::RunStatus;
+use serde::Serialize;
 
 use crate::scenario::Scenario;
 
 /// One run of the matrix.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Job {
     pub trace: String,
     pub scheme: String,
-    /// `default`, or `<key>=<value>` for a swept parameter.
-    pub param: String,
+    /// The swept parameter of this run (empty when nothing is swept), as the
+    /// report wants it: numbers make sweep figures.
+    pub params: BTreeMap<String, serde_json::Value>,
     pub rep: u32,
     pub dir: PathBuf,
     /// The concrete scenario this run executes.
@@ -34,7 +37,8 @@ pub struct Job {
 
 impl Job {
     pub fn label(&self) -> String {
-        format!("{} {} {} rep{}", self.trace, self.scheme, self.param, self.rep)
+        let p = RunInfo::label_for(&self.params);
+        format!("{} {} {} rep{}", self.trace, self.scheme, if p.is_empty() { "default" } else { &p }, self.rep)
     }
 }
 
@@ -49,18 +53,26 @@ pub struct Plan {
     pub out: PathBuf,
 }
 
-/// A file-system-safe name for a trace, scheme or value.
-pub fn slug(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '=') { c } else { '_' })
-        .collect()
-}
-
-fn value_label(v: &toml::Value) -> String {
-    match v {
-        toml::Value::String(s) => s.clone(),
-        other => other.to_string(),
+/// How a swept value is named in run.json's params. A swept queue becomes
+/// its size (`buffer_bytes` / `buffer_packets`), the number the buffer-size
+/// figure plots; other values keep their key.
+pub fn param_of(key: &str, v: &toml::Value) -> (String, serde_json::Value) {
+    if key == "queue" {
+        if let Some(q) = v.as_str() {
+            for (arg, name) in [("bytes=", "buffer_bytes"), ("packets=", "buffer_packets")] {
+                if let Some(n) = q.split([':', ',']).find_map(|a| a.strip_prefix(arg)?.parse::<u64>().ok()) {
+                    return (name.to_string(), serde_json::json!(n));
+                }
+            }
+        }
     }
+    let json = match v {
+        toml::Value::Integer(i) => serde_json::json!(i),
+        toml::Value::Float(f) => serde_json::json!(f),
+        toml::Value::String(s) => serde_json::json!(s),
+        other => serde_json::json!(other.to_string()),
+    };
+    (key.to_string(), json)
 }
 
 fn uplink_sibling(trace: &Path) -> Option<String> {
@@ -84,7 +96,11 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
             .map(|t| {
                 let mut sc = plan.scenario.clone();
                 sc.link.downlink = t.display().to_string();
-                sc.link.uplink = uplink_sibling(t);
+                // A scenario's own uplink (e.g. the authors' constant 48
+                // Mbit/s) stays; otherwise the trace's `.up` sibling.
+                if plan.scenario.link.uplink.is_none() {
+                    sc.link.uplink = uplink_sibling(t);
+                }
                 let name = t.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
                 (name, sc)
             })
@@ -96,11 +112,16 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
         plan.schemes.iter().map(|s| Some(s.as_str())).collect()
     };
     // Only one swept key is supported at a time (a sweep is one figure).
-    let sweep: Vec<(String, Option<toml::Value>)> = match plan.scenario.sweep.iter().next() {
-        None => vec![("default".into(), None)],
-        Some((key, values)) => {
-            values.iter().map(|v| (format!("{key}={}", value_label(v)), Some(v.clone()))).collect()
-        }
+    type Point = (BTreeMap<String, serde_json::Value>, Option<toml::Value>);
+    let sweep: Vec<Point> = match plan.scenario.sweep.iter().next() {
+        None => vec![(BTreeMap::new(), None)],
+        Some((key, values)) => values
+            .iter()
+            .map(|v| {
+                let (k, j) = param_of(key, v);
+                (BTreeMap::from([(k, j)]), Some(v.clone()))
+            })
+            .collect(),
     };
     if plan.scenario.sweep.len() > 1 {
         anyhow::bail!("sweep: one swept key per scenario (found {})", plan.scenario.sweep.len());
@@ -121,9 +142,9 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
                 // A scheme that ignores the swept key runs once, not once per
                 // value (with_scheme dropped the key from its sweep).
                 let sweeps_this = !base.sweep.is_empty();
-                let single = [("default".to_string(), None)];
-                let values: &[(String, Option<toml::Value>)] = if sweeps_this { &sweep } else { &single };
-                for (param, value) in values {
+                let single: [Point; 1] = [(BTreeMap::new(), None)];
+                let values: &[Point] = if sweeps_this { &sweep } else { &single };
+                for (params, value) in values {
                     let concrete = match value {
                         Some(v) => {
                             let key = plan.scenario.sweep.keys().next().unwrap();
@@ -135,17 +156,11 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
                             b
                         }
                     };
-                    let dir = plan
-                        .out
-                        .join("runs")
-                        .join(slug(trace))
-                        .join(slug(&scheme_label))
-                        .join(slug(param))
-                        .join(format!("rep{rep}"));
+                    let dir = run_dir(&plan.out, trace, &scheme_label, &RunInfo::label_for(params), rep);
                     jobs.push(Job {
                         trace: trace.clone(),
                         scheme: scheme_label.clone(),
-                        param: param.clone(),
+                        params: params.clone(),
                         rep,
                         dir,
                         scenario: concrete,
@@ -157,20 +172,10 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
     Ok(jobs)
 }
 
-/// The status a run left in its `run.json`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RunStatus {
-    Running,
-    Done,
-    Interrupted,
-    Failed,
-}
-
+/// The status a run left in its `run.json` (a run in progress reads as
+/// interrupted until it finishes).
 pub fn status_of(dir: &Path) -> Option<RunStatus> {
-    let text = fs::read_to_string(dir.join("run.json")).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    serde_json::from_value(v.get("status")?.clone()).ok()
+    RunInfo::read(dir).ok().map(|i| i.status)
 }
 
 /// What happened to each job of a bench.
@@ -275,13 +280,17 @@ mod tests {
         let jobs = expand(&plan(tmp.path())).unwrap();
         // c2tcp: 2 sweep values; cubic takes no target_ms and runs once.
         assert_eq!(jobs.len(), 6);
-        let c2 = jobs.iter().find(|j| j.scheme == "c2tcp" && j.param == "target_ms=25" && j.rep == 1).unwrap();
+        let c2 = jobs
+            .iter()
+            .find(|j| j.scheme == "c2tcp" && j.params.get("target_ms") == Some(&serde_json::json!(25)) && j.rep == 1)
+            .unwrap();
         assert_eq!(c2.scenario.flows[0].param_f64("target_ms"), Some(25.0));
         assert!(c2.scenario.sweep.is_empty());
-        assert!(c2.dir.ends_with("runs/constant_12/c2tcp/target_ms=25/rep1"), "{}", c2.dir.display());
+        assert!(c2.dir.ends_with("runs/constant:12/c2tcp/target_ms=25/rep1"), "{}", c2.dir.display());
         let cubic: Vec<_> = jobs.iter().filter(|j| j.scheme == "cubic").collect();
         assert_eq!(cubic.len(), 2);
-        assert!(cubic.iter().all(|j| j.param == "default" && j.scenario.flows[0].params.is_empty()));
+        assert!(cubic.iter().all(|j| j.params.is_empty() && j.scenario.flows[0].params.is_empty()));
+        assert!(cubic[0].dir.ends_with("runs/constant:12/cubic/default/rep1"));
         // Repetition is the outer loop.
         assert!(jobs[..3].iter().all(|j| j.rep == 1));
     }
@@ -293,13 +302,19 @@ mod tests {
         // Pretend a previous bench finished job 0 and was interrupted in job 1.
         for (j, status) in [(&jobs[0], "done"), (&jobs[1], "interrupted")] {
             fs::create_dir_all(&j.dir).unwrap();
-            fs::write(j.dir.join("run.json"), format!("{{\"status\":\"{status}\"}}")).unwrap();
+            let mut info = RunInfo::started("t", &j.scheme, &j.trace, j.params.clone(), j.rep);
+            if status == "done" {
+                info.finished(None);
+            }
+            info.write(&j.dir).unwrap();
             fs::write(j.dir.join("leftover"), "x").unwrap();
         }
         let ran = Mutex::new(Vec::new());
         let run = |j: &Job| -> Result<RunStatus> {
             assert!(!j.dir.join("leftover").exists(), "an unfinished run's files must be cleared");
-            fs::write(j.dir.join("run.json"), "{\"status\":\"done\"}")?;
+            let mut info = RunInfo::started("t", &j.scheme, &j.trace, j.params.clone(), j.rep);
+            info.finished(None);
+            info.write(&j.dir)?;
             ran.lock().unwrap().push(j.label());
             Ok(RunStatus::Done)
         };
@@ -321,12 +336,20 @@ mod tests {
         let stop = AtomicBool::new(false);
         let run = |j: &Job| -> Result<RunStatus> {
             stop.store(true, Ordering::Relaxed);
-            fs::write(j.dir.join("run.json"), "{\"status\":\"interrupted\"}")?;
+            RunInfo::started("t", &j.scheme, &j.trace, j.params.clone(), j.rep).write(&j.dir)?;
             Ok(RunStatus::Interrupted)
         };
         let s = execute(jobs, 1, &stop, &run, &|_, _| {}).unwrap();
         assert!(s.interrupted);
         assert_eq!(s.done, 0);
+    }
+
+    #[test]
+    fn a_swept_queue_is_named_by_its_size() {
+        let q = |s: &str| param_of("queue", &toml::Value::String(s.into()));
+        assert_eq!(q("droptail:bytes=75000"), ("buffer_bytes".into(), serde_json::json!(75000)));
+        assert_eq!(q("codel:target=5,packets=100"), ("buffer_packets".into(), serde_json::json!(100)));
+        assert_eq!(param_of("target_ms", &toml::Value::Integer(25)), ("target_ms".into(), serde_json::json!(25)));
     }
 
     #[test]

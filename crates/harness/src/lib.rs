@@ -2,7 +2,10 @@
 //! congestion-control schemes can run in it (`scheme`), the traffic that
 //! drives them (`traffic`), and the runner that puts a server namespace, the
 //! emulator and a UE namespace together and measures the result.
+pub mod analysis;
 pub mod bench;
+pub mod flows;
+pub mod runner;
 pub mod scenario;
 pub mod scheme;
 pub mod traffic;

@@ -1,4 +1,6 @@
-//! `c2tcp cleanup`: removes what killed emulator runs left behind.
+//! `c2tcp cleanup`: removes what killed runs left behind: emulator
+//! processes, TUN devices, guard routes and slot locks, and congestion
+//! controls a run auto-loaded but could not unload.
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
@@ -10,9 +12,13 @@ pub fn run(_args: Args) -> Result<ExitCode> {
     if !nix::unistd::geteuid().is_root() {
         bail!("cleanup needs root (it removes network devices, routes and processes)");
     }
-    let removed = emu::topology::cleanup()?;
+    let mut removed = emu::topology::cleanup()?;
+    match bpfload::usage::cleanup_autoloaded() {
+        Ok(ccs) => removed.extend(ccs.into_iter().map(|cc| format!("auto-loaded congestion control {cc}"))),
+        Err(e) => eprintln!("c2tcp cleanup: {e:#}"),
+    }
     if removed.is_empty() {
-        println!("nothing to clean up: no emulator leftovers (processes, TUN devices, guard routes, slot locks)");
+        println!("nothing to clean up: no emulator leftovers (processes, TUN devices, guard routes, slot locks) and no auto-loaded congestion controls");
     }
     for r in &removed {
         println!("removed {r}");

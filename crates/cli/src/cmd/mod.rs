@@ -1,6 +1,10 @@
+pub mod bench;
 pub mod bpf;
 pub mod cleanup;
 pub mod doctor;
 pub mod emulate;
+pub mod interrupt;
+pub mod report;
+pub mod run;
 pub mod trace;
 pub mod sprout;

@@ -1,0 +1,287 @@
+//! `c2tcp bench`: a scenario over schemes × traces × swept values ×
+//! repetitions, `--jobs` at a time, each run a `c2tcp run` child in its own
+//! namespaces; resumable; ends with `c2tcp report`.
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use bpfload::usage::BpfUse;
+use harness::bench::{self, Job, Plan, RunStatus};
+use harness::scenario::{traces_dir, Scenario};
+use report::layout::RunInfo;
+
+use super::run::JobFile;
+
+/// The authors' set-up, used when no scenario is given.
+const DEFAULT_SCENARIO: &str = include_str!("../../../../scenarios/c2tcp-default.toml");
+const DEFAULT_SCHEMES: &str = "cubic,bbr,cubic-codel,c2tcp";
+
+#[derive(clap::Args)]
+#[command(after_help = "Without a scenario the bench runs the authors' set-up (scenarios/c2tcp-default.toml: \
+10 ms each way, 100-packet droptail, Target 50 ms) over every downlink trace in $C2TCP_TRACES/mahimahi. \
+Rerunning the same command resumes: finished runs are kept, unfinished ones redone. Ctrl-C stops cleanly.\n\n\
+Examples:\n  c2tcp bench --out bench-out --jobs 2\n  \
+c2tcp bench scenarios/target-sweep.toml --schemes c2tcp,cubic,cubic-codel --reference-label target_ms=50 --out sweep")]
+pub struct Args {
+    /// Scenario to run (default: the authors' set-up over every downlink trace)
+    scenario: Option<PathBuf>,
+    /// Schemes to compare, comma-separated [default: cubic,bbr,cubic-codel,c2tcp; with a scenario: its own]
+    #[arg(long, value_delimiter = ',')]
+    schemes: Vec<String>,
+    /// Downlink traces, comma-separated files or directories (their *.down); `all` = $C2TCP_TRACES/mahimahi
+    #[arg(long, value_delimiter = ',')]
+    traces: Vec<String>,
+    /// Repetitions of every run
+    #[arg(long, default_value_t = 1)]
+    reps: u32,
+    /// Runs at a time (each uses ~1 core at cellular rates)
+    #[arg(short, long, default_value_t = 1)]
+    jobs: usize,
+    /// Bench directory (runs/, report.md, ...)
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Override the scenario's run length, s
+    #[arg(long, value_name = "S")]
+    duration: Option<f64>,
+    /// Override the scenario's warm-up, s
+    #[arg(long, value_name = "S")]
+    warmup: Option<f64>,
+    /// Scheme the report normalises to (Table I)
+    #[arg(long, default_value = "c2tcp")]
+    reference: String,
+    /// Parameter label of the reference runs in a sweep, e.g. target_ms=50
+    #[arg(long)]
+    reference_label: Option<String>,
+    /// Base seed (rep N uses seed + N - 1)
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Skip the report at the end
+    #[arg(long)]
+    no_report: bool,
+}
+
+fn collect_traces(specs: &[String]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for spec in specs {
+        let path = if spec == "all" { traces_dir().join("mahimahi") } else { PathBuf::from(spec) };
+        if path.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(&path)
+                .with_context(|| format!("reading {}", path.display()))?
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "down"))
+                .collect();
+            if found.is_empty() {
+                bail!("--traces: no *.down trace in {}", path.display());
+            }
+            found.sort();
+            out.extend(found);
+        } else if path.is_file() {
+            out.push(path);
+        } else {
+            let resolved = harness::scenario::resolve_trace(spec, None)?;
+            out.push(resolved);
+        }
+    }
+    Ok(out)
+}
+
+pub fn run(a: Args) -> Result<ExitCode> {
+    bpfload::sys::require_root("c2tcp bench")?;
+    let interrupt = super::interrupt::install();
+    let (mut scenario, default_setup) = match &a.scenario {
+        Some(p) => (Scenario::load(p)?, false),
+        None => (Scenario::parse(DEFAULT_SCENARIO).context("the built-in authors' scenario")?, true),
+    };
+    if let Some(d) = a.duration {
+        scenario.link.duration_s = d;
+    }
+    if let Some(w) = a.warmup {
+        scenario.link.warmup_s = w;
+    }
+    scenario.validate()?;
+    let trace_specs = if a.traces.is_empty() && default_setup { vec!["all".to_string()] } else { a.traces.clone() };
+    let schemes = if a.schemes.is_empty() && default_setup {
+        DEFAULT_SCHEMES.split(',').map(str::to_string).collect()
+    } else {
+        a.schemes.clone()
+    };
+    for s in &schemes {
+        harness::scheme::lookup(s).context("--schemes")?;
+    }
+    let plan = Plan { scenario: scenario.clone(), traces: collect_traces(&trace_specs)?, schemes, reps: a.reps, out: a.out.clone() };
+    let jobs = bench::expand(&plan)?;
+    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let todo_s: f64 = jobs.iter().filter(|j| bench::status_of(&j.dir) != Some(RunStatus::Done)).map(job_seconds).sum();
+    eprintln!(
+        "c2tcp bench: {} runs ({} already done), ~{:.0} min of runs at {} at a time, into {}",
+        jobs.len(),
+        jobs.iter().filter(|j| bench::status_of(&j.dir) == Some(RunStatus::Done)).count(),
+        todo_s / 60.0 / a.jobs.max(1) as f64,
+        a.jobs.max(1),
+        a.out.display()
+    );
+
+    // Load what the schemes need once, for every child to share.
+    let mut ccs: Vec<&'static str> = Vec::new();
+    for j in &jobs {
+        for f in &j.scenario.flows {
+            if let Some(cc) = harness::scheme::lookup(&f.scheme)?.needs_bpf() {
+                if !ccs.contains(&cc) {
+                    ccs.push(cc);
+                }
+            }
+        }
+    }
+    let _bpf = BpfUse::acquire(&ccs)?;
+
+    let progress = Progress::new(&jobs, a.jobs.max(1));
+    let scenario_name = if scenario.name.is_empty() { "bench".to_string() } else { scenario.name.clone() };
+    let exe = std::env::current_exe().context("locating the c2tcp binary")?;
+    let run_job = |job: &Job| -> Result<RunStatus> {
+        progress.started(job);
+        let r = run_child(&exe, job, &scenario_name, a.seed + job.rep as u64 - 1, interrupt);
+        progress.finished(job);
+        r
+    };
+    let summary = bench::execute(jobs.clone(), a.jobs, interrupt, &run_job, &|_, _| {})?;
+    progress.done();
+
+    for (job, err) in &summary.failed {
+        eprintln!("c2tcp bench: failed: {job}: {err}");
+    }
+    if summary.interrupted {
+        eprintln!("c2tcp bench: interrupted; rerun the same command to resume ({} runs done)", summary.done + summary.skipped_done);
+        return Ok(ExitCode::from(130));
+    }
+    if !a.no_report {
+        let opts = report::ReportOptions {
+            reference_scheme: a.reference.clone(),
+            reference_label: a.reference_label.clone(),
+            ..Default::default()
+        };
+        let r = report::build(&a.out, &opts)?;
+        println!("{}", r.table_markdown);
+        for w in &r.warnings {
+            eprintln!("report: {w}");
+        }
+        println!("report: {}  (also {})", r.markdown.display(), r.html.display());
+    }
+    Ok(if summary.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+fn job_seconds(j: &Job) -> f64 {
+    j.scenario.link.duration_s + 1.0
+}
+
+/// Runs one job as a `c2tcp run` child and returns the status it recorded.
+fn run_child(exe: &Path, job: &Job, scenario_name: &str, seed: u64, interrupt: &AtomicBool) -> Result<RunStatus> {
+    let file = JobFile {
+        scenario: job.scenario.clone(),
+        scenario_name: scenario_name.to_string(),
+        scheme: job.scheme.clone(),
+        trace: job.trace.clone(),
+        params: job.params.clone(),
+        rep: job.rep,
+        seed,
+    };
+    let job_path = job.dir.join("job.json");
+    std::fs::write(&job_path, serde_json::to_string_pretty(&file)?)?;
+    let log = std::fs::File::create(job.dir.join("stderr.log"))?;
+    let mut child = Command::new(exe)
+        .arg("run")
+        .arg("--job")
+        .arg(&job_path)
+        .arg("--out")
+        .arg(&job.dir)
+        .arg("--quiet")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .context("starting c2tcp run")?;
+    let mut signalled = false;
+    loop {
+        if let Some(_status) = child.try_wait()? {
+            break;
+        }
+        if interrupt.load(Ordering::Relaxed) && !signalled {
+            // Ctrl-C reaches the whole process group anyway; SIGTERM to
+            // the bench alone must reach the children too.
+            // SAFETY: kill(2) on our own child.
+            unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+            signalled = true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    match RunInfo::read(&job.dir) {
+        Ok(info) => match (info.status, info.error) {
+            (RunStatus::Failed, Some(e)) => bail!("{e}"),
+            (status, _) => Ok(status),
+        },
+        Err(_) => {
+            let err = std::fs::read_to_string(job.dir.join("stderr.log")).unwrap_or_default();
+            bail!("the run left no run.json: {}", err.trim())
+        }
+    }
+}
+
+/// One bar for the whole bench, advanced by the seconds of run time done
+/// (finished runs plus the running runs' elapsed time), so its ETA is real.
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    state: Mutex<(f64, HashMap<PathBuf, Instant>, usize)>,
+    total_runs: usize,
+}
+
+impl Progress {
+    fn new(jobs: &[Job], parallel: usize) -> Progress {
+        let todo: Vec<&Job> = jobs.iter().filter(|j| bench::status_of(&j.dir) != Some(RunStatus::Done)).collect();
+        let total_s: f64 = todo.iter().map(|j| job_seconds(j)).sum::<f64>() / parallel as f64;
+        let bar = super::run::progress_bar(total_s, false);
+        Progress { bar, state: Mutex::new((0.0, HashMap::new(), 0)), total_runs: todo.len() }
+    }
+
+    fn started(&self, job: &Job) {
+        self.state.lock().unwrap().1.insert(job.dir.clone(), Instant::now());
+        self.refresh(Some(job));
+    }
+
+    fn finished(&self, job: &Job) {
+        {
+            let mut s = self.state.lock().unwrap();
+            s.1.remove(&job.dir);
+            s.0 += job_seconds(job);
+            s.2 += 1;
+        }
+        self.refresh(None);
+    }
+
+    fn refresh(&self, starting: Option<&Job>) {
+        let Some(bar) = &self.bar else {
+            if let Some(j) = starting {
+                eprintln!("c2tcp bench: running {}", j.label());
+            }
+            return;
+        };
+        let s = self.state.lock().unwrap();
+        let running: f64 = s.1.values().map(|t| t.elapsed().as_secs_f64()).sum();
+        let parallel = s.1.len().max(1) as f64;
+        bar.set_position(((s.0 + running) / parallel.max(1.0) * 10.0) as u64);
+        let msg = match starting {
+            Some(j) => format!("{}/{} done; {}", s.2, self.total_runs, j.label()),
+            None => format!("{}/{} done", s.2, self.total_runs),
+        };
+        bar.set_message(msg);
+    }
+
+    fn done(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,275 @@
+//! `c2tcp run`: one scenario, or one flow described by flags, through the
+//! emulator between a server namespace and a UE namespace; writes the run's
+//! logs, metrics, time series and a report into `--out`.
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use harness::bench::RunStatus;
+use harness::runner::{self, Identity, RunOptions};
+use harness::scenario::{Flow, Link, Scenario};
+use indicatif::{ProgressBar, ProgressStyle};
+
+#[derive(clap::Args)]
+#[command(after_help = "Examples:\n  \
+c2tcp run --scheme c2tcp --target 50 --downlink ../shared/traces/mahimahi/TMobile-LTE-driving.down --out out/c2tcp\n  \
+c2tcp run scenarios/c2tcp-default.toml --scheme cubic --out out/cubic\n\n\
+Queues: droptail:packets=100, droptail:bytes=150000, drophead:..., codel:target=5,interval=100,packets=100, \
+pie:qdelay_ref=15,max_burst=150,packets=100, infinite. Traces: a Mahimahi file (looked up as given, then in \
+$C2TCP_TRACES and $C2TCP_TRACES/mahimahi) or constant:MBPS. Flags given with a scenario override it.")]
+pub struct Args {
+    /// A scenario (TOML, see scenarios/); without one, the flags describe a single flow
+    scenario: Option<PathBuf>,
+    /// Scheme of the flow (replaces every flow's scheme in a scenario); see --list-schemes
+    #[arg(long)]
+    scheme: Option<String>,
+    /// C2TCP's Target, ms
+    #[arg(long, value_name = "MS")]
+    target: Option<f64>,
+    /// Downlink trace (server -> UE)
+    #[arg(long, value_name = "TRACE")]
+    downlink: Option<String>,
+    /// Uplink trace; default: the .up sibling of a .down trace, else constant 48 Mbit/s
+    #[arg(long, value_name = "TRACE")]
+    uplink: Option<String>,
+    /// One-way propagation delay each way, ms [default: 10]
+    #[arg(long, value_name = "MS")]
+    delay: Option<f64>,
+    /// Queue of both directions, QUEUE[:ARGS] [default: droptail:packets=100]
+    #[arg(long, value_name = "QUEUE")]
+    queue: Option<String>,
+    /// Run length, s [default: 60]
+    #[arg(long, value_name = "S")]
+    duration: Option<f64>,
+    /// Seconds at the start not measured [default: 0]
+    #[arg(long, value_name = "S")]
+    warmup: Option<f64>,
+    /// Output directory
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Seed of the emulator's random loss and PIE
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// No progress bar or summary
+    #[arg(short, long)]
+    quiet: bool,
+    /// List the schemes and their parameters, then exit
+    #[arg(long)]
+    list_schemes: bool,
+    /// (internal) a job file written by `c2tcp bench`
+    #[arg(long, hide = true, value_name = "FILE")]
+    job: Option<PathBuf>,
+}
+
+/// What `c2tcp bench` hands a child `c2tcp run`.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct JobFile {
+    pub scenario: Scenario,
+    pub scenario_name: String,
+    pub scheme: String,
+    pub trace: String,
+    pub params: std::collections::BTreeMap<String, serde_json::Value>,
+    pub rep: u32,
+    pub seed: u64,
+}
+
+fn list_schemes() {
+    for name in harness::scheme::names() {
+        let Ok(s) = harness::scheme::lookup(if name == "iperf3:<cc>" { "iperf3:cubic" } else { &name }) else { continue };
+        println!("{name:<14} {}", s.summary);
+        for k in s.knobs {
+            println!("{:<14}   {} ({}..{}): {}", "", k.name, k.min, k.max, k.about);
+        }
+    }
+}
+
+/// The scenario from the file and/or the flags.
+fn scenario_of(a: &Args) -> Result<Scenario> {
+    let mut sc = match &a.scenario {
+        Some(path) => Scenario::load(path)?,
+        None => {
+            let Some(downlink) = a.downlink.clone() else {
+                bail!("give a scenario file, or at least --downlink TRACE (e.g. constant:12)");
+            };
+            let scheme = a.scheme.clone().unwrap_or_else(|| "c2tcp".into());
+            let mut params = std::collections::BTreeMap::new();
+            if let Some(t) = a.target {
+                if harness::scheme::lookup(&scheme)?.takes("target_ms") {
+                    params.insert("target_ms".to_string(), toml::Value::Float(t));
+                } else {
+                    bail!("--target: scheme `{scheme}` takes no Target");
+                }
+            }
+            Scenario {
+                name: "run".into(),
+                description: String::new(),
+                link: Link {
+                    downlink,
+                    uplink: None,
+                    delay_ms: 10.0,
+                    queue: "droptail:packets=100".into(),
+                    downlink_queue: None,
+                    uplink_queue: None,
+                    loss: 0.0,
+                    downlink_loss: None,
+                    uplink_loss: None,
+                    trace_offset_s: 0.0,
+                    duration_s: 60.0,
+                    warmup_s: 0.0,
+                },
+                flows: vec![Flow {
+                    scheme,
+                    start_s: 0.0,
+                    duration_s: None,
+                    size_bytes: None,
+                    direction: Default::default(),
+                    label: None,
+                    keep_scheme: false,
+                    params,
+                }],
+                sweep: Default::default(),
+            }
+        }
+    };
+    if a.scenario.is_some() {
+        if let Some(s) = &a.scheme {
+            sc = sc.with_scheme(s)?;
+        }
+        if let Some(d) = &a.downlink {
+            sc.link.downlink = d.clone();
+        }
+        if let Some(t) = a.target {
+            for f in &mut sc.flows {
+                if harness::scheme::lookup(&f.scheme)?.takes("target_ms") {
+                    f.params.insert("target_ms".into(), toml::Value::Float(t));
+                }
+            }
+        }
+    }
+    if let Some(u) = &a.uplink {
+        sc.link.uplink = Some(u.clone());
+    }
+    if let Some(d) = a.delay {
+        sc.link.delay_ms = d;
+    }
+    if let Some(q) = &a.queue {
+        sc.link.queue = q.clone();
+        sc.link.downlink_queue = None;
+        sc.link.uplink_queue = None;
+    }
+    if let Some(d) = a.duration {
+        sc.link.duration_s = d;
+    }
+    if let Some(w) = a.warmup {
+        sc.link.warmup_s = w;
+    }
+    // Queue specs are checked here so a typo fails before any set-up.
+    for (field, q) in [("queue (downlink)", sc.link.downlink_queue()), ("queue (uplink)", sc.link.uplink_queue())] {
+        q.parse::<emu::QueueSpec>().with_context(|| format!("{field}: `{q}`"))?;
+    }
+    sc.validate()?;
+    Ok(sc)
+}
+
+pub fn progress_bar(total_s: f64, quiet: bool) -> Option<ProgressBar> {
+    if quiet || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let pb = ProgressBar::new((total_s * 10.0) as u64);
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} {msg} [{bar:40}] {elapsed_precise} / ETA {eta}")
+            .unwrap()
+            .progress_chars("=> "),
+    );
+    pb.enable_steady_tick(Duration::from_millis(200));
+    Some(pb)
+}
+
+pub fn run(a: Args) -> Result<ExitCode> {
+    if a.list_schemes {
+        list_schemes();
+        return Ok(ExitCode::SUCCESS);
+    }
+    bpfload::sys::require_root("c2tcp run")?;
+    let interrupt = super::interrupt::install();
+    let (sc, identity, seed, scenario_dir) = match &a.job {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+            let job: JobFile = serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+            let id = Identity {
+                scenario: job.scenario_name,
+                scheme: job.scheme,
+                trace: job.trace,
+                params: job.params,
+                rep: job.rep,
+            };
+            (job.scenario, Some(id), job.seed, None)
+        }
+        None => {
+            let sc = scenario_of(&a)?;
+            let dir = a.scenario.as_deref().and_then(Path::parent).map(Path::to_path_buf);
+            (sc, None, a.seed, dir)
+        }
+    };
+    let Some(out) = a.out.clone() else { bail!("--out DIR is required") };
+    let mut opts = RunOptions::new(&out);
+    opts.seed = seed;
+    opts.scenario_dir = scenario_dir;
+    opts.identity = identity;
+    let pb = progress_bar(sc.link.duration_s, a.quiet);
+    if let Some(pb) = &pb {
+        pb.set_message(format!("{} ", Identity::of(&sc).scheme));
+        let pb = pb.clone();
+        opts.progress = Some(Arc::new(move |done, _total| pb.set_position((done * 10.0) as u64)));
+    }
+    let status = runner::run(&sc, &opts, interrupt);
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
+    let status = status?;
+    if a.job.is_none() {
+        let rep = report::build(&out, &report::ReportOptions::default());
+        if !a.quiet {
+            summarize(&out, status);
+            match rep {
+                Ok(r) => println!("report: {}", r.markdown.display()),
+                Err(e) => eprintln!("c2tcp: the report could not be written: {e:#}"),
+            }
+        }
+    }
+    Ok(match status {
+        RunStatus::Done => ExitCode::SUCCESS,
+        RunStatus::Interrupted => {
+            eprintln!("c2tcp run: interrupted; partial results kept in {}", out.display());
+            ExitCode::from(130)
+        }
+        RunStatus::Failed => ExitCode::FAILURE,
+    })
+}
+
+/// Prints the run's headline figures.
+fn summarize(out: &Path, status: RunStatus) {
+    let Ok(a) = metrics::Analysis::read_dir(out) else { return };
+    let f = |v: Option<f64>| v.map(|x| format!("{x:.1}")).unwrap_or_else(|| "-".into());
+    println!("{status:?}: {}", out.display());
+    println!(
+        "{:<24} {:>10} {:>8} {:>10} {:>10} {:>9} {:>8}",
+        "flow", "Mbit/s", "util", "avg q ms", "p95 q ms", "RTT ms", "FCT s"
+    );
+    let rows = a.flows.iter().map(|fl| (fl.name.clone(), &fl.metrics)).chain([("all".to_string(), &a.aggregate)]);
+    for (name, m) in rows {
+        println!(
+            "{:<24} {:>10.2} {:>8} {:>10} {:>10} {:>9} {:>8}",
+            name,
+            m.throughput_mbps,
+            m.utilization.map(|u| format!("{u:.2}")).unwrap_or_else(|| "-".into()),
+            f(m.avg_queue_delay_ms),
+            f(m.p95_queue_delay_ms),
+            f(m.avg_rtt_ms),
+            m.fct_s.map(|x| format!("{x:.2}")).unwrap_or_else(|| "-".into()),
+        );
+    }
+}

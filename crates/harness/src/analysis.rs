@@ -1,0 +1,103 @@
+//! After a run: the emulator's logs through the metrics crate, joined with
+//! what only the endpoints know, into the results layout
+//! (`docs/results-layout.md`): `metrics.json`, `timeseries.csv`,
+//! `delay_cdf.csv` and `flows.csv`.
+//!
+//! Each scenario flow is one labelled group, matched by its port (flow i uses
+//! port BASE_PORT + i at one end, data and ACKs alike). A flow's data is
+//! measured on the log of its direction; its ACKs on the other log give the
+//! reverse half of its round-trip time.
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use metrics::{Analysis, AnalysisConfig, FlowGroup, FlowMatch};
+
+use crate::flows::FlowOutcome;
+use crate::scenario::{Direction, Scenario};
+
+fn config(sc: &Scenario, outcomes: &[&FlowOutcome]) -> AnalysisConfig {
+    let groups: Vec<FlowGroup> = outcomes
+        .iter()
+        .map(|o| FlowGroup { label: o.label.clone(), members: vec![FlowMatch::port(o.port)] })
+        .collect();
+    AnalysisConfig {
+        warmup_s: sc.link.warmup_s,
+        duration_s: Some(sc.link.duration_s - sc.link.warmup_s),
+        select: groups.iter().flat_map(|g| g.members.clone()).collect(),
+        groups,
+        ..Default::default()
+    }
+}
+
+/// Analyses one direction's flows: data on `data_log`, ACKs on `ack_log`.
+fn analyze_direction(sc: &Scenario, data_log: &Path, ack_log: &Path, outcomes: &[&FlowOutcome]) -> Result<Analysis> {
+    let cfg = config(sc, outcomes);
+    let mut a = metrics::analyze(data_log, &cfg).with_context(|| format!("analysing {}", data_log.display()))?;
+    let acks = metrics::analyze(ack_log, &cfg).with_context(|| format!("analysing {}", ack_log.display()))?;
+    for o in outcomes {
+        let ack_delay = acks.flows.iter().find(|f| f.name == o.label).and_then(|f| f.metrics.avg_delay_ms);
+        if let Some(f) = a.flow_mut(&o.label) {
+            f.metrics.fct_s = o.fct_s;
+            f.metrics.retransmits = Some(o.retransmits as u64);
+            f.metrics.avg_rtt_ms = f.metrics.avg_delay_ms.zip(ack_delay).map(|(d, r)| d + r);
+        }
+    }
+    a.aggregate.avg_rtt_ms = a.aggregate.avg_delay_ms.zip(acks.aggregate.avg_delay_ms).map(|(d, r)| d + r);
+    a.aggregate.retransmits = Some(outcomes.iter().map(|o| o.retransmits as u64).sum());
+    Ok(a)
+}
+
+/// Writes the run's analysis into `out`; returns the downlink analysis
+/// (or the uplink one when every flow is an uplink flow).
+pub fn analyze(sc: &Scenario, out: &Path, outcomes: &[FlowOutcome]) -> Result<Analysis> {
+    let (down_log, up_log) = (out.join("downlink.log"), out.join("uplink.log"));
+    let down: Vec<&FlowOutcome> = outcomes.iter().filter(|o| o.direction == Direction::Downlink.to_string()).collect();
+    let up: Vec<&FlowOutcome> = outcomes.iter().filter(|o| o.direction == Direction::Uplink.to_string()).collect();
+    let main = if !down.is_empty() {
+        let a = analyze_direction(sc, &down_log, &up_log, &down)?;
+        if !up.is_empty() {
+            // Uplink flows beside downlink ones: their own analysis, aside.
+            analyze_direction(sc, &up_log, &down_log, &up)?.write_dir(&out.join("uplink"))?;
+        }
+        a
+    } else {
+        analyze_direction(sc, &up_log, &down_log, &up)?
+    };
+    main.write_dir(out)?;
+    write_flows_csv(out, outcomes, &main)?;
+    Ok(main)
+}
+
+/// `flows.csv`: one row per scenario flow, endpoint counts beside metrics.
+fn write_flows_csv(out: &Path, outcomes: &[FlowOutcome], a: &Analysis) -> Result<()> {
+    let mut w = csv::Writer::from_path(out.join("flows.csv"))?;
+    w.write_record([
+        "flow", "label", "scheme", "direction", "start_s", "size_bytes", "bytes_sent", "bytes_received",
+        "throughput_mbps", "avg_queue_delay_ms", "p95_queue_delay_ms", "avg_rtt_ms", "loss_rate", "fct_s",
+        "retransmits", "error",
+    ])?;
+    let num = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
+    for o in outcomes {
+        let m = a.flows.iter().find(|f| f.name == o.label).map(|f| &f.metrics);
+        w.write_record([
+            o.index.to_string(),
+            o.label.clone(),
+            o.scheme.clone(),
+            o.direction.clone(),
+            format!("{:.3}", o.start_s),
+            o.size_bytes.map(|s| s.to_string()).unwrap_or_default(),
+            o.bytes_sent.to_string(),
+            o.bytes_received.to_string(),
+            num(m.map(|m| m.throughput_mbps)),
+            num(m.and_then(|m| m.avg_queue_delay_ms)),
+            num(m.and_then(|m| m.p95_queue_delay_ms)),
+            num(m.and_then(|m| m.avg_rtt_ms)),
+            num(m.and_then(|m| m.loss_rate)),
+            num(o.fct_s),
+            o.retransmits.to_string(),
+            o.error.clone().unwrap_or_default(),
+        ])?;
+    }
+    w.flush()?;
+    Ok(())
+}

@@ -1,0 +1,360 @@
+//! One run of a scenario: a server namespace and a UE namespace, the emulator
+//! between them, the flows, and the files that describe what happened.
+//!
+//! ```text
+//!  server netns ──TUN── emulator (this process) ──TUN── UE netns
+//!  senders (downlink)   delay → queue → trace link    receivers (downlink)
+//! ```
+//!
+//! Both namespaces are anonymous and have no route to any real interface, so
+//! nothing leaves the machine, and they vanish with this process. The run
+//! writes into its directory: `run.json` (status first `running`, then
+//! `done`, `interrupted` or `failed`), the emulator's Mahimahi-format
+//! `downlink.log` / `uplink.log`, `flows.json`, `tcpinfo.csv` (per-flow
+//! TCP_INFO / C2TCP_INFO samples) and the analysis (`metrics.json`, ...).
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use bpfload::usage::BpfUse;
+use emu::{DirectionConfig, Emulator, EmulatorConfig, Trace};
+use netns::Netns;
+use serde::Serialize;
+
+use report::layout::{RunInfo, RunStatus};
+
+use crate::flows::{self, FlowOutcome};
+use crate::scenario::{resolve_trace, Scenario};
+use crate::scheme;
+
+/// How a run executes, beside its scenario.
+#[derive(Clone)]
+pub struct RunOptions {
+    pub out: PathBuf,
+    /// Directory of the scenario file, for relative trace paths.
+    pub scenario_dir: Option<PathBuf>,
+    /// Seeds the emulator's random loss and PIE.
+    pub seed: u64,
+    /// TCP_INFO sampling period of the senders.
+    pub sample_every: Duration,
+    /// Called about once a second with the elapsed and total seconds.
+    pub progress: Option<Arc<dyn Fn(f64, f64) + Send + Sync>>,
+    /// How run.json names this run (a bench sets it; `c2tcp run` derives it).
+    pub identity: Option<Identity>,
+}
+
+/// A run's place in a bench: what the report groups and normalises by.
+#[derive(Debug, Clone)]
+pub struct Identity {
+    pub scenario: String,
+    pub scheme: String,
+    pub trace: String,
+    pub params: BTreeMap<String, serde_json::Value>,
+    pub rep: u32,
+}
+
+impl Identity {
+    /// For a lone run: the scenario's name, its flows' schemes, its trace.
+    pub fn of(sc: &Scenario) -> Identity {
+        let mut schemes: Vec<&str> = sc.flows.iter().map(|f| f.scheme.as_str()).collect();
+        schemes.dedup();
+        let trace = Path::new(&sc.link.downlink)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| sc.link.downlink.clone());
+        Identity {
+            scenario: if sc.name.is_empty() { "run".into() } else { sc.name.clone() },
+            scheme: schemes.join("+"),
+            trace,
+            params: BTreeMap::new(),
+            rep: 1,
+        }
+    }
+}
+
+impl RunOptions {
+    pub fn new(out: &Path) -> RunOptions {
+        RunOptions {
+            out: out.to_path_buf(),
+            scenario_dir: None,
+            seed: 1,
+            sample_every: Duration::from_millis(100),
+            progress: None,
+            identity: None,
+        }
+    }
+}
+
+/// `setup.json`: what the run resolved its scenario to, and what the
+/// emulator counted.
+#[derive(Serialize)]
+struct Setup<'a> {
+    scenario: &'a Scenario,
+    seed: u64,
+    downlink_trace: String,
+    uplink_trace: String,
+    downlink_queue: String,
+    uplink_queue: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    emulator: Option<emu::EmulatorStats>,
+}
+
+/// The link of a run once every default and scheme override is applied.
+pub struct ResolvedLink {
+    pub downlink: Trace,
+    pub uplink: Trace,
+    pub downlink_name: String,
+    pub uplink_name: String,
+    pub downlink_queue: String,
+    pub uplink_queue: String,
+}
+
+/// `constant:MBPS`, or a trace file found by [`resolve_trace`].
+fn load_trace(spec: &str, scenario_dir: Option<&Path>) -> Result<(Trace, String)> {
+    if let Some(mbps) = spec.strip_prefix("constant:") {
+        let mbps: f64 = mbps.parse().with_context(|| format!("`{spec}`: constant:<Mbit/s> needs a number"))?;
+        // One second of opportunities; the trace loops.
+        let opportunities = emu::synth::constant(mbps, 1000).with_context(|| format!("`{spec}`"))?;
+        return Ok((Trace { path: PathBuf::from(spec), opportunities }, spec.to_string()));
+    }
+    let path = resolve_trace(spec, scenario_dir)?;
+    Ok((Trace::load(&path)?, path.display().to_string()))
+}
+
+pub fn resolve_link(sc: &Scenario, scenario_dir: Option<&Path>) -> Result<ResolvedLink> {
+    let l = &sc.link;
+    let (downlink, downlink_name) = load_trace(&l.downlink, scenario_dir).context("link.downlink")?;
+    let uplink_spec = match &l.uplink {
+        Some(u) => u.clone(),
+        None => {
+            // The `.up` sibling of a `.down` trace, else the authors' wired48.
+            let sibling = downlink_name.strip_suffix(".down").map(|s| format!("{s}.up"));
+            match sibling {
+                Some(s) if Path::new(&s).is_file() => s,
+                _ => "constant:48".to_string(),
+            }
+        }
+    };
+    let (uplink, uplink_name) = load_trace(&uplink_spec, scenario_dir).context("link.uplink")?;
+    // An AQM scheme puts its discipline on both bottleneck queues.
+    let mut overrides = sc.flows.iter().filter_map(|f| {
+        scheme::lookup(&f.scheme).ok().and_then(|s| {
+            let down = s.queue_override(l.downlink_queue(), &f.params)?;
+            let up = s.queue_override(l.uplink_queue(), &f.params)?;
+            Some((f.scheme.clone(), down, up))
+        })
+    });
+    let (downlink_queue, uplink_queue) = match overrides.next() {
+        None => (l.downlink_queue().to_string(), l.uplink_queue().to_string()),
+        Some((name, down, up)) => {
+            if let Some((other, d2, _)) = overrides.next() {
+                if d2 != down {
+                    bail!("flows: `{name}` and `{other}` want different queues on the one bottleneck");
+                }
+            }
+            (down, up)
+        }
+    };
+    Ok(ResolvedLink { downlink, uplink, downlink_name, uplink_name, downlink_queue, uplink_queue })
+}
+
+fn write_json(path: &Path, v: &impl Serialize) -> Result<()> {
+    let mut f = fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    serde_json::to_writer_pretty(&mut f, v)?;
+    f.write_all(b"\n")?;
+    Ok(())
+}
+
+/// Runs the scenario into `opts.out`. Returns Done, or Interrupted when
+/// `interrupt` was raised before the end (the partial results are kept and
+/// analysed); a failure is recorded in run.json and returned as the error.
+pub fn run(sc: &Scenario, opts: &RunOptions, interrupt: &AtomicBool) -> Result<RunStatus> {
+    fs::create_dir_all(&opts.out).with_context(|| format!("creating {}", opts.out.display()))?;
+    let id = opts.identity.clone().unwrap_or_else(|| Identity::of(sc));
+    let mut info = RunInfo::started(&id.scenario, &id.scheme, &id.trace, id.params.clone(), id.rep);
+    info.seed = Some(opts.seed);
+    info.write(&opts.out)?; // "interrupted" until it finishes
+
+    let result = sc.validate().and_then(|()| {
+        let link = resolve_link(sc, opts.scenario_dir.as_deref())?;
+        let mut setup = Setup {
+            scenario: sc,
+            seed: opts.seed,
+            downlink_trace: link.downlink_name.clone(),
+            uplink_trace: link.uplink_name.clone(),
+            downlink_queue: link.downlink_queue.clone(),
+            uplink_queue: link.uplink_queue.clone(),
+            emulator: None,
+        };
+        let r = execute(sc, opts, &link, interrupt, &mut setup);
+        write_json(&opts.out.join("setup.json"), &setup)?;
+        r
+    });
+    let interrupted = interrupt.load(Ordering::Relaxed);
+    match &result {
+        Ok(()) if interrupted => {} // stays "interrupted", partial results kept
+        Ok(()) => info.finished(None),
+        Err(_) if interrupted => {}
+        Err(e) => info.finished(Some(format!("{e:#}"))),
+    }
+    if interrupted {
+        info.error = Some("interrupted before the end; partial results".into());
+    }
+    info.write(&opts.out)?;
+    result.map(|()| info.status)
+}
+
+/// `interrupt` is the outside world's stop request (Ctrl-C, SIGTERM); the
+/// flows have their own flag, raised when the run's time is up or it is
+/// interrupted.
+fn execute(
+    sc: &Scenario,
+    opts: &RunOptions,
+    link: &ResolvedLink,
+    interrupt: &AtomicBool,
+    setup: &mut Setup<'_>,
+) -> Result<()> {
+    let stop = Arc::new(AtomicBool::new(false));
+    // BPF congestion controls the flows need stay loaded while we run.
+    let mut needed: Vec<&str> = Vec::new();
+    for f in &sc.flows {
+        if let Some(cc) = scheme::lookup(&f.scheme)?.needs_bpf() {
+            if !needed.contains(&cc) {
+                needed.push(cc);
+            }
+        }
+    }
+    let _bpf = BpfUse::acquire(&needed)?;
+
+    let server = Netns::new("server")?;
+    let ue = Netns::new("ue")?;
+    let mut down = DirectionConfig::new(link.downlink.clone());
+    down.queue = link.downlink_queue.parse().context("downlink queue")?;
+    down.loss = sc.link.downlink_loss();
+    down.log = Some(opts.out.join("downlink.log"));
+    let mut up = DirectionConfig::new(link.uplink.clone());
+    up.queue = link.uplink_queue.parse().context("uplink queue")?;
+    up.loss = sc.link.uplink_loss();
+    up.log = Some(opts.out.join("uplink.log"));
+    let mut cfg = EmulatorConfig::new(down, up);
+    cfg.delay_us = (sc.link.delay_ms * 1000.0).round() as u64;
+    cfg.trace_offset_ms = (sc.link.trace_offset_s * 1000.0).round() as u64;
+    cfg.seed = opts.seed;
+    let emulator = Emulator::start(cfg, &server, &ue)?;
+
+    let run_start = Instant::now();
+    let run_end = run_start + Duration::from_secs_f64(sc.link.duration_s);
+    let ctx = flows::RunCtx {
+        server: &server,
+        ue: &ue,
+        server_addr: emulator.outside_addr(),
+        ue_addr: emulator.inside_addr(),
+        run_start,
+        run_end,
+        stop: stop.clone(),
+        out: &opts.out,
+        sample_every: opts.sample_every,
+    };
+    // Flows start in order of their start times (iperf3 waits for its own).
+    let mut order: Vec<usize> = (0..sc.flows.len()).collect();
+    order.sort_by(|a, b| sc.flows[*a].start_s.total_cmp(&sc.flows[*b].start_s));
+    let mut running = Vec::new();
+    let mut start_error = None;
+    for i in order {
+        if interrupt.load(Ordering::Relaxed) {
+            break;
+        }
+        match flows::start(&ctx, i, &sc.flows[i]) {
+            Ok(f) => running.push(f),
+            Err(e) => {
+                start_error = Some(e.context(format!("starting flow {i} ({})", sc.flows[i].scheme)));
+                break;
+            }
+        }
+    }
+    if start_error.is_none() {
+        wait_until(run_end, interrupt, run_start, sc.link.duration_s, opts.progress.as_deref());
+    }
+    // Time is up (or we were stopped): endpoints see the stop flag.
+    stop.store(true, Ordering::Relaxed);
+    let mut outcomes: Vec<FlowOutcome> = running
+        .into_iter()
+        .map(|mut f| {
+            if start_error.is_some() {
+                f.abort();
+            }
+            f.finish()
+        })
+        .collect();
+    outcomes.sort_by_key(|o| o.index);
+    let stats = emulator.stop()?;
+    setup.emulator = Some(stats);
+    if let Some(e) = start_error {
+        return Err(e);
+    }
+    write_flow_files(&opts.out, &outcomes)?;
+    crate::analysis::analyze(sc, &opts.out, &outcomes)?;
+    Ok(())
+}
+
+/// Sleeps until `end`, waking for `interrupt` and to report progress.
+fn wait_until(
+    end: Instant,
+    interrupt: &AtomicBool,
+    start: Instant,
+    total: f64,
+    progress: Option<&(dyn Fn(f64, f64) + Send + Sync)>,
+) {
+    while !interrupt.load(Ordering::Relaxed) {
+        let now = Instant::now();
+        if now >= end {
+            break;
+        }
+        if let Some(p) = progress {
+            p(now.duration_since(start).as_secs_f64(), total);
+        }
+        std::thread::sleep((end - now).min(Duration::from_millis(200)));
+    }
+    if let Some(p) = progress {
+        p(total.min(start.elapsed().as_secs_f64()), total);
+    }
+}
+
+/// `flows.json` (what each flow's endpoints saw) and `tcpinfo.csv`.
+fn write_flow_files(out: &Path, outcomes: &[FlowOutcome]) -> Result<()> {
+    write_json(&out.join("flows.json"), &outcomes)?;
+    let mut w = csv::Writer::from_path(out.join("tcpinfo.csv"))?;
+    w.write_record([
+        "flow", "t_s", "cwnd", "ssthresh", "srtt_ms", "min_rtt_ms", "retrans", "delivery_rate_mbps", "bytes_acked",
+        "c2tcp_alpha", "c2tcp_setpoint_ms", "c2tcp_condition", "c2tcp_bad_events", "c2tcp_avg_rtt_ms",
+    ])?;
+    for o in outcomes {
+        for s in &o.samples {
+            let c = s.c2tcp.as_ref();
+            let opt = |v: Option<String>| v.unwrap_or_default();
+            w.write_record([
+                o.index.to_string(),
+                format!("{:.3}", s.t_s),
+                s.cwnd.to_string(),
+                s.ssthresh.to_string(),
+                format!("{:.3}", s.srtt_us as f64 / 1000.0),
+                format!("{:.3}", s.min_rtt_us as f64 / 1000.0),
+                s.total_retrans.to_string(),
+                format!("{:.3}", s.delivery_rate_bps as f64 / 1e6),
+                s.bytes_acked.to_string(),
+                opt(c.map(|c| format!("{:.2}", c.alpha_pct as f64 / 100.0))),
+                opt(c.map(|c| format!("{:.3}", c.setpoint_us as f64 / 1000.0))),
+                opt(c.map(|c| c.condition.to_string())),
+                opt(c.map(|c| c.bad_events.to_string())),
+                opt(c.map(|c| format!("{:.3}", c.last_avg_rtt_us as f64 / 1000.0))),
+            ])?;
+        }
+    }
+    w.flush()?;
+    Ok(())
+}
