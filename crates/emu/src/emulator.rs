@@ -33,7 +33,8 @@ use crate::clock::{now_us, set_minimal_timer_slack, set_realtime, Micros};
 use crate::link::{Link, OPPORTUNITY_BYTES};
 use crate::log::{Log, LogHeader};
 use crate::loss::Loss;
-use crate::packet::{Packet, Pool};
+use crate::gso::Batcher;
+use crate::packet::{Packet, Pool, HDR};
 use crate::pipeline::{Pipeline, MTU};
 use crate::queue::{DropReason, QueueSpec};
 use crate::stats::{Counters, DirectionStats, ErrorHistogram, SchedError};
@@ -79,6 +80,9 @@ pub struct EmulatorConfig {
     /// Run the forwarding threads as SCHED_FIFO (when privileged): keeps
     /// the scheduling error low on a busy machine.
     pub realtime: bool,
+    /// Merge TCP segments that leave at the same instant into one GSO write,
+    /// as a receiver's GRO would (see `gso`); needed for high rates.
+    pub gso: bool,
     /// Most packets one direction holds (delay line + queue) before it drops
     /// arrivals as `tail`: bounds memory with an infinite queue (2 KiB each).
     pub max_packets: usize,
@@ -86,7 +90,7 @@ pub struct EmulatorConfig {
 
 impl EmulatorConfig {
     pub fn new(downlink: DirectionConfig, uplink: DirectionConfig) -> EmulatorConfig {
-        EmulatorConfig { downlink, uplink, delay_us: 0, once: false, trace_offset_ms: 0, seed: 1, realtime: true, max_packets: 200_000 }
+        EmulatorConfig { downlink, uplink, delay_us: 0, once: false, trace_offset_ms: 0, seed: 1, realtime: true, gso: true, max_packets: 200_000 }
     }
 }
 
@@ -174,13 +178,14 @@ impl Emulator {
             );
             let stop = guard.stop.clone();
             let realtime = cfg.realtime;
+            let gso = cfg.gso;
             let handle = std::thread::Builder::new()
                 .name(format!("emu-{name}"))
                 .spawn(move || {
                     if realtime {
                         set_realtime();
                     }
-                    forward(pipeline, &from, &to, &stop)
+                    forward(pipeline, &from, &to, &stop, gso)
                 })
                 .context("starting an emulator thread")?;
             guard.threads.push((name, handle));
@@ -210,9 +215,10 @@ const MAX_SLEEP_US: Micros = 10_000;
 const SPIN_US: Micros = 60;
 
 /// One direction's thread: read `from`, run the pipeline, write `to`.
-fn forward(mut pl: Pipeline, from: &Tun, to: &Tun, stop: &AtomicBool) -> Result<Option<SchedError>> {
+fn forward(mut pl: Pipeline, from: &Tun, to: &Tun, stop: &AtomicBool, gso: bool) -> Result<Option<SchedError>> {
     set_minimal_timer_slack();
     let mut hist = ErrorHistogram::default();
+    let mut batcher = Batcher::new(gso);
     let mut outbox: Vec<(Packet, Micros)> = Vec::with_capacity(4096);
     let mut scratch = vec![0u8; crate::packet::BUF_SIZE];
     let mut pfd = libc::pollfd { fd: from.raw_fd(), events: libc::POLLIN, revents: 0 };
@@ -225,14 +231,18 @@ fn forward(mut pl: Pipeline, from: &Tun, to: &Tun, stop: &AtomicBool) -> Result<
             };
             let mut buf = buf;
             match from.read(&mut buf) {
+                Ok(n) if n < HDR => {
+                    pl.pool.put(buf);
+                }
                 Ok(n) => {
+                    let n = n - HDR;
                     let now = now_us();
                     pl.advance(now, &mut |p, t| outbox.push((p, t)));
                     if pooled {
                         pl.arrive(Packet { buf, len: n as u32, arrival: now, flow: 0 }, now);
                     } else {
                         // Every buffer is in use: the emulator is full.
-                        pl.drop_unqueued(&buf[..n], n as u32, now, DropReason::Tail);
+                        pl.drop_unqueued(&buf[HDR..HDR + n], n as u32, now, DropReason::Tail);
                         scratch = buf.into_vec();
                     }
                 }
@@ -259,13 +269,26 @@ fn forward(mut pl: Pipeline, from: &Tun, to: &Tun, stop: &AtomicBool) -> Result<
             }
         }
         pl.advance(now_us(), &mut |p, t| outbox.push((p, t)));
-        for (p, t) in outbox.drain(..) {
-            let now = now_us();
-            hist.record(now.saturating_sub(t));
-            if to.write(p.data()).is_err() {
-                write_errors += 1;
-            }
+        batcher.for_each_write(
+            &mut outbox,
+            |frame| {
+                let now = now_us();
+                if to.write(frame).is_err() {
+                    write_errors += 1;
+                }
+                now
+            },
+            |pkts, now| {
+                for (_, t) in pkts {
+                    hist.record(now.saturating_sub(*t));
+                }
+            },
+        );
+        for (p, _) in outbox.drain(..) {
             pl.pool.put(p.buf);
+        }
+        if write_errors > 0 {
+            pl.count_write_errors(std::mem::take(&mut write_errors));
         }
         let now = now_us();
         let wait = pl.next_deadline().map_or(MAX_SLEEP_US, |d| d.saturating_sub(now).min(MAX_SLEEP_US));
@@ -276,7 +299,6 @@ fn forward(mut pl: Pipeline, from: &Tun, to: &Tun, stop: &AtomicBool) -> Result<
         }
         // Else: loop straight back (a non-blocking read, then the deadline).
     }
-    let _ = write_errors;
     pl.finish()?;
     Ok(hist.summary())
 }

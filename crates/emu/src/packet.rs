@@ -2,16 +2,21 @@
 //! up front and recycled, so the per-packet path never allocates.
 use crate::clock::Micros;
 
-/// Room for one packet read from a TUN device: the 1500-byte MTU plus
-/// slack, so that a packet above the MTU is still read whole, then dropped
-/// and counted as oversize.
+/// Room for one packet read from a TUN device: its virtio-net header
+/// ([`HDR`] bytes), then the IP packet — the 1500-byte MTU plus slack, so a
+/// packet above the MTU is still read whole, then dropped as oversize.
 pub const BUF_SIZE: usize = 2048;
+
+/// The virtio-net header in front of every packet on our TUN devices
+/// (IFF_VNET_HDR): it lets one write carry several TCP segments (GSO).
+pub const HDR: usize = 10;
 
 /// A packet on its way through the emulator.
 #[derive(Debug)]
 pub struct Packet {
+    /// `HDR` bytes of virtio-net header, then the IP packet.
     pub buf: Box<[u8]>,
-    /// Bytes of `buf` in use (the IP packet's length).
+    /// The IP packet's length.
     pub len: u32,
     /// When it reached the current stage (the bottleneck queue, once queued), µs.
     pub arrival: Micros,
@@ -25,8 +30,14 @@ impl Packet {
         Packet { buf: Box::new([]), len, arrival, flow: 0 }
     }
 
+    /// The IP packet.
     pub fn data(&self) -> &[u8] {
-        &self.buf[..self.len as usize]
+        &self.buf[HDR..HDR + self.len as usize]
+    }
+
+    /// Header and packet, as written to a TUN device.
+    pub fn frame_mut(&mut self) -> &mut [u8] {
+        &mut self.buf[..HDR + self.len as usize]
     }
 }
 

@@ -171,6 +171,11 @@ impl Pipeline {
         }
     }
 
+    /// Counts writes of departed packets that the receiving device refused.
+    pub fn count_write_errors(&self, n: u64) {
+        bump(&self.counters.write_errors, n);
+    }
+
     /// Flushes and closes the log.
     pub fn finish(&mut self) -> anyhow::Result<()> {
         match self.log.take() {

@@ -19,6 +19,8 @@ pub struct Counters {
     /// between the run's two addresses (e.g. IPv6 neighbour discovery).
     pub foreign: AtomicU64,
     pub queued: AtomicU64,
+    /// Writes to the receiving TUN device that failed (packets lost there).
+    pub write_errors: AtomicU64,
     pub trace_ended: AtomicBool,
 }
 
@@ -57,6 +59,7 @@ impl Counters {
             capacity_bytes: opportunities * crate::link::OPPORTUNITY_BYTES as u64,
             foreign: self.foreign.load(Relaxed),
             queued: self.queued.load(Relaxed),
+            write_errors: self.write_errors.load(Relaxed),
             trace_ended: self.trace_ended.load(Relaxed),
             sched_error: None,
         }
@@ -94,6 +97,8 @@ pub struct DirectionStats {
     pub foreign: u64,
     /// Packets in the queue or partly sent (at the time of the snapshot).
     pub queued: u64,
+    /// Departed packets the receiving TUN device refused.
+    pub write_errors: u64,
     /// A `--once` trace ran out.
     pub trace_ended: bool,
     /// How late packets were written compared with their opportunity (at stop).

@@ -1,5 +1,6 @@
 //! TUN devices: layer-3 packets, no packet-information header (IFF_NO_PI),
-//! non-blocking. A device belongs to the network namespace of the thread
+//! a virtio-net header in front of each packet (IFF_VNET_HDR, for GSO
+//! writes; see `gso`), non-blocking. A device belongs to the network namespace of the thread
 //! that creates it and disappears when its file descriptor is closed, so a
 //! dead emulator leaves no device behind.
 use std::ffi::CString;
@@ -35,7 +36,7 @@ impl Tun {
             return Err(io::Error::last_os_error()).context("opening /dev/net/tun (needs root and the tun driver)");
         }
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-        let mut req = IfReq { name: [0; libc::IFNAMSIZ], flags: (libc::IFF_TUN | libc::IFF_NO_PI) as libc::c_short, _pad: [0; 22] };
+        let mut req = IfReq { name: [0; libc::IFNAMSIZ], flags: (libc::IFF_TUN | libc::IFF_NO_PI | libc::IFF_VNET_HDR) as libc::c_short, _pad: [0; 22] };
         for (dst, src) in req.name.iter_mut().zip(name.bytes()) {
             *dst = src as libc::c_char;
         }
@@ -54,7 +55,7 @@ impl Tun {
         self.fd.as_raw_fd()
     }
 
-    /// Reads one packet; WouldBlock when none is waiting.
+    /// Reads one frame (virtio-net header + packet); WouldBlock when none is waiting.
     #[inline]
     pub fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
         // SAFETY: read(2) into a buffer we own, bounded by its length.
@@ -66,7 +67,7 @@ impl Tun {
         }
     }
 
-    /// Writes one packet (the kernel receives it as if from the wire).
+    /// Writes one frame (the kernel receives it as if from the wire).
     #[inline]
     pub fn write(&self, pkt: &[u8]) -> io::Result<usize> {
         // SAFETY: write(2) from a slice we own.

@@ -218,6 +218,26 @@ fn constant_12_mbps_tcp_through_a_100_packet_droptail() {
     assert!(sched.p99_us < 2_000, "{sched:?}");
 }
 
+/// Many opportunities per ms: departures of one instant are merged into GSO
+/// writes, and the receiving kernel takes every one of them.
+#[test]
+fn bursts_at_300_mbps_reach_tcp_intact() {
+    if !testkit::require_root("bursts_at_300_mbps_reach_tcp_intact") {
+        return;
+    }
+    let _serial = serial();
+    let server = Netns::new("server").unwrap();
+    let ue = Netns::new("ue").unwrap();
+    let emu = Emulator::start(config(300.0, 1.0), &server, &ue).unwrap();
+    let goodput = tcp_goodput(&server, &ue, emu.outside_addr(), 4.0, 1.5);
+    let stats = emu.stop().unwrap();
+    let link = 300.0 * 1448.0 / 1500.0;
+    assert!(goodput > 0.9 * link && goodput <= link * 1.01, "goodput {goodput:.1} of {link:.1} Mbit/s");
+    assert_eq!(stats.downlink.write_errors + stats.uplink.write_errors, 0, "{stats:?}");
+    let d = &stats.downlink;
+    assert_eq!(d.departures, d.arrivals - d.drops.total() - d.queued);
+}
+
 #[test]
 fn nothing_is_left_after_stop_or_drop() {
     if !testkit::require_root("nothing_is_left_after_stop_or_drop") {

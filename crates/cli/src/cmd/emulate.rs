@@ -66,6 +66,10 @@ pub struct Args {
     /// Seed for loss and PIE
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Write the final per-direction figures (packets, bytes, drops by
+    /// reason, capacity, scheduling error) as JSON here
+    #[arg(long, value_name = "FILE")]
+    stats: Option<PathBuf>,
     /// No start/end summary on stderr
     #[arg(short, long)]
     quiet: bool,
@@ -184,6 +188,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let stats = emu.stop()?;
     if !a.quiet {
         report(&stats);
+    }
+    if let Some(path) = &a.stats {
+        std::fs::write(path, serde_json::to_string_pretty(&stats)?).with_context(|| format!("writing {}", path.display()))?;
     }
     let code = status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
     Ok(ExitCode::from(code.clamp(0, 255) as u8))
