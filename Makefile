@@ -8,9 +8,9 @@ export C2TCP_TRACES ?= $(TRACES)
 
 # Debian packages: clang/llvm build the BPF programs, bpftool dumps the kernel's
 # BTF into vmlinux.h, libelf/zlib link libbpf, iproute2/iputils/iperf3 drive
-# and probe the test hosts.
+# and probe the test hosts; fonts-dejavu-core is the font the report's plots read.
 DEB_PACKAGES := clang-19 llvm-19 bpftool libelf-dev zlib1g-dev pkg-config make gcc \
-                iproute2 iputils-ping iperf3
+                iproute2 iputils-ping iperf3 fonts-dejavu-core
 
 .PHONY: all deps build test test-logic test-rust demo bench bench-emulator clean
 
@@ -28,11 +28,15 @@ deps:
 build: deps
 	$(CARGO) build --release --workspace
 
-# Host unit tests of the C2TCP state machine the BPF program compiles.
-test-logic:
-	@mkdir -p target
-	cc -O2 -Wall -Wextra -Werror -o target/c2tcp_logic_test bpf/tests/c2tcp_logic_test.c -lm
-	./target/c2tcp_logic_test
+# Host unit tests of the decision logic the BPF programs compile (bpf/*_logic.h).
+LOGIC_TESTS := $(patsubst bpf/tests/%.c,target/logic/%,$(wildcard bpf/tests/*_test.c))
+
+target/logic/%: bpf/tests/%.c bpf/*.h
+	@mkdir -p target/logic
+	cc -O2 -Wall -Wextra -Werror -o $@ $< -lm
+
+test-logic: $(LOGIC_TESTS)
+	@for t in $(LOGIC_TESTS); do ./$$t || exit 1; done
 
 test-rust:
 	$(CARGO) test --release --workspace -- --test-threads=2

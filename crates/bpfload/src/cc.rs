@@ -18,7 +18,7 @@ use libbpf_rs::skel::{OpenSkel, SkelBuilder};
 use libbpf_rs::{MapCore, MapFlags, MapHandle};
 
 use crate::leftovers;
-use crate::skel::C2tcpSkelBuilder;
+use crate::skel::c2tcp::C2tcpSkelBuilder;
 use crate::sys;
 
 /// Options of `c2tcp load`.
@@ -47,12 +47,26 @@ pub struct CcSpec {
     reconfigure: fn(&LoadOptions, &Path) -> Result<bool>,
 }
 
-pub static CCS: &[CcSpec] = &[CcSpec {
-    name: "c2tcp",
-    summary: "C2TCP over the kernel's Cubic, with the SOL_C2TCP socket option",
-    attach: attach_c2tcp,
-    reconfigure: reconfigure_c2tcp,
-}];
+pub static CCS: &[CcSpec] = &[
+    CcSpec {
+        name: "c2tcp",
+        summary: "C2TCP over the kernel's Cubic, with the SOL_C2TCP socket option",
+        attach: attach_c2tcp,
+        reconfigure: reconfigure_c2tcp,
+    },
+    CcSpec {
+        name: "westwood",
+        summary: "TCP Westwood+ (bandwidth estimate, ssthresh = BWE x RTTmin)",
+        attach: attach_westwood,
+        reconfigure: no_options,
+    },
+    CcSpec {
+        name: "vegas",
+        summary: "TCP Vegas (alpha 2, beta 4, gamma 1 packets)",
+        attach: attach_vegas,
+        reconfigure: no_options,
+    },
+];
 
 pub fn spec(name: &str) -> Result<&'static CcSpec> {
     CCS.iter().find(|c| c.name == name).with_context(|| {
@@ -146,8 +160,10 @@ pub fn unload(names: &[String]) -> Result<Vec<&'static str>> {
             removed.push(cc.name);
         }
     }
-    // Leave no empty directory behind.
-    let _ = fs::remove_dir(sys::PIN_ROOT);
+    // Leave no empty directory, and no bpffs we mounted, behind.
+    if fs::remove_dir(sys::PIN_ROOT).is_ok() || !std::path::Path::new(sys::PIN_ROOT).exists() {
+        sys::release_bpffs();
+    }
     Ok(removed)
 }
 
@@ -172,6 +188,30 @@ fn remove_pins(dir: &Path) -> Result<()> {
         fs::remove_file(&path).with_context(|| format!("removing pin {}", path.display()))?;
     }
     fs::remove_dir(dir).with_context(|| format!("removing {}", dir.display()))
+}
+
+// ---- congestion controls that are nothing but a struct_ops ----
+
+/// Loads a skeleton whose only job is one struct_ops map, registers it and
+/// pins the link as `ops`.
+macro_rules! attach_struct_ops_only {
+    ($fn_name:ident, $builder:path, $map:ident) => {
+        fn $fn_name(_opts: &LoadOptions, dir: &Path) -> Result<()> {
+            let mut storage = MaybeUninit::uninit();
+            let open = <$builder>::default().open(&mut storage).context("opening the BPF object")?;
+            let mut skel = open.load().context("the kernel's verifier rejected the programs")?;
+            let mut ops = skel.maps.$map.attach_struct_ops().context("registering the congestion control")?;
+            ops.pin(ops_pin(dir)).context("pinning the struct_ops link")?;
+            Ok(())
+        }
+    };
+}
+
+attach_struct_ops_only!(attach_westwood, crate::skel::westwood::WestwoodSkelBuilder, westwood);
+attach_struct_ops_only!(attach_vegas, crate::skel::vegas::VegasSkelBuilder, vegas);
+
+fn no_options(_opts: &LoadOptions, _dir: &Path) -> Result<bool> {
+    Ok(false)
 }
 
 // ---- c2tcp ----

@@ -8,7 +8,9 @@ use libbpf_rs::btf::Btf;
 use libbpf_rs::skel::{OpenSkel, SkelBuilder};
 use serde::Serialize;
 
-use crate::skel::C2tcpSkelBuilder;
+use crate::skel::c2tcp::C2tcpSkelBuilder;
+use crate::skel::vegas::VegasSkelBuilder;
+use crate::skel::westwood::WestwoodSkelBuilder;
 use crate::sys;
 
 #[derive(Debug, Serialize)]
@@ -121,11 +123,20 @@ fn kfuncs_present() -> Result<String, String> {
     }
 }
 
+/// Loads each object into the kernel (verifier, kfunc resolution, struct_ops
+/// type match) and releases it at once, attaching nothing.
 fn try_load_objects() -> Result<String, String> {
-    let mut storage = MaybeUninit::uninit();
-    let open = C2tcpSkelBuilder::default().open(&mut storage).map_err(|e| format!("opening c2tcp: {e}"))?;
-    open.load().map_err(|e| format!("the verifier rejected c2tcp: {e:#}"))?;
-    Ok("c2tcp passes the verifier (loaded and released, nothing attached)".into())
+    macro_rules! try_load {
+        ($builder:ty, $name:literal) => {{
+            let mut storage = MaybeUninit::uninit();
+            let open = <$builder>::default().open(&mut storage).map_err(|e| format!("opening {}: {e}", $name))?;
+            open.load().map_err(|e| format!("the verifier rejected {}: {e:#}", $name))?;
+        }};
+    }
+    try_load!(C2tcpSkelBuilder, "c2tcp");
+    try_load!(WestwoodSkelBuilder, "westwood");
+    try_load!(VegasSkelBuilder, "vegas");
+    Ok("c2tcp, westwood and vegas pass the verifier (loaded and released, nothing attached)".into())
 }
 
 fn try_netns() -> Result<String, String> {

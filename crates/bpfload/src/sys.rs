@@ -32,6 +32,12 @@ fn mount_type(target: &str) -> Option<String> {
     })
 }
 
+/// Remembers that c2tcp mounted bpffs, so unloading the last pin unmounts it.
+const MOUNTED_MARK: &str = "/run/c2tcp/bpffs-mounted";
+
+/// Entries the kernel's bpf_preload puts in every fresh bpffs; not ours.
+const PRELOAD_ENTRIES: &[&str] = &["maps.debug", "progs.debug"];
+
 /// Mounts bpffs on /sys/fs/bpf when nothing is mounted there yet.
 pub fn ensure_bpffs() -> Result<()> {
     if mount_type(BPFFS).as_deref() == Some("bpf") {
@@ -40,7 +46,27 @@ pub fn ensure_bpffs() -> Result<()> {
     fs::create_dir_all(BPFFS).ok();
     nix::mount::mount(Some("bpf"), BPFFS, Some("bpf"), nix::mount::MsFlags::empty(), None::<&str>)
         .with_context(|| format!("mounting bpffs on {BPFFS}"))?;
+    fs::create_dir_all("/run/c2tcp").ok();
+    let _ = fs::write(MOUNTED_MARK, "");
     Ok(())
+}
+
+/// Unmounts the bpffs c2tcp mounted once nothing but the kernel's preload
+/// entries is left in it; a bpffs someone else mounted is never touched.
+pub fn release_bpffs() {
+    if !Path::new(MOUNTED_MARK).exists() || mount_type(BPFFS).as_deref() != Some("bpf") {
+        return;
+    }
+    let others = fs::read_dir(BPFFS)
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| !PRELOAD_ENTRIES.contains(&e.file_name().to_string_lossy().as_ref()))
+                .count()
+        })
+        .unwrap_or(1);
+    if others == 0 && nix::mount::umount(BPFFS).is_ok() {
+        let _ = fs::remove_file(MOUNTED_MARK);
+    }
 }
 
 /// The cgroup-v2 mount point (`/sys/fs/cgroup` on pure v2 hosts,

@@ -36,6 +36,12 @@ enum Command {
     Trace(cmd::trace::Args),
     /// Remove what killed emulator runs left behind
     Cleanup(cmd::cleanup::Args),
+    /// Sprout receiver: one flow over UDP, JSON summary on exit
+    #[command(name = "sprout-recv", hide = true)]
+    SproutRecv(cmd::sprout::RecvArgs),
+    /// Sprout saturating sender: one flow over UDP, JSON summary on exit
+    #[command(name = "sprout-send", hide = true)]
+    SproutSend(cmd::sprout::SendArgs),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +54,8 @@ fn main() -> ExitCode {
         Command::Emulate(a) => cmd::emulate::run(a),
         Command::Trace(a) => cmd::trace::run(a),
         Command::Cleanup(a) => cmd::cleanup::run(a),
+        Command::SproutRecv(a) => cmd::sprout::recv(a),
+        Command::SproutSend(a) => cmd::sprout::send(a),
     };
     match result {
         Ok(code) => code,

@@ -3,77 +3,25 @@
 //!
 //! Registrations are kernel-global, so these tests run one at a time (SERIAL)
 //! and also hold the same lock `c2tcp load` takes against other processes.
-use std::io::{ErrorKind, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+mod common;
+
+use std::io::Write;
+use std::net::{SocketAddr, TcpListener};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::path::Path;
-use std::process::Command;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use common::{allowed, c2tcp, connect, drain, errno_of, registered, serial, tcp_socket, Loaded};
 use sockopt::{C2TCP_ALPHA, C2TCP_INFO, C2TCP_TARGET, SOL_C2TCP};
-
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn c2tcp(args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_c2tcp")).args(args).output().unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    (out.status.success(), text)
-}
-
-fn registered(name: &str) -> bool {
-    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
-        .unwrap()
-        .split_whitespace()
-        .any(|c| c == name)
-}
-
-fn allowed(name: &str) -> bool {
-    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_allowed_congestion_control")
-        .unwrap()
-        .split_whitespace()
-        .any(|c| c == name)
-}
-
-/// Loads c2tcp for one test and unloads it afterwards, even on panic.
-struct Loaded;
-
-impl Loaded {
-    fn new() -> Self {
-        let (ok, out) = c2tcp(&["load", "c2tcp"]);
-        assert!(ok, "c2tcp load failed: {out}");
-        Loaded
-    }
-}
-
-impl Drop for Loaded {
-    fn drop(&mut self) {
-        let (ok, out) = c2tcp(&["unload"]);
-        if !std::thread::panicking() {
-            assert!(ok, "c2tcp unload failed: {out}");
-        }
-    }
-}
-
-fn errno_of(r: std::io::Result<()>) -> Option<i32> {
-    r.err().and_then(|e| e.raw_os_error())
-}
-
-fn tcp_socket() -> OwnedFd {
-    // SAFETY: plain socket(2); the fd is owned immediately.
-    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
-    assert!(fd >= 0);
-    unsafe { OwnedFd::from_raw_fd(fd) }
-}
 
 #[test]
 fn load_is_idempotent_and_unload_leaves_nothing() {
     if !testkit::require_root("load_is_idempotent_and_unload_leaves_nothing") {
         return;
     }
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = serial();
     {
-        let _loaded = Loaded::new();
+        let _loaded = Loaded::new(&["c2tcp"]);
         assert!(registered("c2tcp"));
         assert!(allowed("c2tcp"), "c2tcp must be selectable by unprivileged programs");
         let (ok, out) = c2tcp(&["load", "c2tcp"]);
@@ -109,8 +57,8 @@ fn socket_option_validates_its_input() {
     if !testkit::require_root("socket_option_validates_its_input") {
         return;
     }
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let _loaded = Loaded::new();
+    let _serial = serial();
+    let _loaded = Loaded::new(&["c2tcp"]);
     let s = tcp_socket();
     let fd = s.as_raw_fd();
     let set = |name, bytes: &[u8]| errno_of(sockopt::set_raw(fd, SOL_C2TCP, name, bytes));
@@ -154,8 +102,8 @@ fn unprivileged_programs_can_select_c2tcp() {
     if !testkit::require_root("unprivileged_programs_can_select_c2tcp") {
         return;
     }
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let _loaded = Loaded::new();
+    let _serial = serial();
+    let _loaded = Loaded::new(&["c2tcp"]);
     // A child that drops to nobody, then selects c2tcp and sets a Target.
     // SAFETY: the child only makes async-signal-safe system calls.
     let pid = unsafe { libc::fork() };
@@ -191,13 +139,9 @@ fn real_transfer_between_namespaces_uses_c2tcp() {
     if !testkit::require_root("real_transfer_between_namespaces_uses_c2tcp") {
         return;
     }
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let _loaded = Loaded::new();
-    let server = netns::Netns::new("server").unwrap();
-    let ue = netns::Netns::new("ue").unwrap();
-    netns::veth_pair(&server, "srv0", &ue, "ue0").unwrap();
-    server.ip(&["addr", "add", "10.77.0.1/24", "dev", "srv0"]).unwrap();
-    ue.ip(&["addr", "add", "10.77.0.2/24", "dev", "ue0"]).unwrap();
+    let _serial = serial();
+    let _loaded = Loaded::new(&["c2tcp"]);
+    let (server, ue) = common::veth_hosts();
 
     // The UE listens; its listener's Target must pass to accepted sockets.
     let listener = ue
@@ -208,19 +152,9 @@ fn real_transfer_between_namespaces_uses_c2tcp() {
         })
         .unwrap();
     let receiver = std::thread::spawn(move || {
-        let (mut conn, _) = listener.accept().unwrap();
+        let (conn, _) = listener.accept().unwrap();
         let inherited = sockopt::target_us(&conn).unwrap();
-        let mut buf = vec![0u8; 1 << 16];
-        let mut total = 0u64;
-        loop {
-            match conn.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => total += n as u64,
-                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(e) => panic!("receiver: {e}"),
-            }
-        }
-        (inherited, total)
+        (inherited, drain(conn))
     });
 
     let (info_before, info_mid, info_end, cc, sent) = server
@@ -266,24 +200,4 @@ fn real_transfer_between_namespaces_uses_c2tcp() {
     assert!(info_end.tune_cycles >= 2, "Tuner cycles must advance every 500 ms: {info_end:?}");
     assert!(info_end.tune_cycles > info_mid.tune_cycles, "{info_mid:?} -> {info_end:?}");
     assert!(info_end.last_avg_rtt_us > 0, "{info_end:?}");
-}
-
-fn connect(sock: OwnedFd, addr: SocketAddr) -> TcpStream {
-    let SocketAddr::V4(v4) = addr else { unreachable!() };
-    let sin = libc::sockaddr_in {
-        sin_family: libc::AF_INET as libc::sa_family_t,
-        sin_port: v4.port().to_be(),
-        sin_addr: libc::in_addr { s_addr: u32::from(*v4.ip()).to_be() },
-        sin_zero: [0; 8],
-    };
-    // SAFETY: sin is a valid sockaddr_in for the call.
-    let rc = unsafe {
-        libc::connect(
-            sock.as_raw_fd(),
-            (&sin as *const libc::sockaddr_in).cast(),
-            std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
-        )
-    };
-    assert_eq!(rc, 0, "connect: {}", std::io::Error::last_os_error());
-    TcpStream::from(sock)
 }

@@ -106,6 +106,25 @@ impl Netns {
         })
     }
 
+    /// Spawns a long-lived thread inside this namespace (e.g. a traffic
+    /// sender); the thread keeps the namespace alive while it runs.
+    pub fn spawn<T: Send + 'static>(
+        &self,
+        name: &str,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<std::thread::JoinHandle<Result<T>>> {
+        let fd = self.fd.try_clone().context("duplicating the namespace descriptor")?;
+        let label = self.label.clone();
+        std::thread::Builder::new()
+            .name(name.to_string())
+            .spawn(move || -> Result<T> {
+                setns(fd.as_fd(), CloneFlags::CLONE_NEWNET).with_context(|| format!("entering namespace {label}"))?;
+                drop(fd);
+                Ok(f())
+            })
+            .context("spawning a thread")
+    }
+
     /// A command that runs inside this namespace and dies with its parent.
     pub fn command(&self, program: &str) -> Command {
         let mut cmd = Command::new(program);

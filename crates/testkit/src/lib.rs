@@ -3,6 +3,8 @@
 //! Privileged tests (root, BPF, netns, TUN) call [`require_root`]: outside CI
 //! they skip with the reason when the capability is missing; with `CI=true`
 //! the missing capability is a failure, so CI can never pass by skipping.
+use std::fs::{File, OpenOptions};
+use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 
 /// True when the test may go on; false (after printing why) when it must skip.
@@ -36,4 +38,27 @@ pub fn traces_dir(test: &str) -> Option<PathBuf> {
     } else {
         None
     }
+}
+
+/// Held by every test that loads, unloads or relies on BPF registrations
+/// (they are kernel-global): serialises such tests across threads *and*
+/// processes, so two test binaries, or two checkouts, never pull the
+/// congestion controls from under each other.
+pub struct KernelLock {
+    _file: File,
+}
+
+pub fn kernel_lock() -> KernelLock {
+    std::fs::create_dir_all("/run/c2tcp").expect("creating /run/c2tcp");
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open("/run/c2tcp/tests.lock")
+        .expect("opening /run/c2tcp/tests.lock");
+    // SAFETY: flock on a descriptor we own; the lock goes with the file.
+    while unsafe { nix::libc::flock(file.as_raw_fd(), nix::libc::LOCK_EX) } != 0 {
+        assert_eq!(std::io::Error::last_os_error().kind(), std::io::ErrorKind::Interrupted);
+    }
+    KernelLock { _file: file }
 }

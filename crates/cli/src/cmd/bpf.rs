@@ -40,7 +40,10 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
     let opts = LoadOptions { default_target_us: target_us(args.default_target)? };
     bpfload::sys::require_root("c2tcp load")?;
     let _lock = BpfLock::exclusive()?;
-    for (name, outcome) in bpfload::load(&args.names, &opts)? {
+    let loaded = bpfload::load(&args.names, &opts)?;
+    // Loaded on purpose now: runs must not unload them when they finish.
+    bpfload::usage::clear_marks(&loaded.iter().map(|(n, _)| *n).collect::<Vec<_>>());
+    for (name, outcome) in loaded {
         match outcome {
             LoadOutcome::Loaded => println!("{name}: loaded"),
             LoadOutcome::AlreadyLoaded { reconfigured: true } => println!("{name}: already loaded; options updated"),
@@ -54,6 +57,7 @@ pub fn unload(args: UnloadArgs) -> Result<ExitCode> {
     bpfload::sys::require_root("c2tcp unload")?;
     let _lock = BpfLock::exclusive()?;
     let removed = bpfload::unload(&args.names)?;
+    bpfload::usage::clear_marks(&removed);
     if removed.is_empty() {
         println!("nothing was loaded");
     }

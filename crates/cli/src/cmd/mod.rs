@@ -3,3 +3,4 @@ pub mod cleanup;
 pub mod doctor;
 pub mod emulate;
 pub mod trace;
+pub mod sprout;

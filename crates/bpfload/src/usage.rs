@@ -1,0 +1,83 @@
+//! Keeps the BPF congestion controls a run needs loaded for as long as the
+//! run lasts, without pulling them from under anyone else.
+//!
+//! Registrations are kernel-global and shared by every run on the machine.
+//! A run takes the shared side of `/run/c2tcp/bpf.lock`; what it had to load
+//! itself is marked "auto-loaded" (`/run/c2tcp/autoload/<cc>`). When a run
+//! ends and no other run holds the lock, it unloads what was auto-loaded, so
+//! a run leaves the kernel as it found it. An explicit `c2tcp load` clears
+//! the marks: what the user loaded stays loaded.
+use std::fs;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use crate::lock::BpfLock;
+use crate::{LoadOptions, LoadOutcome};
+
+const AUTOLOAD_DIR: &str = "/run/c2tcp/autoload";
+
+fn mark(cc: &str) -> PathBuf {
+    PathBuf::from(AUTOLOAD_DIR).join(cc)
+}
+
+/// Forgets the auto-load marks of these congestion controls (all when empty):
+/// called by an explicit `c2tcp load` / `unload`.
+pub fn clear_marks(ccs: &[&str]) {
+    if ccs.is_empty() {
+        let _ = fs::remove_dir_all(AUTOLOAD_DIR);
+    } else {
+        for cc in ccs {
+            let _ = fs::remove_file(mark(cc));
+        }
+    }
+}
+
+/// Held for the duration of a run.
+pub struct BpfUse {
+    lock: Option<BpfLock>,
+}
+
+impl BpfUse {
+    /// Makes sure `ccs` are loaded (loading and marking those that are not)
+    /// and holds them loaded until dropped. No-op for an empty list.
+    pub fn acquire(ccs: &[&str]) -> Result<BpfUse> {
+        if ccs.is_empty() {
+            return Ok(BpfUse { lock: None });
+        }
+        let lock = BpfLock::exclusive()?;
+        let missing: Vec<String> = ccs
+            .iter()
+            .filter(|cc| crate::cc::spec(cc).map(|s| !crate::cc::is_loaded(s)).unwrap_or(true))
+            .map(|cc| cc.to_string())
+            .collect();
+        if !missing.is_empty() {
+            for (cc, outcome) in crate::load(&missing, &LoadOptions::default())? {
+                if outcome == LoadOutcome::Loaded {
+                    fs::create_dir_all(AUTOLOAD_DIR)?;
+                    fs::write(mark(cc), std::process::id().to_string())?;
+                }
+            }
+        }
+        lock.downgrade()?;
+        Ok(BpfUse { lock: Some(lock) })
+    }
+}
+
+impl Drop for BpfUse {
+    fn drop(&mut self) {
+        let Some(lock) = self.lock.take() else { return };
+        if !lock.try_upgrade() {
+            return; // someone else still uses them; the last one out unloads
+        }
+        let marked: Vec<String> = fs::read_dir(AUTOLOAD_DIR)
+            .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+            .unwrap_or_default();
+        if marked.is_empty() {
+            return;
+        }
+        match crate::unload(&marked) {
+            Ok(_) => clear_marks(&[]),
+            Err(e) => eprintln!("c2tcp: could not unload auto-loaded {}: {e:#}", marked.join(", ")),
+        }
+    }
+}

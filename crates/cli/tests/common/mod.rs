@@ -1,0 +1,149 @@
+//! Helpers shared by the CLI's integration tests.
+#![allow(dead_code)]
+use std::io::{ErrorKind, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Registrations are kernel-global: tests that load or unload run one at a
+/// time, across this binary's threads and across processes.
+pub static SERIAL: Mutex<()> = Mutex::new(());
+
+pub struct Serial {
+    _kernel: testkit::KernelLock,
+    _thread: std::sync::MutexGuard<'static, ()>,
+}
+
+pub fn serial() -> Serial {
+    let thread = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    Serial { _kernel: testkit::kernel_lock(), _thread: thread }
+}
+
+pub fn c2tcp(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_c2tcp")).args(args).output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    (out.status.success(), text)
+}
+
+fn listed(file: &str, name: &str) -> bool {
+    std::fs::read_to_string(file).unwrap().split_whitespace().any(|c| c == name)
+}
+
+pub fn registered(name: &str) -> bool {
+    listed("/proc/sys/net/ipv4/tcp_available_congestion_control", name)
+}
+
+pub fn allowed(name: &str) -> bool {
+    listed("/proc/sys/net/ipv4/tcp_allowed_congestion_control", name)
+}
+
+/// Loads congestion controls for one test and unloads everything afterwards,
+/// even on panic.
+pub struct Loaded;
+
+impl Loaded {
+    pub fn new(names: &[&str]) -> Self {
+        let mut args = vec!["load"];
+        args.extend_from_slice(names);
+        let (ok, out) = c2tcp(&args);
+        assert!(ok, "c2tcp load failed: {out}");
+        Loaded
+    }
+}
+
+impl Drop for Loaded {
+    fn drop(&mut self) {
+        let (ok, out) = c2tcp(&["unload"]);
+        if !std::thread::panicking() {
+            assert!(ok, "c2tcp unload failed: {out}");
+        }
+    }
+}
+
+pub fn errno_of(r: std::io::Result<()>) -> Option<i32> {
+    r.err().and_then(|e| e.raw_os_error())
+}
+
+pub fn tcp_socket() -> OwnedFd {
+    // SAFETY: plain socket(2); the fd is owned immediately.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+    assert!(fd >= 0);
+    unsafe { OwnedFd::from_raw_fd(fd) }
+}
+
+pub fn connect(sock: OwnedFd, addr: SocketAddr) -> TcpStream {
+    let SocketAddr::V4(v4) = addr else { unreachable!() };
+    let sin = libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: v4.port().to_be(),
+        sin_addr: libc::in_addr { s_addr: u32::from(*v4.ip()).to_be() },
+        sin_zero: [0; 8],
+    };
+    // SAFETY: sin is a valid sockaddr_in for the call.
+    let rc = unsafe {
+        libc::connect(
+            sock.as_raw_fd(),
+            (&sin as *const libc::sockaddr_in).cast(),
+            std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+        )
+    };
+    assert_eq!(rc, 0, "connect: {}", std::io::Error::last_os_error());
+    TcpStream::from(sock)
+}
+
+/// Two namespaces joined by veth: `server` 10.77.0.1, `ue` 10.77.0.2.
+pub fn veth_hosts() -> (netns::Netns, netns::Netns) {
+    let server = netns::Netns::new("server").unwrap();
+    let ue = netns::Netns::new("ue").unwrap();
+    netns::veth_pair(&server, "srv0", &ue, "ue0").unwrap();
+    server.ip(&["addr", "add", "10.77.0.1/24", "dev", "srv0"]).unwrap();
+    ue.ip(&["addr", "add", "10.77.0.2/24", "dev", "ue0"]).unwrap();
+    (server, ue)
+}
+
+/// Reads a connection to its end; returns the byte count.
+pub fn drain(mut conn: TcpStream) -> u64 {
+    let mut buf = vec![0u8; 1 << 16];
+    let mut total = 0u64;
+    loop {
+        match conn.read(&mut buf) {
+            Ok(0) => return total,
+            Ok(n) => total += n as u64,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => panic!("receiver: {e}"),
+        }
+    }
+}
+
+/// Writes to `stream` for `secs`; returns the byte count.
+pub fn blast(stream: &mut TcpStream, secs: Duration) -> u64 {
+    let chunk = vec![0x5au8; 1 << 16];
+    let mut sent = 0u64;
+    let start = Instant::now();
+    while start.elapsed() < secs {
+        stream.write_all(&chunk).unwrap();
+        sent += chunk.len() as u64;
+    }
+    sent
+}
+
+/// A bulk transfer server -> ue with congestion control `cc` for `secs`;
+/// returns (bytes sent, bytes received, the congestion control read back).
+pub fn transfer_with(cc: &str, secs: Duration) -> (u64, u64, String) {
+    let (server, ue) = veth_hosts();
+    let listener = ue.run(|| TcpListener::bind("10.77.0.2:5001").unwrap()).unwrap();
+    let receiver = std::thread::spawn(move || drain(listener.accept().unwrap().0));
+    let cc = cc.to_string();
+    let (sent, got_cc) = server
+        .run(move || {
+            let sock = tcp_socket();
+            sockopt::set_congestion(&sock, &cc).unwrap();
+            let mut stream = connect(sock, "10.77.0.2:5001".parse().unwrap());
+            let sent = blast(&mut stream, secs);
+            (sent, sockopt::congestion(&stream).unwrap())
+        })
+        .unwrap();
+    (sent, receiver.join().unwrap(), got_cc)
+}

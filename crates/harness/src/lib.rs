@@ -1,0 +1,8 @@
+//! The experiment side of c2tcp: what an experiment is (`scenario`), which
+//! congestion-control schemes can run in it (`scheme`), the traffic that
+//! drives them (`traffic`), and the runner that puts a server namespace, the
+//! emulator and a UE namespace together and measures the result.
+pub mod bench;
+pub mod scenario;
+pub mod scheme;
+pub mod traffic;

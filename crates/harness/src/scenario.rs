@@ -1,0 +1,418 @@
+//! A scenario is one experiment: the emulated link and the flows that cross it.
+//!
+//! Scenarios are TOML files (see `scenarios/`):
+//!
+//! ```toml
+//! name = "c2tcp-default"
+//! [link]
+//! downlink = "TMobile-LTE-driving.down"  # a trace file, or "constant:48" (Mbit/s)
+//! delay_ms = 10                          # one way, each way
+//! queue = "droptail:packets=100"         # both directions (downlink_queue/uplink_queue override)
+//! duration_s = 60
+//! warmup_s = 5
+//! [[flows]]
+//! scheme = "c2tcp"
+//! target_ms = 50                         # a parameter of the scheme
+//! ```
+//!
+//! Every mistake is reported with the file and the field it is in.
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::scheme;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub link: Link,
+    pub flows: Vec<Flow>,
+    /// Values to sweep in `c2tcp bench`: a flow parameter (`target_ms`) or a
+    /// link field (`queue`, `delay_ms`, `loss`) mapped to a list of values.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub sweep: BTreeMap<String, Vec<toml::Value>>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Link {
+    /// A Mahimahi trace (path; relative paths are looked up next to the
+    /// scenario, then in $C2TCP_TRACES and $C2TCP_TRACES/mahimahi), or
+    /// `constant:MBPS`.
+    pub downlink: String,
+    /// Default: the `.up` sibling of a `.down` trace, else a constant
+    /// 48 Mbit/s link (the authors' `wired48`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uplink: Option<String>,
+    /// One-way propagation delay, applied in each direction (mm-delay).
+    #[serde(default = "default_delay_ms")]
+    pub delay_ms: f64,
+    /// Queue of both directions, e.g. `droptail:packets=100`.
+    #[serde(default = "default_queue")]
+    pub queue: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub downlink_queue: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uplink_queue: Option<String>,
+    /// Bernoulli loss probability of both directions.
+    #[serde(default)]
+    pub loss: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub downlink_loss: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uplink_loss: Option<f64>,
+    /// Start this far into the traces.
+    #[serde(default)]
+    pub trace_offset_s: f64,
+    #[serde(default = "default_duration_s")]
+    pub duration_s: f64,
+    /// Measurements start after this.
+    #[serde(default)]
+    pub warmup_s: f64,
+}
+
+fn default_delay_ms() -> f64 {
+    10.0
+}
+fn default_queue() -> String {
+    "droptail:packets=100".into()
+}
+fn default_duration_s() -> f64 {
+    60.0
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Server to UE, the cellular download the papers study.
+    #[default]
+    Downlink,
+    Uplink,
+}
+
+impl fmt::Display for Direction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Direction::Downlink => "downlink",
+            Direction::Uplink => "uplink",
+        })
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Flow {
+    pub scheme: String,
+    #[serde(default)]
+    pub start_s: f64,
+    /// How long the flow sends (default: until the end of the run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
+    /// A sized flow: send this many bytes, then record the completion time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_bytes: Option<u64>,
+    #[serde(default)]
+    pub direction: Direction,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Keep this flow's scheme when `--scheme` replaces the others (e.g. the
+    /// Cubic flow a TCP-friendliness test measures the others against).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_scheme: bool,
+    /// Everything else is a parameter of the scheme (`target_ms`, `alpha`, ...),
+    /// checked against the knobs the scheme declares.
+    #[serde(flatten)]
+    pub params: BTreeMap<String, toml::Value>,
+}
+
+impl Flow {
+    pub fn param_f64(&self, key: &str) -> Option<f64> {
+        self.params.get(key).and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))
+    }
+
+    pub fn param_str(&self, key: &str) -> Option<&str> {
+        self.params.get(key).and_then(|v| v.as_str())
+    }
+
+    pub fn label_or(&self, index: usize) -> String {
+        self.label.clone().unwrap_or_else(|| format!("flow{index}-{}", self.scheme))
+    }
+}
+
+impl Link {
+    pub fn downlink_queue(&self) -> &str {
+        self.downlink_queue.as_deref().unwrap_or(&self.queue)
+    }
+    pub fn uplink_queue(&self) -> &str {
+        self.uplink_queue.as_deref().unwrap_or(&self.queue)
+    }
+    pub fn downlink_loss(&self) -> f64 {
+        self.downlink_loss.unwrap_or(self.loss)
+    }
+    pub fn uplink_loss(&self) -> f64 {
+        self.uplink_loss.unwrap_or(self.loss)
+    }
+}
+
+impl Scenario {
+    /// Reads and validates a scenario file.
+    pub fn load(path: &Path) -> Result<Scenario> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("reading scenario {}", path.display()))?;
+        let sc = Scenario::parse(&text).with_context(|| format!("in scenario {}", path.display()))?;
+        Ok(sc)
+    }
+
+    pub fn parse(text: &str) -> Result<Scenario> {
+        let sc: Scenario = toml::from_str(text).map_err(|e| anyhow::anyhow!("{e}"))?;
+        sc.validate()?;
+        Ok(sc)
+    }
+
+    /// Checks everything serde cannot: ranges, combinations, scheme knobs.
+    pub fn validate(&self) -> Result<()> {
+        let l = &self.link;
+        field_range("link.delay_ms", l.delay_ms, 0.0, 10_000.0)?;
+        field_range("link.duration_s", l.duration_s, 0.001, 86_400.0)?;
+        field_range("link.warmup_s", l.warmup_s, 0.0, l.duration_s)?;
+        if l.warmup_s >= l.duration_s {
+            bail!("link.warmup_s ({}) must be shorter than link.duration_s ({})", l.warmup_s, l.duration_s);
+        }
+        field_range("link.trace_offset_s", l.trace_offset_s, 0.0, 1e9)?;
+        field_range("link.loss", l.loss, 0.0, 0.999)?;
+        if let Some(p) = l.downlink_loss {
+            field_range("link.downlink_loss", p, 0.0, 0.999)?;
+        }
+        if let Some(p) = l.uplink_loss {
+            field_range("link.uplink_loss", p, 0.0, 0.999)?;
+        }
+        if self.flows.is_empty() {
+            bail!("flows: a scenario needs at least one [[flows]] entry");
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            let at = |field: &str| format!("flows[{i}].{field}");
+            let sch = scheme::lookup(&f.scheme).with_context(|| at("scheme"))?;
+            field_range(&at("start_s"), f.start_s, 0.0, l.duration_s)?;
+            if f.start_s >= l.duration_s {
+                bail!("{}: the flow starts at {} s, after the run ends ({} s)", at("start_s"), f.start_s, l.duration_s);
+            }
+            if let Some(d) = f.duration_s {
+                field_range(&at("duration_s"), d, 0.001, 86_400.0)?;
+            }
+            if f.duration_s.is_some() && f.size_bytes.is_some() {
+                bail!("{}: give duration_s or size_bytes, not both", at("size_bytes"));
+            }
+            if f.size_bytes == Some(0) {
+                bail!("{}: must be at least 1 byte", at("size_bytes"));
+            }
+            sch.check_params(&f.params).map_err(|e| anyhow::anyhow!("{}: {e}", at("")))?;
+        }
+        for (key, values) in &self.sweep {
+            if values.is_empty() {
+                bail!("sweep.{key}: give at least one value");
+            }
+            let link_key = matches!(key.as_str(), "queue" | "delay_ms" | "loss");
+            let flow_key = self.flows.iter().any(|f| scheme::lookup(&f.scheme).is_ok_and(|s| s.takes(key)));
+            if !link_key && !flow_key {
+                bail!("sweep.{key}: neither a link field (queue, delay_ms, loss) nor a parameter of these flows' schemes");
+            }
+        }
+        Ok(())
+    }
+
+    /// This scenario with `value` applied to the swept `key`.
+    pub fn with_value(&self, key: &str, value: &toml::Value) -> Result<Scenario> {
+        let mut sc = self.clone();
+        sc.sweep.clear();
+        let num = || value.as_float().or_else(|| value.as_integer().map(|i| i as f64));
+        match key {
+            "queue" => sc.link.queue = value.as_str().context("sweep.queue: values must be strings")?.to_string(),
+            "delay_ms" => sc.link.delay_ms = num().context("sweep.delay_ms: values must be numbers")?,
+            "loss" => sc.link.loss = num().context("sweep.loss: values must be numbers")?,
+            _ => {
+                for f in &mut sc.flows {
+                    if scheme::lookup(&f.scheme).is_ok_and(|s| s.takes(key)) {
+                        f.params.insert(key.to_string(), value.clone());
+                    }
+                }
+            }
+        }
+        sc.validate()?;
+        Ok(sc)
+    }
+
+    /// Replaces every flow's scheme (`c2tcp run --scheme`), dropping
+    /// parameters the new scheme does not take.
+    pub fn with_scheme(&self, name: &str) -> Result<Scenario> {
+        let sch = scheme::lookup(name)?;
+        let mut sc = self.clone();
+        for f in sc.flows.iter_mut().filter(|f| !f.keep_scheme) {
+            f.scheme = name.to_string();
+            f.params.retain(|k, _| sch.takes(k));
+        }
+        // A swept parameter none of the flows take any more is dropped.
+        let flows = sc.flows.clone();
+        sc.sweep.retain(|k, _| {
+            matches!(k.as_str(), "queue" | "delay_ms" | "loss")
+                || flows.iter().any(|f| scheme::lookup(&f.scheme).is_ok_and(|s| s.takes(k)))
+        });
+        sc.validate()?;
+        Ok(sc)
+    }
+}
+
+fn field_range(field: &str, v: f64, lo: f64, hi: f64) -> Result<()> {
+    if !v.is_finite() || v < lo || v > hi {
+        bail!("{field}: {v} is out of range [{lo}, {hi}]");
+    }
+    Ok(())
+}
+
+/// Where a trace named in a scenario is found: as given (relative to the
+/// scenario's directory), else in $C2TCP_TRACES or $C2TCP_TRACES/mahimahi.
+pub fn resolve_trace(name: &str, scenario_dir: Option<&Path>) -> Result<PathBuf> {
+    let p = Path::new(name);
+    let mut tried = Vec::new();
+    let mut candidates = Vec::new();
+    if p.is_absolute() {
+        candidates.push(p.to_path_buf());
+    } else {
+        if let Some(d) = scenario_dir {
+            candidates.push(d.join(p));
+        }
+        candidates.push(p.to_path_buf());
+        let traces = traces_dir();
+        candidates.push(traces.join(p));
+        candidates.push(traces.join("mahimahi").join(p));
+    }
+    for c in candidates {
+        if c.is_file() {
+            return Ok(c);
+        }
+        tried.push(c.display().to_string());
+    }
+    bail!("trace `{name}` not found (looked in: {})", tried.join(", "))
+}
+
+/// $C2TCP_TRACES, default `../shared/traces` (relative to the working directory).
+pub fn traces_dir() -> PathBuf {
+    std::env::var_os("C2TCP_TRACES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("../shared/traces"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+        name = "t"
+        [link]
+        downlink = "constant:12"
+        delay_ms = 10
+        duration_s = 20
+        warmup_s = 2
+        [[flows]]
+        scheme = "c2tcp"
+        target_ms = 50
+        [[flows]]
+        scheme = "cubic"
+        start_s = 5
+        size_bytes = 1000000
+    "#;
+
+    #[test]
+    fn a_good_scenario_parses_with_defaults() {
+        let sc = Scenario::parse(GOOD).unwrap();
+        assert_eq!(sc.link.queue, "droptail:packets=100");
+        assert_eq!(sc.link.downlink_queue(), "droptail:packets=100");
+        assert_eq!(sc.flows[0].param_f64("target_ms"), Some(50.0));
+        assert_eq!(sc.flows[1].direction, Direction::Downlink);
+        assert_eq!(sc.flows[1].size_bytes, Some(1_000_000));
+    }
+
+    fn err(text: &str) -> String {
+        format!("{:#}", Scenario::parse(text).unwrap_err())
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let e = err(&GOOD.replace("delay_ms = 10", "delay_ms = -1"));
+        assert!(e.contains("link.delay_ms"), "{e}");
+        let e = err(&GOOD.replace("warmup_s = 2", "warmup_s = 30"));
+        assert!(e.contains("link.warmup_s"), "{e}");
+        let e = err(&GOOD.replace("target_ms = 50", "target_ms = 50\nbogus = 1"));
+        assert!(e.contains("flows[0]") && e.contains("bogus"), "{e}");
+        let e = err(&GOOD.replace("start_s = 5", "start_s = 25"));
+        assert!(e.contains("flows[1].start_s"), "{e}");
+        let e = err(&GOOD.replace("size_bytes = 1000000", "size_bytes = 1000000\nduration_s = 3"));
+        assert!(e.contains("flows[1].size_bytes"), "{e}");
+        let e = err(&GOOD.replace("delay_ms = 10", "delay_ms = 10\ndelay = 3"));
+        assert!(e.contains("unknown field `delay`"), "{e}");
+        let e = err(&GOOD.replace("target_ms = 50", "target_ms = 0.5"));
+        assert!(e.contains("flows[0]") && e.contains("target_ms"), "{e}");
+    }
+
+    #[test]
+    fn unknown_scheme_lists_the_known_ones() {
+        let e = err(&GOOD.replace("scheme = \"cubic\"", "scheme = \"tcp-foo\""));
+        assert!(e.contains("flows[1].scheme"), "{e}");
+        assert!(e.contains("unknown scheme `tcp-foo`") && e.contains("cubic") && e.contains("bbr"), "{e}");
+    }
+
+    #[test]
+    fn no_flows_is_an_error() {
+        let e = err("[link]\ndownlink = \"constant:1\"\nflows = []\n");
+        assert!(e.contains("flows"), "{e}");
+    }
+
+    #[test]
+    fn sweeps_apply_to_the_flows_that_take_the_parameter() {
+        let mut sc = Scenario::parse(GOOD).unwrap();
+        sc.sweep.insert("target_ms".into(), vec![toml::Value::Integer(25)]);
+        sc.validate().unwrap();
+        let v = sc.with_value("target_ms", &toml::Value::Integer(25)).unwrap();
+        assert_eq!(v.flows[0].param_f64("target_ms"), Some(25.0));
+        assert!(!v.flows[1].params.contains_key("target_ms"));
+        let q = sc.with_value("queue", &toml::Value::String("droptail:bytes=75000".into())).unwrap();
+        assert_eq!(q.link.queue, "droptail:bytes=75000");
+        sc.sweep.insert("nonsense".into(), vec![toml::Value::Integer(1)]);
+        assert!(format!("{:#}", sc.validate().unwrap_err()).contains("sweep.nonsense"));
+    }
+
+    #[test]
+    fn with_scheme_replaces_every_flow_and_drops_foreign_params() {
+        let sc = Scenario::parse(GOOD).unwrap().with_scheme("bbr").unwrap();
+        assert!(sc.flows.iter().all(|f| f.scheme == "bbr" && f.params.is_empty()));
+        let kept = Scenario::parse(&GOOD.replace("start_s = 5", "start_s = 5\nkeep_scheme = true"))
+            .unwrap()
+            .with_scheme("bbr")
+            .unwrap();
+        assert_eq!(kept.flows[0].scheme, "bbr");
+        assert_eq!(kept.flows[1].scheme, "cubic");
+    }
+
+    #[test]
+    fn missing_trace_names_the_places_looked() {
+        let e = format!("{:#}", resolve_trace("no-such.down", Some(Path::new("/tmp"))).unwrap_err());
+        assert!(e.contains("no-such.down") && e.contains("/tmp/no-such.down"), "{e}");
+    }
+
+    #[test]
+    fn every_shipped_scenario_is_valid() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+        let mut n = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                let sc = Scenario::load(&path).unwrap_or_else(|e| panic!("{e:#}"));
+                assert!(!sc.name.is_empty(), "{} has no name", path.display());
+                n += 1;
+            }
+        }
+        assert!(n >= 5, "expected the papers' scenarios in {}", dir.display());
+    }
+}

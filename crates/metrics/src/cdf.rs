@@ -1,0 +1,67 @@
+//! The distribution of per-packet queueing delay, for CDF plots.
+//!
+//! Kept as the delay at fixed quantiles (every 0.5%, plus 99.9%) rather than
+//! every sample: small on disk, and repetitions average quantile by quantile
+//! (Vincentizing), which keeps the averaged curve a distribution.
+use std::path::Path;
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+use crate::delay::quantile_ms;
+use crate::Error;
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CdfPoint {
+    pub quantile: f64,
+    pub queue_delay_ms: f64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DelayCdf {
+    pub points: Vec<CdfPoint>,
+}
+
+/// 0, 0.005, …, 0.995, 0.999, 1.
+pub fn cdf_quantiles() -> Vec<f64> {
+    let mut q: Vec<f64> = (0..200).map(|i| i as f64 / 200.0).collect();
+    q.extend([0.999, 1.0]);
+    q
+}
+
+impl DelayCdf {
+    pub(crate) fn from_histogram(h: &Histogram<u64>) -> DelayCdf {
+        let points = cdf_quantiles()
+            .into_iter()
+            .filter_map(|quantile| {
+                quantile_ms(h, quantile).map(|queue_delay_ms| CdfPoint {
+                    quantile,
+                    queue_delay_ms,
+                })
+            })
+            .collect();
+        DelayCdf { points }
+    }
+
+    pub fn write_csv(&self, path: &Path) -> Result<(), Error> {
+        let io = |e: csv::Error| Error::io(path, e.into());
+        let mut w = csv::Writer::from_path(path).map_err(io)?;
+        for p in &self.points {
+            w.serialize(p).map_err(io)?;
+        }
+        if self.points.is_empty() {
+            w.write_record(["quantile", "queue_delay_ms"]).map_err(io)?;
+        }
+        w.flush().map_err(|e| Error::io(path, e))
+    }
+
+    pub fn read_csv(path: &Path) -> Result<DelayCdf, Error> {
+        let mut r = csv::Reader::from_path(path).map_err(|e| Error::io(path, e.into()))?;
+        let points = r
+            .deserialize()
+            .enumerate()
+            .map(|(i, p)| p.map_err(|e| Error::parse(path, i as u64 + 2, e.to_string())))
+            .collect::<Result<_, _>>()?;
+        Ok(DelayCdf { points })
+    }
+}

@@ -1,0 +1,313 @@
+//! The on-disk layout of results, which the runner writes and the report
+//! reads (`docs/results-layout.md`):
+//!
+//! ```text
+//! BENCH/runs/<trace>/<scheme>/<label>/rep<N>/
+//!     run.json          what ran and how it ended (RunInfo)
+//!     metrics.json      metrics::Analysis (aggregate, flows[], window, config)
+//!     timeseries.csv    binned capacity, throughput, queueing delay
+//!     delay_cdf.csv     queueing delay at fixed quantiles
+//!     perf.json         Pantheon-style summary, written by the report
+//! ```
+//!
+//! A single `c2tcp run --out DIR` writes the same files into DIR. The report
+//! finds runs by their run.json wherever they are under the directory, and
+//! takes their identity from it, not from the path.
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+pub const RUN_JSON: &str = "run.json";
+pub const PERF_JSON: &str = "perf.json";
+pub use metrics::{DELAY_CDF_CSV, METRICS_JSON, TIMESERIES_CSV};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// Finished; its metrics count.
+    Done,
+    /// Stopped before the end (Ctrl-C, a bench interrupted); redone on resume.
+    Interrupted,
+    /// Ended in an error; `error` says which.
+    Failed,
+}
+
+/// run.json: what ran, with which parameters, and how it ended.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    pub status: RunStatus,
+    /// Scenario name (file stem) or path.
+    pub scenario: String,
+    /// Scheme under test, as named in the registry (`cubic`, `c2tcp`, …).
+    pub scheme: String,
+    /// Downlink trace name, e.g. `TMobile-LTE-driving.down`.
+    pub trace: String,
+    /// The parameters that vary in the bench, e.g. {"target_ms": 50} or
+    /// {"buffer_bytes": 150000}; numbers make sweep plots.
+    #[serde(default)]
+    pub params: BTreeMap<String, serde_json::Value>,
+    /// Names the parameter combination; "" when there is none.
+    #[serde(default)]
+    pub label: String,
+    #[serde(default)]
+    pub rep: u32,
+    #[serde(default)]
+    pub seed: Option<u64>,
+    #[serde(default)]
+    pub timings: Timings,
+    /// Why a failed run failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timings {
+    /// Unix time, seconds.
+    pub started_unix_s: Option<f64>,
+    pub finished_unix_s: Option<f64>,
+    /// Wall-clock seconds the run took, set-up included.
+    pub wall_s: Option<f64>,
+}
+
+fn unix_now() -> Option<f64> {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .map(|d| d.as_secs_f64())
+}
+
+impl RunInfo {
+    /// A run that has begun: `interrupted` until `finished` says otherwise,
+    /// so a crash never leaves a run that looks done. The label is
+    /// `label_for(&params)`.
+    pub fn started(
+        scenario: &str,
+        scheme: &str,
+        trace: &str,
+        params: BTreeMap<String, serde_json::Value>,
+        rep: u32,
+    ) -> RunInfo {
+        RunInfo {
+            status: RunStatus::Interrupted,
+            scenario: scenario.to_owned(),
+            scheme: scheme.to_owned(),
+            trace: trace.to_owned(),
+            label: RunInfo::label_for(&params),
+            params,
+            rep,
+            seed: None,
+            timings: Timings {
+                started_unix_s: unix_now(),
+                ..Timings::default()
+            },
+            error: None,
+        }
+    }
+
+    /// Marks the run done (or failed, with the error) and times it.
+    pub fn finished(&mut self, error: Option<String>) {
+        self.status = if error.is_some() {
+            RunStatus::Failed
+        } else {
+            RunStatus::Done
+        };
+        self.error = error;
+        self.timings.finished_unix_s = unix_now();
+        if let (Some(start), Some(end)) =
+            (self.timings.started_unix_s, self.timings.finished_unix_s)
+        {
+            self.timings.wall_s = Some(end - start);
+        }
+    }
+
+    /// The label from the parameters: `key=value` joined by `,`, sorted.
+    pub fn label_for(params: &BTreeMap<String, serde_json::Value>) -> String {
+        params
+            .iter()
+            .map(|(k, v)| match v {
+                serde_json::Value::String(s) => format!("{k}={s}"),
+                // 50.0 and 50 name the same run
+                serde_json::Value::Number(n)
+                    if n.as_f64()
+                        .is_some_and(|f| f.fract() == 0.0 && f.abs() < 1e15) =>
+                {
+                    format!("{k}={:.0}", n.as_f64().unwrap_or_default())
+                }
+                other => format!("{k}={other}"),
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    pub fn write(&self, dir: &Path) -> Result<()> {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let path = dir.join(RUN_JSON);
+        let text = serde_json::to_string_pretty(self)? + "\n";
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
+    }
+
+    pub fn read(dir: &Path) -> Result<RunInfo> {
+        let path = dir.join(RUN_JSON);
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a valid run.json", path.display()))
+    }
+}
+
+/// Where a bench keeps one run: `BENCH/runs/<trace>/<scheme>/<label>/rep<N>`,
+/// an empty label being `default`.
+pub fn run_dir(bench: &Path, trace: &str, scheme: &str, label: &str, rep: u32) -> PathBuf {
+    let label = if label.is_empty() { "default" } else { label };
+    bench
+        .join("runs")
+        .join(component(trace))
+        .join(component(scheme))
+        .join(component(label))
+        .join(format!("rep{rep}"))
+}
+
+/// A name made safe as one path component.
+pub(crate) fn component(name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._=+-,:".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if safe.is_empty() || safe.starts_with('.') {
+        format!("_{safe}")
+    } else {
+        safe
+    }
+}
+
+/// A finished run with its metrics.
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub dir: PathBuf,
+    pub info: RunInfo,
+    pub analysis: metrics::Analysis,
+}
+
+/// A run directory that does not count, and why.
+#[derive(Clone, Debug, Serialize)]
+pub struct Skipped {
+    pub dir: PathBuf,
+    pub reason: String,
+}
+
+/// Every run under `root` (itself included), in a stable order.
+pub fn discover(root: &Path) -> Result<(Vec<Run>, Vec<Skipped>)> {
+    let mut dirs = Vec::new();
+    find_run_dirs(root, &mut dirs).with_context(|| format!("scanning {}", root.display()))?;
+    dirs.sort();
+    let (mut runs, mut skipped) = (Vec::new(), Vec::new());
+    for dir in dirs {
+        let skip = |reason: String| Skipped {
+            dir: dir.clone(),
+            reason,
+        };
+        let info = match RunInfo::read(&dir) {
+            Ok(info) => info,
+            Err(e) => {
+                skipped.push(skip(format!("{e:#}")));
+                continue;
+            }
+        };
+        match info.status {
+            RunStatus::Done => {}
+            RunStatus::Interrupted => {
+                skipped.push(skip("interrupted".into()));
+                continue;
+            }
+            RunStatus::Failed => {
+                skipped.push(skip(format!(
+                    "failed: {}",
+                    info.error.as_deref().unwrap_or("no error recorded")
+                )));
+                continue;
+            }
+        }
+        match metrics::Analysis::read_dir(&dir) {
+            Ok(analysis) => runs.push(Run {
+                dir,
+                info,
+                analysis,
+            }),
+            Err(e) => skipped.push(skip(format!("done, but its metrics are unreadable: {e}"))),
+        }
+    }
+    runs.sort_by(|a, b| {
+        let key = |r: &Run| {
+            (
+                r.info.trace.clone(),
+                r.info.scheme.clone(),
+                r.info.label.clone(),
+                r.info.rep,
+            )
+        };
+        key(a).cmp(&key(b))
+    });
+    Ok((runs, skipped))
+}
+
+fn find_run_dirs(dir: &Path, found: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    if dir.join(RUN_JSON).is_file() {
+        found.push(dir.to_owned());
+    }
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.file_type()?.is_dir() {
+            find_run_dirs(&entry.path(), found)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_dirs_follow_the_layout_with_safe_names() {
+        let d = run_dir(
+            Path::new("B"),
+            "TMobile-LTE-driving.down",
+            "c2tcp",
+            "target_ms=50",
+            2,
+        );
+        assert_eq!(
+            d,
+            Path::new("B/runs/TMobile-LTE-driving.down/c2tcp/target_ms=50/rep2")
+        );
+        assert_eq!(
+            run_dir(Path::new("B"), "../x", "a b", "", 0),
+            Path::new("B/runs/_.._x/a_b/default/rep0")
+        );
+    }
+
+    #[test]
+    fn labels_list_parameters_in_order() {
+        let params = BTreeMap::from([
+            ("target_ms".to_string(), serde_json::json!(50)),
+            (
+                "queue".to_string(),
+                serde_json::json!("droptail:packets=100"),
+            ),
+            ("alpha".to_string(), serde_json::json!(1.5)),
+            ("buffer_bytes".to_string(), serde_json::json!(150000.0)),
+        ]);
+        assert_eq!(
+            RunInfo::label_for(&params),
+            "alpha=1.5,buffer_bytes=150000,queue=droptail:packets=100,target_ms=50"
+        );
+    }
+}

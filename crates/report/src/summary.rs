@@ -1,0 +1,351 @@
+//! From runs to the numbers of the papers' tables: repetitions averaged per
+//! configuration (trace × scheme × parameter label), then each metric
+//! normalised per trace to the reference scheme and averaged over traces
+//! (C2TCP paper Table I; NATCP Table 2 does the same for power).
+use std::collections::{BTreeMap, BTreeSet};
+
+use metrics::Metrics;
+use serde::Serialize;
+
+use crate::layout::Run;
+
+/// A metric as the report shows it.
+pub struct MetricDef {
+    /// The metrics.json field.
+    pub key: &'static str,
+    pub title: &'static str,
+    pub unit: &'static str,
+    pub get: fn(&Metrics) -> Option<f64>,
+}
+
+/// The aggregate metrics the report summarises, in column order.
+pub const METRICS: &[MetricDef] = &[
+    MetricDef {
+        key: "throughput_mbps",
+        title: "Throughput",
+        unit: "Mbit/s",
+        get: |m| Some(m.throughput_mbps),
+    },
+    MetricDef {
+        key: "capacity_mbps",
+        title: "Capacity",
+        unit: "Mbit/s",
+        get: |m| Some(m.capacity_mbps),
+    },
+    MetricDef {
+        key: "utilization",
+        title: "Utilization",
+        unit: "",
+        get: |m| m.utilization,
+    },
+    MetricDef {
+        key: "avg_queue_delay_ms",
+        title: "Avg. delay",
+        unit: "ms",
+        get: |m| m.avg_queue_delay_ms,
+    },
+    MetricDef {
+        key: "p95_queue_delay_ms",
+        title: "95th %ile delay",
+        unit: "ms",
+        get: |m| m.p95_queue_delay_ms,
+    },
+    MetricDef {
+        key: "jitter_ms",
+        title: "Jitter",
+        unit: "ms",
+        get: |m| m.jitter_ms,
+    },
+    MetricDef {
+        key: "avg_delay_ms",
+        title: "Avg. one-way delay",
+        unit: "ms",
+        get: |m| m.avg_delay_ms,
+    },
+    MetricDef {
+        key: "p95_delay_ms",
+        title: "95th %ile one-way delay",
+        unit: "ms",
+        get: |m| m.p95_delay_ms,
+    },
+    MetricDef {
+        key: "power",
+        title: "Power",
+        unit: "(Mbit/s)/ms",
+        get: |m| m.power,
+    },
+    MetricDef {
+        key: "power95",
+        title: "Power95",
+        unit: "(Mbit/s)/ms",
+        get: |m| m.power95,
+    },
+    MetricDef {
+        key: "loss_rate",
+        title: "Loss",
+        unit: "",
+        get: |m| m.loss_rate,
+    },
+    MetricDef {
+        key: "self_inflicted_delay_ms",
+        title: "Self-inflicted delay",
+        unit: "ms",
+        get: |m| m.self_inflicted_delay_ms,
+    },
+    MetricDef {
+        key: "jain_fairness",
+        title: "Jain's fairness",
+        unit: "",
+        get: |m| m.jain_fairness,
+    },
+    MetricDef {
+        key: "avg_rtt_ms",
+        title: "Avg. RTT",
+        unit: "ms",
+        get: |m| m.avg_rtt_ms,
+    },
+    MetricDef {
+        key: "retransmits",
+        title: "Retransmits",
+        unit: "",
+        get: |m| m.retransmits.map(|r| r as f64),
+    },
+];
+
+/// The columns of the normalised table: Table I's four (delays are queueing
+/// delays, as in the paper), then NATCP's power and power95.
+pub const NORMALISED: &[&str] = &[
+    "throughput_mbps",
+    "avg_queue_delay_ms",
+    "jitter_ms",
+    "p95_queue_delay_ms",
+    "power",
+    "power95",
+];
+
+pub fn metric(key: &str) -> &'static MetricDef {
+    METRICS
+        .iter()
+        .find(|m| m.key == key)
+        .expect("a known metric")
+}
+
+/// A scheme with one parameter combination.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Config {
+    pub scheme: String,
+    pub label: String,
+}
+
+impl Config {
+    pub fn of(run: &Run) -> Config {
+        Config {
+            scheme: run.info.scheme.clone(),
+            label: run.info.label.clone(),
+        }
+    }
+
+    pub fn name(&self) -> String {
+        if self.label.is_empty() {
+            self.scheme.clone()
+        } else {
+            format!("{} [{}]", self.scheme, self.label)
+        }
+    }
+}
+
+/// One configuration on one trace, its repetitions averaged.
+#[derive(Clone, Debug, Serialize)]
+pub struct ConfigSummary {
+    pub trace: String,
+    #[serde(flatten)]
+    pub config: Config,
+    pub params: BTreeMap<String, serde_json::Value>,
+    pub reps: usize,
+    /// Mean over the repetitions where the metric is defined.
+    pub means: BTreeMap<String, Option<f64>>,
+    /// Mean flow completion time per flow name, for sized flows.
+    pub fct_s: BTreeMap<String, f64>,
+}
+
+pub(crate) fn mean(values: impl IntoIterator<Item = f64>) -> Option<f64> {
+    let (n, sum) = values
+        .into_iter()
+        .fold((0usize, 0.0), |(n, s), v| (n + 1, s + v));
+    (n > 0).then(|| sum / n as f64)
+}
+
+/// Names of the flows that have a completion time (sized flows).
+pub(crate) fn sized_flows<'a>(runs: impl IntoIterator<Item = &'a Run>) -> BTreeSet<String> {
+    runs.into_iter()
+        .flat_map(|r| r.analysis.flows.iter())
+        .filter(|f| f.metrics.fct_s.is_some())
+        .map(|f| f.name.clone())
+        .collect()
+}
+
+/// Mean completion time of the flow so named over the repetitions.
+pub(crate) fn mean_fct(reps: &[&Run], flow: &str) -> Option<f64> {
+    mean(
+        reps.iter()
+            .flat_map(|r| r.analysis.flows.iter())
+            .filter(|f| f.name == flow)
+            .filter_map(|f| f.metrics.fct_s),
+    )
+}
+
+/// Groups runs by (trace, scheme, label) and averages their metrics.
+pub fn summarise(runs: &[Run]) -> Vec<ConfigSummary> {
+    let mut groups: BTreeMap<(String, Config), Vec<&Run>> = BTreeMap::new();
+    for run in runs {
+        groups
+            .entry((run.info.trace.clone(), Config::of(run)))
+            .or_default()
+            .push(run);
+    }
+    groups
+        .into_iter()
+        .map(|((trace, config), reps)| {
+            let means = METRICS
+                .iter()
+                .map(|m| {
+                    (
+                        m.key.to_owned(),
+                        mean(reps.iter().filter_map(|r| (m.get)(&r.analysis.aggregate))),
+                    )
+                })
+                .collect();
+            let fct_s = sized_flows(reps.iter().copied())
+                .into_iter()
+                .filter_map(|name| mean_fct(&reps, &name).map(|m| (name, m)))
+                .collect();
+            ConfigSummary {
+                trace,
+                params: reps[0].info.params.clone(),
+                config,
+                reps: reps.len(),
+                means,
+                fct_s,
+            }
+        })
+        .collect()
+}
+
+/// One row of the normalised table.
+#[derive(Clone, Debug, Serialize)]
+pub struct NormalisedRow {
+    #[serde(flatten)]
+    pub config: Config,
+    /// Metric → mean over traces of (this config's mean ÷ the reference's).
+    pub ratios: BTreeMap<String, Option<f64>>,
+    /// Traces this configuration could be compared on.
+    pub traces: usize,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Normalised {
+    pub reference_scheme: String,
+    pub rows: Vec<NormalisedRow>,
+    /// Configurations or traces left out, and why.
+    pub notes: Vec<String>,
+}
+
+/// The reference a configuration is compared with on one trace: the
+/// reference scheme with the same label (a shared link parameter such as a
+/// buffer size), else with `reference_label`, else its only configuration.
+/// The reference scheme's own configurations compare with `reference_label`
+/// when it is given (a Target sweep against Target 50 ms), else themselves.
+fn reference_for<'a>(
+    on_trace: &[&'a ConfigSummary],
+    config: &Config,
+    reference_scheme: &str,
+    reference_label: Option<&str>,
+) -> Option<&'a ConfigSummary> {
+    let candidates: Vec<&ConfigSummary> = on_trace
+        .iter()
+        .copied()
+        .filter(|c| c.config.scheme == reference_scheme)
+        .collect();
+    let with_label = |label: &str| candidates.iter().copied().find(|c| c.config.label == label);
+    let own_scheme_reference = (config.scheme == reference_scheme)
+        .then_some(reference_label)
+        .flatten();
+    own_scheme_reference
+        .and_then(with_label)
+        .or_else(|| with_label(&config.label))
+        .or_else(|| reference_label.and_then(with_label))
+        .or_else(|| (candidates.len() == 1).then(|| candidates[0]))
+}
+
+pub fn normalise(
+    summaries: &[ConfigSummary],
+    reference_scheme: &str,
+    reference_label: Option<&str>,
+) -> Normalised {
+    let mut out = Normalised {
+        reference_scheme: reference_scheme.to_owned(),
+        ..Normalised::default()
+    };
+    if !summaries
+        .iter()
+        .any(|s| s.config.scheme == reference_scheme)
+    {
+        out.notes.push(format!(
+            "no runs of the reference scheme {reference_scheme:?}: nothing to normalise to"
+        ));
+        return out;
+    }
+    let mut by_trace: BTreeMap<&str, Vec<&ConfigSummary>> = BTreeMap::new();
+    for s in summaries {
+        by_trace.entry(s.trace.as_str()).or_default().push(s);
+    }
+    // config → metric → ratios on each trace
+    let mut ratios: BTreeMap<Config, (BTreeMap<&str, Vec<f64>>, usize)> = BTreeMap::new();
+    for (trace, on_trace) in &by_trace {
+        for s in on_trace {
+            let entry = ratios.entry(s.config.clone()).or_default();
+            let Some(reference) =
+                reference_for(on_trace, &s.config, reference_scheme, reference_label)
+            else {
+                out.notes.push(format!(
+                    "{} on {trace}: no single {reference_scheme} run to compare with (choose a reference label)",
+                    s.config.name()
+                ));
+                continue;
+            };
+            entry.1 += 1;
+            for key in NORMALISED {
+                let value = s.means.get(*key).copied().flatten();
+                let base = reference
+                    .means
+                    .get(*key)
+                    .copied()
+                    .flatten()
+                    .filter(|&b| b != 0.0);
+                if let (Some(v), Some(b)) = (value, base) {
+                    entry.0.entry(key).or_default().push(v / b);
+                }
+            }
+        }
+    }
+    out.rows = ratios
+        .into_iter()
+        .map(|(config, (per_metric, traces))| NormalisedRow {
+            ratios: NORMALISED
+                .iter()
+                .map(|k| {
+                    (
+                        k.to_string(),
+                        per_metric.get(k).and_then(|v| mean(v.iter().copied())),
+                    )
+                })
+                .collect(),
+            traces,
+            config,
+        })
+        .collect();
+    // The reference first, as in the paper.
+    out.rows
+        .sort_by_key(|r| (r.config.scheme != reference_scheme, r.config.clone()));
+    out
+}

@@ -1,0 +1,375 @@
+//! The report on small synthetic bench directories with known numbers.
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use metrics::{Analysis, CdfPoint, DelayCdf, FlowMetrics, Metrics, TimeSeries, TimeSeriesRow};
+use report::{build, run_dir, ReportOptions, RunInfo, RunStatus};
+
+fn metrics_with(throughput: f64, avg_delay: f64, p95_delay: f64, jitter: f64) -> Metrics {
+    Metrics {
+        throughput_mbps: throughput,
+        capacity_mbps: 10.0,
+        utilization: Some(throughput / 10.0),
+        avg_queue_delay_ms: Some(avg_delay),
+        p95_queue_delay_ms: Some(p95_delay),
+        avg_delay_ms: Some(avg_delay + 10.0),
+        p95_delay_ms: Some(p95_delay + 10.0),
+        jitter_ms: Some(jitter),
+        power: Some(throughput / avg_delay),
+        power95: Some(throughput / p95_delay),
+        loss_rate: Some(0.01),
+        ..Metrics::default()
+    }
+}
+
+fn analysis(m: Metrics) -> Analysis {
+    let rows = (0..20)
+        .map(|i| TimeSeriesRow {
+            t_s: i as f64 * 0.5,
+            capacity_mbps: 10.0 + (i % 4) as f64,
+            ingress_mbps: m.throughput_mbps,
+            throughput_mbps: m.throughput_mbps,
+            queue_delay_mean_ms: m.avg_queue_delay_ms,
+            queue_delay_p95_ms: m.p95_queue_delay_ms,
+            drops: 0,
+            flow_throughput_mbps: vec![m.throughput_mbps],
+        })
+        .collect();
+    let avg = m.avg_queue_delay_ms.unwrap();
+    let cdf = (0..=10)
+        .map(|i| CdfPoint {
+            quantile: i as f64 / 10.0,
+            queue_delay_ms: avg * (0.5 + i as f64 / 10.0),
+        })
+        .collect();
+    Analysis {
+        format: metrics::FORMAT.into(),
+        propagation_delay_ms: 10.0,
+        window: metrics::Window {
+            start_s: 1.0,
+            end_s: 10.0,
+            duration_s: 9.0,
+        },
+        flows: vec![FlowMetrics {
+            name: "flow1".into(),
+            id: Some(1),
+            members: vec![1],
+            metrics: m.clone(),
+            ..FlowMetrics::default()
+        }],
+        aggregate: m,
+        timeseries: TimeSeries {
+            bin_s: 0.5,
+            flow_names: vec!["flow1".into()],
+            rows,
+        },
+        delay_cdf: DelayCdf { points: cdf },
+        ..Analysis::default()
+    }
+}
+
+fn add_run(
+    bench: &Path,
+    trace: &str,
+    scheme: &str,
+    params: &[(&str, f64)],
+    rep: u32,
+    status: RunStatus,
+    a: Option<Analysis>,
+) {
+    let params = params
+        .iter()
+        .map(|(k, v)| (k.to_string(), serde_json::json!(v)))
+        .collect();
+    let mut info = RunInfo::started("test", scheme, trace, params, rep);
+    info.status = status;
+    let dir = run_dir(bench, trace, scheme, &info.label, rep);
+    info.write(&dir).unwrap();
+    if let Some(a) = a {
+        a.write_dir(&dir).unwrap();
+    }
+}
+
+/// Two traces; Cubic twice on A (5 and 7 Mbit/s, averaging 6).
+fn two_trace_bench(bench: &Path) {
+    let done = RunStatus::Done;
+    add_run(
+        bench,
+        "A.down",
+        "c2tcp",
+        &[],
+        0,
+        done,
+        Some(analysis(metrics_with(4.0, 20.0, 40.0, 2.0))),
+    );
+    add_run(
+        bench,
+        "A.down",
+        "cubic",
+        &[],
+        0,
+        done,
+        Some(analysis(metrics_with(5.0, 150.0, 300.0, 8.0))),
+    );
+    add_run(
+        bench,
+        "A.down",
+        "cubic",
+        &[],
+        1,
+        done,
+        Some(analysis(metrics_with(7.0, 250.0, 500.0, 12.0))),
+    );
+    add_run(
+        bench,
+        "B.down",
+        "c2tcp",
+        &[],
+        0,
+        done,
+        Some(analysis(metrics_with(2.0, 50.0, 100.0, 5.0))),
+    );
+    add_run(
+        bench,
+        "B.down",
+        "cubic",
+        &[],
+        0,
+        done,
+        Some(analysis(metrics_with(2.0, 100.0, 100.0, 5.0))),
+    );
+}
+
+fn ratio(report: &report::Report, scheme: &str, key: &str) -> f64 {
+    let row = report
+        .normalised
+        .rows
+        .iter()
+        .find(|r| r.config.scheme == scheme)
+        .unwrap();
+    row.ratios[key].unwrap()
+}
+
+#[test]
+fn table_one_normalises_per_trace_then_averages() {
+    let bench = tempfile::tempdir().unwrap();
+    two_trace_bench(bench.path());
+    let r = build(
+        bench.path(),
+        &ReportOptions {
+            plots: false,
+            ..ReportOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(r.runs, 5);
+    let schemes: Vec<&str> = r
+        .normalised
+        .rows
+        .iter()
+        .map(|r| r.config.scheme.as_str())
+        .collect();
+    assert_eq!(schemes, ["c2tcp", "cubic"], "the reference first");
+    for key in report::summary::NORMALISED {
+        assert_eq!(ratio(&r, "c2tcp", key), 1.0, "{key}");
+    }
+    // throughput: (6/4 + 2/2) / 2; avg delay: (200/20 + 100/50) / 2;
+    // jitter: (10/2 + 5/5) / 2; p95: (400/40 + 100/100) / 2
+    assert_eq!(ratio(&r, "cubic", "throughput_mbps"), 1.25);
+    assert_eq!(ratio(&r, "cubic", "avg_queue_delay_ms"), 6.0);
+    assert_eq!(ratio(&r, "cubic", "jitter_ms"), 3.0);
+    assert_eq!(ratio(&r, "cubic", "p95_queue_delay_ms"), 5.5);
+    // power averages per rep first: A (5/150 + 7/250)/2 vs 4/20; B 0.02 vs 0.04
+    let power_a = (5.0 / 150.0 + 7.0 / 250.0) / 2.0 / 0.2;
+    assert!((ratio(&r, "cubic", "power") - (power_a + 0.5) / 2.0).abs() < 1e-12);
+    let md = std::fs::read_to_string(&r.markdown).unwrap();
+    assert!(md.contains("| cubic | 1.25 | 6.00 | 3.00 | 5.50 |"), "{md}");
+    assert!(r.table_markdown.starts_with("| Scheme | Throughput | Avg. delay | Jitter | 95th %ile delay | Power | Power95 | Traces |"));
+    assert!(
+        md.contains("| c2tcp | 1 | 4.00 | 0.400 | 20.0 | 40.0 |"),
+        "per-trace table, absolute values:\n{md}"
+    );
+}
+
+#[test]
+fn every_output_file_is_written() {
+    let bench = tempfile::tempdir().unwrap();
+    two_trace_bench(bench.path());
+    let r = build(bench.path(), &ReportOptions::default()).unwrap();
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    for path in [&r.markdown, &r.html, &r.summary_csv, &r.summary_json] {
+        assert!(
+            std::fs::metadata(path).unwrap().len() > 0,
+            "{}",
+            path.display()
+        );
+    }
+    // summary.csv: one row per trace × configuration
+    let csv = std::fs::read_to_string(&r.summary_csv).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 4);
+    assert!(csv.starts_with("trace,scheme,label,reps,throughput_mbps,"));
+    assert!(csv.contains("\nA.down,cubic,,2,6,"), "{csv}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&r.summary_json).unwrap()).unwrap();
+    assert_eq!(json["runs"].as_array().unwrap().len(), 5);
+    assert_eq!(
+        json["normalised"]["rows"][1]["ratios"]["throughput_mbps"],
+        1.25
+    );
+    // Pantheon-style perf.json in every run directory
+    assert_eq!(r.perf_json.len(), 5);
+    let perf: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(run_dir(bench.path(), "B.down", "cubic", "", 0).join("perf.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        perf,
+        serde_json::json!({"cubic": {"tput": 2.0, "delay": 110.0, "loss": 0.01}})
+    );
+    // scatter (mean, p95) and CDF per trace, a time series per run; SVG and PNG each
+    assert_eq!(r.plots.len(), 2 * (2 * 3 + 5));
+    for plot in &r.plots {
+        let bytes = std::fs::read(plot).unwrap();
+        match plot.extension().unwrap().to_str().unwrap() {
+            "png" => assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{}", plot.display()),
+            "svg" => assert!(
+                String::from_utf8(bytes).unwrap().contains("<text"),
+                "{} has labels",
+                plot.display()
+            ),
+            other => panic!("unexpected plot file type {other}"),
+        }
+        assert!(
+            std::fs::metadata(plot).unwrap().len() > 2000,
+            "{} is not empty",
+            plot.display()
+        );
+    }
+    let md = std::fs::read_to_string(&r.markdown).unwrap();
+    assert!(
+        md.contains("![scatter-A.down-mean](plots/scatter-A.down-mean.svg)"),
+        "{md}"
+    );
+    let html = std::fs::read_to_string(&r.html).unwrap();
+    assert!(html.contains("<img src=\"plots/cdf-B.down.svg\""));
+    assert!(html.contains("<td>cubic</td><td>1.25</td>"));
+}
+
+#[test]
+fn unfinished_runs_are_listed_not_counted() {
+    let bench = tempfile::tempdir().unwrap();
+    two_trace_bench(bench.path());
+    add_run(
+        bench.path(),
+        "B.down",
+        "bbr",
+        &[],
+        0,
+        RunStatus::Interrupted,
+        None,
+    );
+    add_run(bench.path(), "B.down", "bbr", &[], 1, RunStatus::Done, None); // no metrics
+    let r = build(
+        bench.path(),
+        &ReportOptions {
+            plots: false,
+            ..ReportOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!((r.runs, r.skipped.len()), (5, 2));
+    let md = std::fs::read_to_string(&r.markdown).unwrap();
+    assert!(md.contains("## Skipped runs"));
+    assert!(
+        md.contains("runs/B.down/bbr/default/rep0: interrupted"),
+        "{md}"
+    );
+    assert!(
+        md.contains("runs/B.down/bbr/default/rep1: done, but its metrics are unreadable"),
+        "{md}"
+    );
+}
+
+#[test]
+fn sweeps_and_completion_times_get_their_figures() {
+    let bench = tempfile::tempdir().unwrap();
+    let b = bench.path();
+    for (target, tput, delay) in [(25.0, 3.0, 15.0), (50.0, 4.0, 30.0), (75.0, 4.5, 45.0)] {
+        let mut a = analysis(metrics_with(tput, delay, 2.0 * delay, 2.0));
+        a.flows[0].name = "short".into();
+        a.flows[0].metrics.fct_s = Some(delay / 10.0);
+        add_run(
+            b,
+            "T.down",
+            "c2tcp",
+            &[("target_ms", target)],
+            0,
+            RunStatus::Done,
+            Some(a),
+        );
+    }
+    add_run(
+        b,
+        "T.down",
+        "cubic",
+        &[],
+        0,
+        RunStatus::Done,
+        Some(analysis(metrics_with(5.0, 200.0, 400.0, 9.0))),
+    );
+    let r = build(
+        b,
+        &ReportOptions {
+            reference_label: Some("target_ms=50".into()),
+            timeseries_plots: false,
+            ..ReportOptions::default()
+        },
+    )
+    .unwrap();
+    // Normalised to c2tcp at Target 50 ms: Cubic has 5/4 its throughput,
+    // and Target 25 ms gives 3/4 of it.
+    assert_eq!(ratio(&r, "cubic", "throughput_mbps"), 1.25);
+    let t25 = r
+        .normalised
+        .rows
+        .iter()
+        .find(|r| r.config.label == "target_ms=25")
+        .unwrap();
+    assert_eq!(t25.ratios["throughput_mbps"], Some(0.75));
+    let sweep_svg = b.join("plots/sweep-T.down-target_ms.svg");
+    assert!(r.plots.contains(&sweep_svg), "{:?}", r.plots);
+    let svg = std::fs::read_to_string(&sweep_svg).unwrap();
+    assert!(
+        svg.contains("flow completion time vs target_ms"),
+        "the DFCSD panel"
+    );
+    let md = std::fs::read_to_string(&r.markdown).unwrap();
+    assert!(
+        md.contains("| T.down | c2tcp [target_ms=25] | short | 1.50 |"),
+        "{md}"
+    );
+    assert!(md.contains("### target_ms on T.down"));
+}
+
+#[test]
+fn a_single_run_directory_is_a_bench_of_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut info = RunInfo::started("default", "cubic", "T.down", BTreeMap::new(), 0);
+    info.finished(None);
+    assert_eq!(info.status, RunStatus::Done);
+    assert!(info.timings.wall_s.unwrap() >= 0.0);
+    info.write(dir.path()).unwrap();
+    analysis(metrics_with(5.0, 100.0, 200.0, 3.0))
+        .write_dir(dir.path())
+        .unwrap();
+    let r = build(dir.path(), &ReportOptions::default()).unwrap();
+    assert_eq!(r.runs, 1);
+    assert_eq!(r.markdown, dir.path().join("report.md"));
+    assert!(dir.path().join("perf.json").exists());
+    assert!(r.normalised.notes[0].contains("no runs of the reference scheme \"c2tcp\""));
+    assert!(
+        build(&dir.path().join("plots"), &ReportOptions::default()).is_err(),
+        "no runs there"
+    );
+}
