@@ -21,6 +21,21 @@ fn constant_trace(dir: &Path, mbps: u32) -> PathBuf {
     path
 }
 
+/// A privileged test's world: a temp dir with a constant 12 Mbit/s trace
+/// (its path) and a namespace playing the caller's side.
+fn world() -> (tempfile::TempDir, String, Netns) {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = constant_trace(dir.path(), 12).to_str().unwrap().to_string();
+    (dir, trace, Netns::new("caller").unwrap())
+}
+
+/// `c2tcp emulate -q` over `trace` both ways, started in `caller`.
+fn emulate(caller: &Netns, trace: &str, extra: &[&str]) -> Command {
+    let mut cmd = caller.command(BIN);
+    cmd.args(["emulate", "-q", "--downlink", trace, "--uplink", trace]).args(extra).stdin(Stdio::null());
+    cmd
+}
+
 fn ip_out(ns: &Netns, args: &[&str]) -> String {
     String::from_utf8(netns::run_checked(ns.command("ip").args(args), "ip").unwrap().stdout).unwrap()
 }
@@ -98,13 +113,10 @@ fn emulate_gives_command_the_base_address_and_its_exit_status() {
     if !testkit::require_root("emulate_gives_command_the_base_address_and_its_exit_status") {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let t = constant_trace(dir.path(), 12);
-    let t = t.to_str().unwrap();
-    let caller = Netns::new("caller").unwrap();
+    let (_dir, t, caller) = world();
     let out = caller
         .command(BIN)
-        .args(["emulate", "--downlink", t, "--uplink", t, "--delay", "5", "--downlink-queue=droptail", "--downlink-queue-args=packets=100"])
+        .args(["emulate", "--downlink", &t, "--uplink", &t, "--delay", "5", "--downlink-queue=droptail", "--downlink-queue-args=packets=100"])
         .args(["--", "sh", "-c", "ping -n -c 2 -W 2 $MAHIMAHI_BASE >/dev/null && [ \"$C2TCP_BASE\" = \"$MAHIMAHI_BASE\" ] && exit 7"])
         .stdin(Stdio::null())
         .output()
@@ -120,19 +132,13 @@ fn iperf3_reverse_gets_the_trace_rate() {
     if !testkit::require_root("iperf3_reverse_gets_the_trace_rate") {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let t = constant_trace(dir.path(), 12);
-    let t = t.to_str().unwrap();
-    let caller = Netns::new("caller").unwrap();
+    let (dir, t, caller) = world();
     let mut server = caller.command("iperf3").args(["-s", "-1", "-p", "5201"]).stdout(Stdio::null()).spawn().unwrap();
     std::thread::sleep(Duration::from_millis(200));
     let log = dir.path().join("down.log");
-    let out = caller
-        .command(BIN)
-        .args(["emulate", "-q", "--downlink", t, "--uplink", t, "--delay", "10"])
-        .args(["--downlink-queue", "droptail", "--downlink-queue-args", "packets=100", "--downlink-log", log.to_str().unwrap()])
+    let out = emulate(&caller, &t, &["--delay", "10", "--downlink-queue", "droptail", "--downlink-queue-args", "packets=100"])
+        .args(["--downlink-log", log.to_str().unwrap()])
         .args(["--", "sh", "-c", "iperf3 -c $MAHIMAHI_BASE -p 5201 -R -t 5 -O 1 --json"])
-        .stdin(Stdio::null())
         .output()
         .unwrap();
     let _ = server.wait();
@@ -151,16 +157,8 @@ fn sigint_tears_everything_down() {
     if !testkit::require_root("sigint_tears_everything_down") {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let t = constant_trace(dir.path(), 12);
-    let t = t.to_str().unwrap();
-    let caller = Netns::new("caller").unwrap();
-    let mut run = caller
-        .command(BIN)
-        .args(["emulate", "-q", "--downlink", t, "--uplink", t, "--", "sleep", "30.123"])
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
+    let (_dir, t, caller) = world();
+    let mut run = emulate(&caller, &t, &["--", "sleep", "30.123"]).spawn().unwrap();
     wait_for("the emulator's TUN device", || ip_out(&caller, &["-o", "link"]).contains("c2e"));
     wait_for("COMMAND", || process_with_arg("30.123").is_some());
     unsafe { libc::kill(run.id() as i32, libc::SIGINT) };
@@ -173,20 +171,26 @@ fn sigint_tears_everything_down() {
 }
 
 #[test]
+fn once_stops_command_when_the_trace_ends() {
+    if !testkit::require_root("once_stops_command_when_the_trace_ends") {
+        return;
+    }
+    // The 1 s trace ends after a second; COMMAND would sleep 30.
+    let (_dir, t, caller) = world();
+    let t0 = Instant::now();
+    let status = emulate(&caller, &t, &["--once", "--", "sleep", "30.789"]).status().unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    assert_eq!(status.code(), Some(128 + libc::SIGTERM));
+    assert_clean(&caller);
+}
+
+#[test]
 fn cleanup_removes_what_a_killed_run_left() {
     if !testkit::require_root("cleanup_removes_what_a_killed_run_left") {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let t = constant_trace(dir.path(), 12);
-    let t = t.to_str().unwrap();
-    let caller = Netns::new("caller").unwrap();
-    let mut run = caller
-        .command(BIN)
-        .args(["emulate", "-q", "--downlink", t, "--uplink", t, "--", "sh", "-c", "sleep 30.456 & sleep 30.457"])
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
+    let (_dir, t, caller) = world();
+    let mut run = emulate(&caller, &t, &["--", "sh", "-c", "sleep 30.456 & sleep 30.457"]).spawn().unwrap();
     wait_for("COMMAND", || process_with_arg("30.456").is_some());
     unsafe { libc::kill(run.id() as i32, libc::SIGKILL) };
     run.wait().unwrap();

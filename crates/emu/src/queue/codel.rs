@@ -96,11 +96,11 @@ impl Queue for CoDel {
         p
     }
 
-    fn packets(&self) -> usize {
-        self.fifo.packets()
+    fn fifo(&self) -> &Fifo {
+        &self.fifo
     }
-    fn bytes(&self) -> usize {
-        self.fifo.bytes()
+    fn fifo_mut(&mut self) -> &mut Fifo {
+        &mut self.fifo
     }
 }
 

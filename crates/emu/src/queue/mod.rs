@@ -57,16 +57,24 @@ impl fmt::Display for DropReason {
 /// Packets a queue dropped during one call, for the caller to log and recycle.
 pub type Drops = Vec<(Packet, DropReason)>;
 
-/// A bottleneck queue discipline. `now` is the emulator clock in µs; a
-/// packet's `arrival` is when it entered this queue.
+/// A bottleneck queue discipline over a [`Fifo`]. `now` is the emulator
+/// clock in µs; a packet's `arrival` is when it entered this queue.
 pub trait Queue: Send {
     /// Offers an arriving packet; whatever gets dropped (it, or packets
     /// already queued) goes to `drops`.
     fn enqueue(&mut self, p: Packet, now: Micros, drops: &mut Drops);
     /// The next packet to send, or None when empty; AQM drops go to `drops`.
-    fn dequeue(&mut self, now: Micros, drops: &mut Drops) -> Option<Packet>;
-    fn packets(&self) -> usize;
-    fn bytes(&self) -> usize;
+    fn dequeue(&mut self, _now: Micros, _drops: &mut Drops) -> Option<Packet> {
+        self.fifo_mut().pop()
+    }
+    fn fifo(&self) -> &Fifo;
+    fn fifo_mut(&mut self) -> &mut Fifo;
+    fn packets(&self) -> usize {
+        self.fifo().packets()
+    }
+    fn bytes(&self) -> usize {
+        self.fifo().bytes()
+    }
 }
 
 /// A size limit in bytes and/or packets (None = unlimited).

@@ -156,11 +156,11 @@ impl Queue for Pie {
         Some(p)
     }
 
-    fn packets(&self) -> usize {
-        self.fifo.packets()
+    fn fifo(&self) -> &Fifo {
+        &self.fifo
     }
-    fn bytes(&self) -> usize {
-        self.fifo.bytes()
+    fn fifo_mut(&mut self) -> &mut Fifo {
+        &mut self.fifo
     }
 }
 
