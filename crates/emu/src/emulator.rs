@@ -214,67 +214,31 @@ const MAX_SLEEP_US: Micros = 10_000;
 /// sleeping: a wake-up from ppoll can come ~50 µs late.
 const SPIN_US: Micros = 60;
 
-/// One direction's thread: read `from`, run the pipeline, write `to`.
-fn forward(mut pl: Pipeline, from: &Tun, to: &Tun, stop: &AtomicBool, gso: bool) -> Result<Option<SchedError>> {
-    set_minimal_timer_slack();
-    let mut hist = ErrorHistogram::default();
-    let mut batcher = Batcher::new(gso);
-    let mut outbox: Vec<(Packet, Micros)> = Vec::with_capacity(4096);
-    let mut scratch = vec![0u8; crate::packet::BUF_SIZE];
-    let mut pfd = libc::pollfd { fd: from.raw_fd(), events: libc::POLLIN, revents: 0 };
-    let mut write_errors = 0u64;
-    while !stop.load(Ordering::Relaxed) {
-        for _ in 0..READ_BATCH {
-            let (buf, pooled) = match pl.pool.get() {
-                Some(b) => (b, true),
-                None => (std::mem::take(&mut scratch).into_boxed_slice(), false),
-            };
-            let mut buf = buf;
-            match from.read(&mut buf) {
-                Ok(n) if n < HDR => {
-                    pl.pool.put(buf);
-                }
-                Ok(n) => {
-                    let n = n - HDR;
-                    let now = now_us();
-                    pl.advance(now, &mut |p, t| outbox.push((p, t)));
-                    if pooled {
-                        pl.arrive(Packet { buf, len: n as u32, arrival: now, flow: 0 }, now);
-                    } else {
-                        // Every buffer is in use: the emulator is full.
-                        pl.drop_unqueued(&buf[HDR..HDR + n], n as u32, now, DropReason::Tail);
-                        scratch = buf.into_vec();
-                    }
-                }
-                Err(e) => {
-                    if pooled {
-                        pl.pool.put(buf);
-                    } else {
-                        scratch = buf.into_vec();
-                    }
-                    if e.kind() == ErrorKind::WouldBlock {
-                        break;
-                    }
-                    if e.raw_os_error() == Some(libc::EFAULT) || e.raw_os_error() == Some(libc::EINVAL) {
-                        // Larger than our buffer: the kernel discarded it; size unknown (logged as 0).
-                        let now = now_us();
-                        pl.advance(now, &mut |p, t| outbox.push((p, t)));
-                        pl.drop_unqueued(&[], 0, now, DropReason::Oversize);
-                        continue;
-                    }
-                    if e.kind() != ErrorKind::Interrupted {
-                        return Err(e).with_context(|| format!("reading from {}", from.name()));
-                    }
-                }
-            }
+/// Writes departures as they come out of the pipeline and measures how
+/// late each write is compared with its opportunity.
+struct Sender<'a> {
+    to: &'a Tun,
+    batcher: Batcher,
+    hist: ErrorHistogram,
+    outbox: Vec<(Packet, Micros)>,
+}
+
+impl Sender<'_> {
+    /// Runs the pipeline up to `now` and writes whatever departs.
+    fn advance(&mut self, pl: &mut Pipeline, now: Micros) {
+        let outbox = &mut self.outbox;
+        pl.advance(now, &mut |p, t| outbox.push((p, t)));
+        if self.outbox.is_empty() {
+            return;
         }
-        pl.advance(now_us(), &mut |p, t| outbox.push((p, t)));
-        batcher.for_each_write(
-            &mut outbox,
+        let (to, hist) = (self.to, &mut self.hist);
+        let mut errors = 0;
+        self.batcher.for_each_write(
+            &mut self.outbox,
             |frame| {
                 let now = now_us();
                 if to.write(frame).is_err() {
-                    write_errors += 1;
+                    errors += 1;
                 }
                 now
             },
@@ -284,12 +248,59 @@ fn forward(mut pl: Pipeline, from: &Tun, to: &Tun, stop: &AtomicBool, gso: bool)
                 }
             },
         );
-        for (p, _) in outbox.drain(..) {
+        for (p, _) in self.outbox.drain(..) {
             pl.pool.put(p.buf);
         }
-        if write_errors > 0 {
-            pl.count_write_errors(std::mem::take(&mut write_errors));
+        if errors > 0 {
+            pl.count_write_errors(errors);
         }
+    }
+}
+
+/// One direction's thread: read `from`, run the pipeline, write `to`.
+fn forward(mut pl: Pipeline, from: &Tun, to: &Tun, stop: &AtomicBool, gso: bool) -> Result<Option<SchedError>> {
+    set_minimal_timer_slack();
+    let mut tx = Sender { to, batcher: Batcher::new(gso), hist: ErrorHistogram::default(), outbox: Vec::with_capacity(4096) };
+    let mut scratch = vec![0u8; crate::packet::BUF_SIZE];
+    let mut pfd = libc::pollfd { fd: from.raw_fd(), events: libc::POLLIN, revents: 0 };
+    while !stop.load(Ordering::Relaxed) {
+        for _ in 0..READ_BATCH {
+            let (mut buf, pooled) = match pl.pool.get() {
+                Some(b) => (b, true),
+                None => (std::mem::take(&mut scratch).into_boxed_slice(), false),
+            };
+            let read = from.read(&mut buf);
+            let now = now_us();
+            // Everything due before this packet came in happens first.
+            tx.advance(&mut pl, now);
+            match read {
+                Ok(n) if n >= HDR && pooled => {
+                    pl.arrive(Packet { buf, len: (n - HDR) as u32, arrival: now, flow: 0 }, now);
+                    continue;
+                }
+                Ok(n) if n >= HDR => {
+                    // Every buffer is in use: the emulator is full.
+                    pl.drop_unqueued(&buf[HDR..n], (n - HDR) as u32, now, DropReason::Tail);
+                }
+                Ok(_) => {}
+                Err(ref e) if e.raw_os_error() == Some(libc::EFAULT) || e.raw_os_error() == Some(libc::EINVAL) => {
+                    // Larger than our buffer: the kernel discarded it; size unknown (logged as 0).
+                    pl.drop_unqueued(&[], 0, now, DropReason::Oversize);
+                }
+                Err(ref e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(e).with_context(|| format!("reading from {}", from.name())),
+            }
+            let would_block = matches!(read, Err(ref e) if e.kind() == ErrorKind::WouldBlock);
+            if pooled {
+                pl.pool.put(buf);
+            } else {
+                scratch = buf.into_vec();
+            }
+            if would_block {
+                break;
+            }
+        }
+        tx.advance(&mut pl, now_us());
         let now = now_us();
         let wait = pl.next_deadline().map_or(MAX_SLEEP_US, |d| d.saturating_sub(now).min(MAX_SLEEP_US));
         if wait > SPIN_US {
@@ -300,7 +311,7 @@ fn forward(mut pl: Pipeline, from: &Tun, to: &Tun, stop: &AtomicBool, gso: bool)
         // Else: loop straight back (a non-blocking read, then the deadline).
     }
     pl.finish()?;
-    Ok(hist.summary())
+    Ok(tx.hist.summary())
 }
 
 impl RunningEmulator {
