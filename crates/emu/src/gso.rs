@@ -31,16 +31,25 @@ fn segment(p: &[u8]) -> Option<Segment> {
     }
     let ihl = (p[0] & 0x0f) as usize * 4;
     let frag = u16::from_be_bytes([p[6], p[7]]);
-    if frag & 0x3fff != 0 || p.len() < ihl + 20 || u16::from_be_bytes([p[2], p[3]]) as usize != p.len() {
+    if frag & 0x3fff != 0
+        || p.len() < ihl + 20
+        || u16::from_be_bytes([p[2], p[3]]) as usize != p.len()
+    {
         return None;
     }
     let thl = (p[ihl + 12] >> 4) as usize * 4;
     let flags = p[ihl + 13];
-    if thl < 20 || p.len() <= ihl + thl || flags & !(TCP_ACK | TCP_PSH) != 0 || flags & TCP_ACK == 0 {
+    if thl < 20 || p.len() <= ihl + thl || flags & !(TCP_ACK | TCP_PSH) != 0 || flags & TCP_ACK == 0
+    {
         return None;
     }
     let seq = u32::from_be_bytes([p[ihl + 4], p[ihl + 5], p[ihl + 6], p[ihl + 7]]);
-    Some(Segment { ihl, thl, seq, payload: p.len() - ihl - thl })
+    Some(Segment {
+        ihl,
+        thl,
+        seq,
+        payload: p.len() - ihl - thl,
+    })
 }
 
 /// Whether `b` continues `a` as GRO would merge it: same addresses, ports,
@@ -76,7 +85,8 @@ fn run_length(pkts: &[(Packet, u64)]) -> usize {
         if sprev.payload != s0.payload || prev[sprev.ihl + 13] & TCP_PSH != 0 {
             break;
         }
-        if s.payload > s0.payload || total + s.payload > MAX_GSO || !continues(prev, &sprev, d, &s) {
+        if s.payload > s0.payload || total + s.payload > MAX_GSO || !continues(prev, &sprev, d, &s)
+        {
             break;
         }
         total += s.payload;
@@ -95,7 +105,10 @@ fn fold(mut sum: u32) -> u16 {
 }
 
 fn sum16(bytes: &[u8]) -> u32 {
-    bytes.chunks(2).map(|c| u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]) as u32).sum()
+    bytes
+        .chunks(2)
+        .map(|c| u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]) as u32)
+        .sum()
 }
 
 /// Builds one GSO frame (virtio-net header + merged IPv4/TCP packet) from
@@ -139,7 +152,10 @@ pub struct Batcher {
 
 impl Batcher {
     pub fn new(merge: bool) -> Batcher {
-        Batcher { scratch: Vec::with_capacity(HDR + MAX_GSO), merge }
+        Batcher {
+            scratch: Vec::with_capacity(HDR + MAX_GSO),
+            merge,
+        }
     }
 
     /// For each write, in order: `write(frame)` returns a timestamp, then
@@ -152,7 +168,11 @@ impl Batcher {
     ) {
         let mut i = 0;
         while i < pkts.len() {
-            let n = if self.merge { run_length(&pkts[i..]) } else { 1 };
+            let n = if self.merge {
+                run_length(&pkts[i..])
+            } else {
+                1
+            };
             let t = if n == 1 {
                 let frame = pkts[i].0.frame_mut();
                 frame[..HDR].fill(0);
@@ -170,8 +190,8 @@ impl Batcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::ops::Range;
     use crate::packet::BUF_SIZE;
+    use std::ops::Range;
 
     /// An IPv4/TCP segment with timestamps, `payload` bytes from `seq`.
     fn seg(seq: u32, payload: usize, flags: u8, sport: u16) -> Packet {
@@ -197,7 +217,12 @@ mod tests {
         for (i, b) in p[52..].iter_mut().enumerate() {
             *b = (seq as usize + i) as u8;
         }
-        Packet { buf, len: len as u32, arrival: 0, flow: 0 }
+        Packet {
+            buf,
+            len: len as u32,
+            arrival: 0,
+            flow: 0,
+        }
     }
 
     fn writes(pkts: Vec<Packet>) -> Vec<(Vec<u8>, Range<usize>)> {
@@ -205,16 +230,24 @@ mod tests {
         let mut frames = Vec::new();
         let mut ranges = Vec::new();
         let mut at = 0;
-        Batcher::new(true).for_each_write(&mut v, |f| frames.push(f.to_vec()), |pkts, ()| {
-            ranges.push(at..at + pkts.len());
-            at += pkts.len();
-        });
+        Batcher::new(true).for_each_write(
+            &mut v,
+            |f| frames.push(f.to_vec()),
+            |pkts, ()| {
+                ranges.push(at..at + pkts.len());
+                at += pkts.len();
+            },
+        );
         frames.into_iter().zip(ranges).collect()
     }
 
     #[test]
     fn consecutive_segments_merge_into_one_gso_frame() {
-        let w = writes(vec![seg(1000, 1448, TCP_ACK, 80), seg(2448, 1448, TCP_ACK, 80), seg(3896, 100, TCP_ACK | TCP_PSH, 80)]);
+        let w = writes(vec![
+            seg(1000, 1448, TCP_ACK, 80),
+            seg(2448, 1448, TCP_ACK, 80),
+            seg(3896, 100, TCP_ACK | TCP_PSH, 80),
+        ]);
         assert_eq!(w.len(), 1);
         let (f, r) = &w[0];
         assert_eq!(*r, 0..3);
@@ -234,16 +267,36 @@ mod tests {
 
     #[test]
     fn only_what_gro_would_merge_is_merged() {
-        let ranges = |w: Vec<(Vec<u8>, Range<usize>)>| w.into_iter().map(|(_, r)| r).collect::<Vec<_>>();
+        let ranges =
+            |w: Vec<(Vec<u8>, Range<usize>)>| w.into_iter().map(|(_, r)| r).collect::<Vec<_>>();
         // A gap in sequence numbers, another flow, a short segment in the middle, a PSH.
-        assert_eq!(ranges(writes(vec![seg(0, 1448, TCP_ACK, 80), seg(5000, 1448, TCP_ACK, 80)])), vec![0..1, 1..2]);
-        assert_eq!(ranges(writes(vec![seg(0, 1448, TCP_ACK, 80), seg(1448, 1448, TCP_ACK, 81)])), vec![0..1, 1..2]);
         assert_eq!(
-            ranges(writes(vec![seg(0, 1448, TCP_ACK, 80), seg(1448, 500, TCP_ACK, 80), seg(1948, 1448, TCP_ACK, 80)])),
+            ranges(writes(vec![
+                seg(0, 1448, TCP_ACK, 80),
+                seg(5000, 1448, TCP_ACK, 80)
+            ])),
+            vec![0..1, 1..2]
+        );
+        assert_eq!(
+            ranges(writes(vec![
+                seg(0, 1448, TCP_ACK, 80),
+                seg(1448, 1448, TCP_ACK, 81)
+            ])),
+            vec![0..1, 1..2]
+        );
+        assert_eq!(
+            ranges(writes(vec![
+                seg(0, 1448, TCP_ACK, 80),
+                seg(1448, 500, TCP_ACK, 80),
+                seg(1948, 1448, TCP_ACK, 80)
+            ])),
             vec![0..2, 2..3]
         );
         assert_eq!(
-            ranges(writes(vec![seg(0, 1448, TCP_ACK | TCP_PSH, 80), seg(1448, 1448, TCP_ACK, 80)])),
+            ranges(writes(vec![
+                seg(0, 1448, TCP_ACK | TCP_PSH, 80),
+                seg(1448, 1448, TCP_ACK, 80)
+            ])),
             vec![0..1, 1..2]
         );
         // A lone packet is written as is, behind a zeroed header.

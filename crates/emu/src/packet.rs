@@ -27,7 +27,12 @@ pub struct Packet {
 impl Packet {
     /// A packet of `len` bytes with no payload storage (queue unit tests).
     pub fn bare(len: u32, arrival: Micros) -> Packet {
-        Packet { buf: Box::new([]), len, arrival, flow: 0 }
+        Packet {
+            buf: Box::new([]),
+            len,
+            arrival,
+            flow: 0,
+        }
     }
 
     /// The IP packet.
@@ -53,7 +58,11 @@ const CHUNK: usize = 1024;
 
 impl Pool {
     pub fn new(initial: usize, max: usize) -> Pool {
-        let mut p = Pool { free: Vec::with_capacity(max.min(1 << 20)), allocated: 0, max };
+        let mut p = Pool {
+            free: Vec::with_capacity(max.min(1 << 20)),
+            allocated: 0,
+            max,
+        };
         p.grow(initial);
         p
     }

@@ -30,7 +30,10 @@ pub fn bump(c: &AtomicU64, by: u64) {
 }
 
 fn reason_index(r: DropReason) -> usize {
-    DropReason::ALL.iter().position(|&x| x == r).expect("every reason is listed")
+    DropReason::ALL
+        .iter()
+        .position(|&x| x == r)
+        .expect("every reason is listed")
 }
 
 impl Counters {
@@ -125,7 +128,11 @@ const HIST_US: usize = 10_000;
 
 impl Default for ErrorHistogram {
     fn default() -> Self {
-        ErrorHistogram { buckets: vec![0; HIST_US + 1].into_boxed_slice(), n: 0, max: 0 }
+        ErrorHistogram {
+            buckets: vec![0; HIST_US + 1].into_boxed_slice(),
+            n: 0,
+            max: 0,
+        }
     }
 }
 
@@ -171,7 +178,10 @@ mod tests {
         }
         h.record(50_000);
         let s = h.summary().unwrap();
-        assert_eq!((s.samples, s.p50_us, s.p99_us, s.max_us), (101, 51, 100, 50_000));
+        assert_eq!(
+            (s.samples, s.p50_us, s.p99_us, s.max_us),
+            (101, 51, 100, 50_000)
+        );
         assert_eq!(h.percentile(1.0), 50_000);
     }
 }

@@ -27,24 +27,41 @@ impl Tun {
     /// Creates TUN device `name` in the calling thread's network namespace.
     pub fn create(name: &str) -> Result<Tun> {
         if name.len() >= libc::IFNAMSIZ {
-            bail!("TUN name {name} is longer than {} bytes", libc::IFNAMSIZ - 1);
+            bail!(
+                "TUN name {name} is longer than {} bytes",
+                libc::IFNAMSIZ - 1
+            );
         }
         let path = CString::new("/dev/net/tun").unwrap();
         // SAFETY: open(2) on a constant path; the fd is owned right away.
-        let raw = unsafe { libc::open(path.as_ptr(), libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC) };
+        let raw = unsafe {
+            libc::open(
+                path.as_ptr(),
+                libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC,
+            )
+        };
         if raw < 0 {
-            return Err(io::Error::last_os_error()).context("opening /dev/net/tun (needs root and the tun driver)");
+            return Err(io::Error::last_os_error())
+                .context("opening /dev/net/tun (needs root and the tun driver)");
         }
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-        let mut req = IfReq { name: [0; libc::IFNAMSIZ], flags: (libc::IFF_TUN | libc::IFF_NO_PI | libc::IFF_VNET_HDR) as libc::c_short, _pad: [0; 22] };
+        let mut req = IfReq {
+            name: [0; libc::IFNAMSIZ],
+            flags: (libc::IFF_TUN | libc::IFF_NO_PI | libc::IFF_VNET_HDR) as libc::c_short,
+            _pad: [0; 22],
+        };
         for (dst, src) in req.name.iter_mut().zip(name.bytes()) {
             *dst = src as libc::c_char;
         }
         // SAFETY: TUNSETIFF reads an ifreq we own.
         if unsafe { libc::ioctl(fd.as_raw_fd(), TUNSETIFF, &mut req) } < 0 {
-            return Err(io::Error::last_os_error()).with_context(|| format!("creating TUN device {name}"));
+            return Err(io::Error::last_os_error())
+                .with_context(|| format!("creating TUN device {name}"));
         }
-        Ok(Tun { fd, name: name.to_string() })
+        Ok(Tun {
+            fd,
+            name: name.to_string(),
+        })
     }
 
     pub fn name(&self) -> &str {
