@@ -397,6 +397,12 @@ impl RunningEmulator {
             .inside_addr()
     }
 
+    /// The TUN devices' names: (outside, inside).
+    pub fn ifnames(&self) -> (String, String) {
+        let slot = self.slot.as_ref().expect("slot held while running");
+        (slot.outside_ifname(), slot.inside_ifname())
+    }
+
     /// The run's address block, e.g. `100.96.0.4/30`.
     pub fn subnet(&self) -> String {
         self.slot
