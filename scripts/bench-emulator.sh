@@ -15,7 +15,9 @@ OUT=bench-out
 mkdir -p "$OUT"
 [ "$(id -u)" = 0 ] || { echo "bench-emulator needs root (namespaces, TUN)"; exit 1; }
 [ -x "$BIN" ] || { echo "no $BIN: run make build first"; exit 1; }
-command -v iperf3 >/dev/null || { echo "needs iperf3"; exit 1; }
+for tool in iperf3 python3 unshare; do
+  command -v $tool >/dev/null || { echo "bench-emulator needs $tool"; exit 1; }
+done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
