@@ -260,26 +260,7 @@ mod tests {
         .generate()
         .unwrap();
         assert_ne!(a, b);
-        for seed in 1..=5 {
-            let s = summary(
-                Cellular {
-                    seed,
-                    duration_ms: 120_000,
-                    ..Default::default()
-                }
-                .generate()
-                .unwrap(),
-            );
-            assert!(
-                s.mean_mbps > 4.0 && s.mean_mbps < 16.0,
-                "seed {seed}: {s:?}"
-            );
-            assert!(
-                s.peak_mbps > s.mean_mbps * 1.2,
-                "seed {seed}: rate varies: {s:?}"
-            );
-        }
-        let outage: u64 = (1..=5)
+        let summaries: Vec<_> = (1..=5)
             .map(|seed| {
                 summary(
                     Cellular {
@@ -290,9 +271,21 @@ mod tests {
                     .generate()
                     .unwrap(),
                 )
-                .outage_ms
             })
-            .sum();
+            .collect();
+        for (seed, s) in summaries.iter().enumerate() {
+            assert!(
+                s.mean_mbps > 4.0 && s.mean_mbps < 16.0,
+                "seed {}: {s:?}",
+                seed + 1
+            );
+            assert!(
+                s.peak_mbps > s.mean_mbps * 1.2,
+                "seed {}: rate varies: {s:?}",
+                seed + 1
+            );
+        }
+        let outage: u64 = summaries.iter().map(|s| s.outage_ms).sum();
         assert!(
             outage > 500,
             "10 minutes of synthetic link include outages: {outage} ms"

@@ -92,11 +92,11 @@ fn queue(flag: &str, name: &str, args: Option<&str>) -> Result<QueueSpec> {
 }
 
 fn direction(
+    what: &str,
     trace: &Path,
     queue: QueueSpec,
     loss: f64,
     log: Option<PathBuf>,
-    what: &str,
 ) -> Result<DirectionConfig> {
     emu::loss::validate(loss, &format!("--{what}-loss"))?;
     let mut d = DirectionConfig::new(Trace::load(trace)?);
@@ -127,29 +127,27 @@ pub fn run(a: Args) -> Result<ExitCode> {
             a.delay
         );
     }
-    let down_q = queue(
-        "downlink-queue",
-        &a.downlink_queue,
-        a.downlink_queue_args.as_deref(),
-    )?;
-    let up_q = queue(
-        "uplink-queue",
-        &a.uplink_queue,
-        a.uplink_queue_args.as_deref(),
-    )?;
     let downlink = direction(
+        "downlink",
         &a.downlink,
-        down_q,
+        queue(
+            "downlink-queue",
+            &a.downlink_queue,
+            a.downlink_queue_args.as_deref(),
+        )?,
         a.downlink_loss,
         a.downlink_log.clone(),
-        "downlink",
     )?;
     let uplink = direction(
+        "uplink",
         &a.uplink,
-        up_q,
+        queue(
+            "uplink-queue",
+            &a.uplink_queue,
+            a.uplink_queue_args.as_deref(),
+        )?,
         a.uplink_loss,
         a.uplink_log.clone(),
-        "uplink",
     )?;
     if !nix::unistd::geteuid().is_root() {
         bail!("emulate needs root: it creates a network namespace and TUN devices (try sudo)");
