@@ -11,18 +11,53 @@ const BIN: &str = env!("CARGO_BIN_EXE_c2tcp");
 
 fn c2tcp(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(BIN).args(args).output().unwrap();
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
 }
 
 fn constant_trace(dir: &Path, mbps: u32) -> PathBuf {
     let path = dir.join(format!("c{mbps}"));
-    let (ok, _, err) = c2tcp(&["trace", "synth", "-o", path.to_str().unwrap(), "--constant", &mbps.to_string(), "--duration", "1"]);
+    let (ok, _, err) = c2tcp(&[
+        "trace",
+        "synth",
+        "-o",
+        path.to_str().unwrap(),
+        "--constant",
+        &mbps.to_string(),
+        "--duration",
+        "1",
+    ]);
     assert!(ok, "{err}");
     path
 }
 
+/// A privileged test's world: a temp dir with a constant 12 Mbit/s trace
+/// (its path) and a namespace playing the caller's side.
+fn world() -> (tempfile::TempDir, String, Netns) {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = constant_trace(dir.path(), 12).to_str().unwrap().to_string();
+    (dir, trace, Netns::new("caller").unwrap())
+}
+
+/// `c2tcp emulate -q` over `trace` both ways, started in `caller`.
+fn emulate(caller: &Netns, trace: &str, extra: &[&str]) -> Command {
+    let mut cmd = caller.command(BIN);
+    cmd.args(["emulate", "-q", "--downlink", trace, "--uplink", trace])
+        .args(extra)
+        .stdin(Stdio::null());
+    cmd
+}
+
 fn ip_out(ns: &Netns, args: &[&str]) -> String {
-    String::from_utf8(netns::run_checked(ns.command("ip").args(args), "ip").unwrap().stdout).unwrap()
+    String::from_utf8(
+        netns::run_checked(ns.command("ip").args(args), "ip")
+            .unwrap()
+            .stdout,
+    )
+    .unwrap()
 }
 
 /// Nothing of an emulator run is left in the caller's namespace.
@@ -37,14 +72,20 @@ fn process_with_arg(arg: &str) -> Option<i32> {
     std::fs::read_dir("/proc").unwrap().flatten().find_map(|e| {
         let pid: i32 = e.file_name().to_str()?.parse().ok()?;
         let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
-        cmdline.split(|&b| b == 0).any(|a| a == arg.as_bytes()).then_some(pid)
+        cmdline
+            .split(|&b| b == 0)
+            .any(|a| a == arg.as_bytes())
+            .then_some(pid)
     })
 }
 
 fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
     let t = Instant::now();
     while !f() {
-        assert!(t.elapsed() < Duration::from_secs(10), "timed out waiting for {what}");
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "timed out waiting for {what}"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -67,7 +108,15 @@ fn trace_synth_and_stats() {
     let sched = dir.path().join("rates");
     std::fs::write(&sched, "0 12\n0.5 24\n").unwrap();
     let out_trace = dir.path().join("from-rate");
-    let (ok, _, err) = c2tcp(&["trace", "from-rate", sched.to_str().unwrap(), "-o", out_trace.to_str().unwrap(), "--duration", "1"]);
+    let (ok, _, err) = c2tcp(&[
+        "trace",
+        "from-rate",
+        sched.to_str().unwrap(),
+        "-o",
+        out_trace.to_str().unwrap(),
+        "--duration",
+        "1",
+    ]);
     assert!(ok && err.contains("mean 18.00 Mbit/s"), "{err}");
 }
 
@@ -79,10 +128,31 @@ fn emulate_rejects_bad_input_before_doing_anything() {
     std::fs::write(&empty, "").unwrap();
     let g = good.to_str().unwrap();
     let cases: [(&[&str], &str); 4] = [
-        (&["--downlink", g, "--uplink", empty.to_str().unwrap()], "empty.up: no lines"),
-        (&["--downlink", g, "--uplink", g, "--downlink-queue", "red"], "unknown queue `red`"),
-        (&["--downlink", g, "--uplink", g, "--uplink-queue", "codel", "--uplink-queue-args", "target=x"], "target=`x`"),
-        (&["--downlink", g, "--uplink", g, "--delay=-1"], "--delay must be"),
+        (
+            &["--downlink", g, "--uplink", empty.to_str().unwrap()],
+            "empty.up: no lines",
+        ),
+        (
+            &["--downlink", g, "--uplink", g, "--downlink-queue", "red"],
+            "unknown queue `red`",
+        ),
+        (
+            &[
+                "--downlink",
+                g,
+                "--uplink",
+                g,
+                "--uplink-queue",
+                "codel",
+                "--uplink-queue-args",
+                "target=x",
+            ],
+            "target=`x`",
+        ),
+        (
+            &["--downlink", g, "--uplink", g, "--delay=-1"],
+            "--delay must be",
+        ),
     ];
     for (args, want) in cases {
         let mut all = vec!["emulate"];
@@ -98,20 +168,20 @@ fn emulate_gives_command_the_base_address_and_its_exit_status() {
     if !testkit::require_root("emulate_gives_command_the_base_address_and_its_exit_status") {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let t = constant_trace(dir.path(), 12);
-    let t = t.to_str().unwrap();
-    let caller = Netns::new("caller").unwrap();
+    let (_dir, t, caller) = world();
     let out = caller
         .command(BIN)
-        .args(["emulate", "--downlink", t, "--uplink", t, "--delay", "5", "--downlink-queue=droptail", "--downlink-queue-args=packets=100"])
+        .args(["emulate", "--downlink", &t, "--uplink", &t, "--delay", "5", "--downlink-queue=droptail", "--downlink-queue-args=packets=100"])
         .args(["--", "sh", "-c", "ping -n -c 2 -W 2 $MAHIMAHI_BASE >/dev/null && [ \"$C2TCP_BASE\" = \"$MAHIMAHI_BASE\" ] && exit 7"])
         .stdin(Stdio::null())
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(7), "{err}");
-    assert!(err.contains("droptail:packets=100") && err.contains("MAHIMAHI_BASE"), "{err}");
+    assert!(
+        err.contains("droptail:packets=100") && err.contains("MAHIMAHI_BASE"),
+        "{err}"
+    );
     assert_clean(&caller);
 }
 
@@ -120,29 +190,58 @@ fn iperf3_reverse_gets_the_trace_rate() {
     if !testkit::require_root("iperf3_reverse_gets_the_trace_rate") {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let t = constant_trace(dir.path(), 12);
-    let t = t.to_str().unwrap();
-    let caller = Netns::new("caller").unwrap();
-    let mut server = caller.command("iperf3").args(["-s", "-1", "-p", "5201"]).stdout(Stdio::null()).spawn().unwrap();
+    let (dir, t, caller) = world();
+    let mut server = caller
+        .command("iperf3")
+        .args(["-s", "-1", "-p", "5201"])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
     std::thread::sleep(Duration::from_millis(200));
     let log = dir.path().join("down.log");
-    let out = caller
-        .command(BIN)
-        .args(["emulate", "-q", "--downlink", t, "--uplink", t, "--delay", "10"])
-        .args(["--downlink-queue", "droptail", "--downlink-queue-args", "packets=100", "--downlink-log", log.to_str().unwrap()])
-        .args(["--", "sh", "-c", "iperf3 -c $MAHIMAHI_BASE -p 5201 -R -t 5 -O 1 --json"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = emulate(
+        &caller,
+        &t,
+        &[
+            "--delay",
+            "10",
+            "--downlink-queue",
+            "droptail",
+            "--downlink-queue-args",
+            "packets=100",
+        ],
+    )
+    .args(["--downlink-log", log.to_str().unwrap()])
+    .args([
+        "--",
+        "sh",
+        "-c",
+        "iperf3 -c $MAHIMAHI_BASE -p 5201 -R -t 5 -O 1 --json",
+    ])
+    .output()
+    .unwrap();
     let _ = server.wait();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let mbps = v["end"]["sum_received"]["bits_per_second"].as_f64().unwrap() / 1e6;
+    let mbps = v["end"]["sum_received"]["bits_per_second"]
+        .as_f64()
+        .unwrap()
+        / 1e6;
     // 12 Mbit/s of 1500-byte packets is 11.58 Mbit/s of TCP payload.
-    assert!((11.0..=12.1).contains(&mbps), "iperf3 -R through a 12 Mbit/s trace: {mbps:.2} Mbit/s");
+    assert!(
+        (11.0..=12.1).contains(&mbps),
+        "iperf3 -R through a 12 Mbit/s trace: {mbps:.2} Mbit/s"
+    );
     let text = std::fs::read_to_string(&log).unwrap();
-    assert!(text.starts_with("# base timestamp: ") && text.contains("direction=downlink") && text.contains(" tcp 100.96."));
+    assert!(
+        text.starts_with("# base timestamp: ")
+            && text.contains("direction=downlink")
+            && text.contains(" tcp 100.96.")
+    );
     assert_clean(&caller);
 }
 
@@ -151,25 +250,41 @@ fn sigint_tears_everything_down() {
     if !testkit::require_root("sigint_tears_everything_down") {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let t = constant_trace(dir.path(), 12);
-    let t = t.to_str().unwrap();
-    let caller = Netns::new("caller").unwrap();
-    let mut run = caller
-        .command(BIN)
-        .args(["emulate", "-q", "--downlink", t, "--uplink", t, "--", "sleep", "30.123"])
-        .stdin(Stdio::null())
+    let (_dir, t, caller) = world();
+    let mut run = emulate(&caller, &t, &["--", "sleep", "30.123"])
         .spawn()
         .unwrap();
-    wait_for("the emulator's TUN device", || ip_out(&caller, &["-o", "link"]).contains("c2e"));
+    wait_for("the emulator's TUN device", || {
+        ip_out(&caller, &["-o", "link"]).contains("c2e")
+    });
     wait_for("COMMAND", || process_with_arg("30.123").is_some());
     unsafe { libc::kill(run.id() as i32, libc::SIGINT) };
     let t0 = Instant::now();
     let status = run.wait().unwrap();
     assert!(t0.elapsed() < Duration::from_secs(5));
-    assert_eq!(status.code(), Some(128 + libc::SIGTERM), "COMMAND's status: stopped by SIGTERM");
+    assert_eq!(
+        status.code(),
+        Some(128 + libc::SIGTERM),
+        "COMMAND's status: stopped by SIGTERM"
+    );
     assert_clean(&caller);
     assert_eq!(process_with_arg("30.123"), None, "COMMAND is gone");
+}
+
+#[test]
+fn once_stops_command_when_the_trace_ends() {
+    if !testkit::require_root("once_stops_command_when_the_trace_ends") {
+        return;
+    }
+    // The 1 s trace ends after a second; COMMAND would sleep 30.
+    let (_dir, t, caller) = world();
+    let t0 = Instant::now();
+    let status = emulate(&caller, &t, &["--once", "--", "sleep", "30.789"])
+        .status()
+        .unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    assert_eq!(status.code(), Some(128 + libc::SIGTERM));
+    assert_clean(&caller);
 }
 
 #[test]
@@ -177,23 +292,23 @@ fn cleanup_removes_what_a_killed_run_left() {
     if !testkit::require_root("cleanup_removes_what_a_killed_run_left") {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let t = constant_trace(dir.path(), 12);
-    let t = t.to_str().unwrap();
-    let caller = Netns::new("caller").unwrap();
-    let mut run = caller
-        .command(BIN)
-        .args(["emulate", "-q", "--downlink", t, "--uplink", t, "--", "sh", "-c", "sleep 30.456 & sleep 30.457"])
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
+    let (_dir, t, caller) = world();
+    let mut run = emulate(
+        &caller,
+        &t,
+        &["--", "sh", "-c", "sleep 30.456 & sleep 30.457"],
+    )
+    .spawn()
+    .unwrap();
     wait_for("COMMAND", || process_with_arg("30.456").is_some());
     unsafe { libc::kill(run.id() as i32, libc::SIGKILL) };
     run.wait().unwrap();
     // The TUN device died with the process; the guard route stays on
     // purpose (it keeps leftover traffic on this machine), and so does the
     // background sleep, which had no parent-death signal.
-    wait_for("the device to vanish", || !ip_out(&caller, &["-o", "link"]).contains("c2e"));
+    wait_for("the device to vanish", || {
+        !ip_out(&caller, &["-o", "link"]).contains("c2e")
+    });
     assert!(ip_out(&caller, &["route", "show", "table", "all"]).contains("unreachable 100.96."));
     let out = netns::run_checked(caller.command(BIN).arg("cleanup"), "c2tcp cleanup").unwrap();
     let text = String::from_utf8_lossy(&out.stdout);

@@ -7,7 +7,10 @@ pub type Micros = u64;
 /// Now, in µs of CLOCK_MONOTONIC (a vDSO call, no syscall).
 #[inline]
 pub fn now_us() -> Micros {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: clock_gettime writes into the timespec we own.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000 + ts.tv_nsec as u64 / 1_000

@@ -12,7 +12,10 @@ pub struct DelayLine {
 
 impl DelayLine {
     pub fn new(delay: Micros) -> DelayLine {
-        DelayLine { delay, q: VecDeque::with_capacity(4096) }
+        DelayLine {
+            delay,
+            q: VecDeque::with_capacity(4096),
+        }
     }
 
     /// Takes a packet whose `arrival` is when it entered the emulator.

@@ -30,10 +30,11 @@ use netns::Netns;
 use serde::Serialize;
 
 use crate::clock::{now_us, set_minimal_timer_slack, set_realtime, Micros};
+use crate::gso::Batcher;
 use crate::link::{Link, OPPORTUNITY_BYTES};
 use crate::log::{Log, LogHeader};
 use crate::loss::Loss;
-use crate::packet::{Packet, Pool};
+use crate::packet::{Packet, Pool, HDR};
 use crate::pipeline::{Pipeline, MTU};
 use crate::queue::{DropReason, QueueSpec};
 use crate::stats::{Counters, DirectionStats, ErrorHistogram, SchedError};
@@ -54,7 +55,12 @@ pub struct DirectionConfig {
 impl DirectionConfig {
     /// An infinite queue, no loss, no log.
     pub fn new(trace: Trace) -> DirectionConfig {
-        DirectionConfig { trace: Arc::new(trace), queue: QueueSpec::default(), loss: 0.0, log: None }
+        DirectionConfig {
+            trace: Arc::new(trace),
+            queue: QueueSpec::default(),
+            loss: 0.0,
+            log: None,
+        }
     }
 
     pub fn from_trace_file(path: &Path) -> Result<DirectionConfig> {
@@ -79,6 +85,9 @@ pub struct EmulatorConfig {
     /// Run the forwarding threads as SCHED_FIFO (when privileged): keeps
     /// the scheduling error low on a busy machine.
     pub realtime: bool,
+    /// Merge TCP segments that leave at the same instant into one GSO write,
+    /// as a receiver's GRO would (see `gso`); needed for high rates.
+    pub gso: bool,
     /// Most packets one direction holds (delay line + queue) before it drops
     /// arrivals as `tail`: bounds memory with an infinite queue (2 KiB each).
     pub max_packets: usize,
@@ -86,7 +95,17 @@ pub struct EmulatorConfig {
 
 impl EmulatorConfig {
     pub fn new(downlink: DirectionConfig, uplink: DirectionConfig) -> EmulatorConfig {
-        EmulatorConfig { downlink, uplink, delay_us: 0, once: false, trace_offset_ms: 0, seed: 1, realtime: true, max_packets: 200_000 }
+        EmulatorConfig {
+            downlink,
+            uplink,
+            delay_us: 0,
+            once: false,
+            trace_offset_ms: 0,
+            seed: 1,
+            realtime: true,
+            gso: true,
+            max_packets: 200_000,
+        }
     }
 }
 
@@ -134,7 +153,12 @@ impl Emulator {
         outside.ip(&["route", "replace", "unreachable", &subnet])?;
         guard.slot = Some(slot);
         let slot = guard.slot.as_ref().unwrap();
-        let out_tun = Arc::new(make_tun(outside, &slot.outside_ifname(), out_addr, in_addr)?);
+        let out_tun = Arc::new(make_tun(
+            outside,
+            &slot.outside_ifname(),
+            out_addr,
+            in_addr,
+        )?);
         let in_tun = Arc::new(make_tun(inside, &slot.inside_ifname(), in_addr, out_addr)?);
 
         // Trace time 0 on a whole ms, so trace opportunities fall on whole
@@ -142,7 +166,13 @@ impl Emulator {
         let start = now_us() / 1000 * 1000;
         guard.start_us = start;
         let directions = [
-            ("downlink", &cfg.downlink, out_tun.clone(), in_tun.clone(), in_addr),
+            (
+                "downlink",
+                &cfg.downlink,
+                out_tun.clone(),
+                in_tun.clone(),
+                in_addr,
+            ),
             ("uplink", &cfg.uplink, in_tun, out_tun, out_addr),
         ];
         for (i, (name, d, from, to, dst)) in directions.into_iter().enumerate() {
@@ -174,13 +204,14 @@ impl Emulator {
             );
             let stop = guard.stop.clone();
             let realtime = cfg.realtime;
+            let gso = cfg.gso;
             let handle = std::thread::Builder::new()
                 .name(format!("emu-{name}"))
                 .spawn(move || {
                     if realtime {
                         set_realtime();
                     }
-                    forward(pipeline, &from, &to, &stop)
+                    forward(pipeline, &from, &to, &stop, gso)
                 })
                 .context("starting an emulator thread")?;
             guard.threads.push((name, handle));
@@ -196,7 +227,15 @@ fn make_tun(ns: &Netns, name: &str, local: Ipv4Addr, peer: Ipv4Addr) -> Result<T
     // when IPv6 is off, hence best effort.
     let _ = ns.sysctl(&format!("net.ipv6.conf.{name}.disable_ipv6"), "1");
     ns.ip(&["link", "set", "dev", name, "mtu", &MTU.to_string(), "up"])?;
-    ns.ip(&["addr", "add", &local.to_string(), "peer", &peer.to_string(), "dev", name])?;
+    ns.ip(&[
+        "addr",
+        "add",
+        &local.to_string(),
+        "peer",
+        &peer.to_string(),
+        "dev",
+        name,
+    ])?;
     Ok(tun)
 }
 
@@ -209,92 +248,167 @@ const MAX_SLEEP_US: Micros = 10_000;
 /// sleeping: a wake-up from ppoll can come ~50 µs late.
 const SPIN_US: Micros = 60;
 
+/// Writes departures as they come out of the pipeline and measures how
+/// late each write is compared with its opportunity.
+struct Sender<'a> {
+    to: &'a Tun,
+    batcher: Batcher,
+    hist: ErrorHistogram,
+    outbox: Vec<(Packet, Micros)>,
+}
+
+impl Sender<'_> {
+    /// Runs the pipeline up to `now` and writes whatever departs.
+    fn advance(&mut self, pl: &mut Pipeline, now: Micros) {
+        let outbox = &mut self.outbox;
+        pl.advance(now, &mut |p, t| outbox.push((p, t)));
+        if self.outbox.is_empty() {
+            return;
+        }
+        let (to, hist) = (self.to, &mut self.hist);
+        let mut errors = 0;
+        self.batcher.for_each_write(
+            &mut self.outbox,
+            |frame| {
+                let now = now_us();
+                if to.write(frame).is_err() {
+                    errors += 1;
+                }
+                now
+            },
+            |pkts, now| {
+                for (_, t) in pkts {
+                    hist.record(now.saturating_sub(*t));
+                }
+            },
+        );
+        for (p, _) in self.outbox.drain(..) {
+            pl.pool.put(p.buf);
+        }
+        if errors > 0 {
+            pl.count_write_errors(errors);
+        }
+    }
+}
+
 /// One direction's thread: read `from`, run the pipeline, write `to`.
-fn forward(mut pl: Pipeline, from: &Tun, to: &Tun, stop: &AtomicBool) -> Result<Option<SchedError>> {
+fn forward(
+    mut pl: Pipeline,
+    from: &Tun,
+    to: &Tun,
+    stop: &AtomicBool,
+    gso: bool,
+) -> Result<Option<SchedError>> {
     set_minimal_timer_slack();
-    let mut hist = ErrorHistogram::default();
-    let mut outbox: Vec<(Packet, Micros)> = Vec::with_capacity(4096);
+    let mut tx = Sender {
+        to,
+        batcher: Batcher::new(gso),
+        hist: ErrorHistogram::default(),
+        outbox: Vec::with_capacity(4096),
+    };
     let mut scratch = vec![0u8; crate::packet::BUF_SIZE];
-    let mut pfd = libc::pollfd { fd: from.raw_fd(), events: libc::POLLIN, revents: 0 };
-    let mut write_errors = 0u64;
+    let mut pfd = libc::pollfd {
+        fd: from.raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
     while !stop.load(Ordering::Relaxed) {
         for _ in 0..READ_BATCH {
-            let (buf, pooled) = match pl.pool.get() {
+            let (mut buf, pooled) = match pl.pool.get() {
                 Some(b) => (b, true),
                 None => (std::mem::take(&mut scratch).into_boxed_slice(), false),
             };
-            let mut buf = buf;
-            match from.read(&mut buf) {
-                Ok(n) => {
-                    let now = now_us();
-                    pl.advance(now, &mut |p, t| outbox.push((p, t)));
-                    if pooled {
-                        pl.arrive(Packet { buf, len: n as u32, arrival: now, flow: 0 }, now);
-                    } else {
-                        // Every buffer is in use: the emulator is full.
-                        pl.drop_unqueued(&buf[..n], n as u32, now, DropReason::Tail);
-                        scratch = buf.into_vec();
-                    }
-                }
-                Err(e) => {
-                    if pooled {
-                        pl.pool.put(buf);
-                    } else {
-                        scratch = buf.into_vec();
-                    }
-                    if e.kind() == ErrorKind::WouldBlock {
-                        break;
-                    }
-                    if e.raw_os_error() == Some(libc::EFAULT) || e.raw_os_error() == Some(libc::EINVAL) {
-                        // Larger than our buffer: the kernel discarded it; size unknown (logged as 0).
-                        let now = now_us();
-                        pl.advance(now, &mut |p, t| outbox.push((p, t)));
-                        pl.drop_unqueued(&[], 0, now, DropReason::Oversize);
-                        continue;
-                    }
-                    if e.kind() != ErrorKind::Interrupted {
-                        return Err(e).with_context(|| format!("reading from {}", from.name()));
-                    }
-                }
-            }
-        }
-        pl.advance(now_us(), &mut |p, t| outbox.push((p, t)));
-        for (p, t) in outbox.drain(..) {
+            let read = from.read(&mut buf);
             let now = now_us();
-            hist.record(now.saturating_sub(t));
-            if to.write(p.data()).is_err() {
-                write_errors += 1;
+            // Everything due before this packet came in happens first.
+            tx.advance(&mut pl, now);
+            match read {
+                Ok(n) if n >= HDR && pooled => {
+                    pl.arrive(
+                        Packet {
+                            buf,
+                            len: (n - HDR) as u32,
+                            arrival: now,
+                            flow: 0,
+                        },
+                        now,
+                    );
+                    continue;
+                }
+                Ok(n) if n >= HDR => {
+                    // Every buffer is in use: the emulator is full.
+                    pl.drop_unqueued(&buf[HDR..n], (n - HDR) as u32, now, DropReason::Tail);
+                }
+                Ok(_) => {}
+                Err(ref e)
+                    if e.raw_os_error() == Some(libc::EFAULT)
+                        || e.raw_os_error() == Some(libc::EINVAL) =>
+                {
+                    // Larger than our buffer: the kernel discarded it; size unknown (logged as 0).
+                    pl.drop_unqueued(&[], 0, now, DropReason::Oversize);
+                }
+                Err(ref e)
+                    if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(e).with_context(|| format!("reading from {}", from.name())),
             }
-            pl.pool.put(p.buf);
+            let would_block = matches!(read, Err(ref e) if e.kind() == ErrorKind::WouldBlock);
+            if pooled {
+                pl.pool.put(buf);
+            } else {
+                scratch = buf.into_vec();
+            }
+            if would_block {
+                break;
+            }
         }
+        tx.advance(&mut pl, now_us());
         let now = now_us();
-        let wait = pl.next_deadline().map_or(MAX_SLEEP_US, |d| d.saturating_sub(now).min(MAX_SLEEP_US));
+        let wait = pl
+            .next_deadline()
+            .map_or(MAX_SLEEP_US, |d| d.saturating_sub(now).min(MAX_SLEEP_US));
         if wait > SPIN_US {
-            let ts = libc::timespec { tv_sec: 0, tv_nsec: ((wait - SPIN_US / 2) * 1000) as libc::c_long };
+            let ts = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: ((wait - SPIN_US / 2) * 1000) as libc::c_long,
+            };
             // SAFETY: ppoll on one pollfd we own, with a timeout we own.
             unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
         }
         // Else: loop straight back (a non-blocking read, then the deadline).
     }
-    let _ = write_errors;
     pl.finish()?;
-    Ok(hist.summary())
+    Ok(tx.hist.summary())
 }
 
 impl RunningEmulator {
     /// The outside (server side, "base") address: MAHIMAHI_BASE.
     pub fn outside_addr(&self) -> Ipv4Addr {
-        self.slot.as_ref().expect("slot held while running").outside_addr()
+        self.slot
+            .as_ref()
+            .expect("slot held while running")
+            .outside_addr()
     }
 
     /// The inside (UE) address.
     pub fn inside_addr(&self) -> Ipv4Addr {
-        self.slot.as_ref().expect("slot held while running").inside_addr()
+        self.slot
+            .as_ref()
+            .expect("slot held while running")
+            .inside_addr()
+    }
+
+    /// The TUN devices' names: (outside, inside).
+    pub fn ifnames(&self) -> (String, String) {
+        let slot = self.slot.as_ref().expect("slot held while running");
+        (slot.outside_ifname(), slot.inside_ifname())
     }
 
     /// The run's address block, e.g. `100.96.0.4/30`.
     pub fn subnet(&self) -> String {
-        self.slot.as_ref().expect("slot held while running").subnet()
+        self.slot
+            .as_ref()
+            .expect("slot held while running")
+            .subnet()
     }
 
     /// The environment to give programs run for this emulator (on either
@@ -307,7 +421,14 @@ impl RunningEmulator {
             ("MAHIMAHI_BASE", base.clone()),
             ("C2TCP_BASE", base),
             ("C2TCP_UE", self.inside_addr().to_string()),
-            (crate::topology::SLOT_ENV, self.slot.as_ref().expect("slot held while running").index().to_string()),
+            (
+                crate::topology::SLOT_ENV,
+                self.slot
+                    .as_ref()
+                    .expect("slot held while running")
+                    .index()
+                    .to_string(),
+            ),
         ]
     }
 
@@ -318,12 +439,17 @@ impl RunningEmulator {
 
     /// Live counters (scheduling error only at stop).
     pub fn stats(&self) -> EmulatorStats {
-        EmulatorStats { downlink: self.counters[0].snapshot(), uplink: self.counters[1].snapshot() }
+        EmulatorStats {
+            downlink: self.counters[0].snapshot(),
+            uplink: self.counters[1].snapshot(),
+        }
     }
 
     /// Whether a `once` trace has run out in either direction.
     pub fn trace_ended(&self) -> bool {
-        self.counters.iter().any(|c| c.trace_ended.load(Ordering::Relaxed))
+        self.counters
+            .iter()
+            .any(|c| c.trace_ended.load(Ordering::Relaxed))
     }
 
     /// Stops forwarding, flushes the logs, removes the devices, closes
@@ -339,7 +465,10 @@ impl RunningEmulator {
         let mut stats = self.stats();
         let mut first_err = None;
         for (name, handle) in self.threads.drain(..) {
-            let result = handle.join().map_err(|_| anyhow::anyhow!("{name} thread panicked")).and_then(|r| r);
+            let result = handle
+                .join()
+                .map_err(|_| anyhow::anyhow!("{name} thread panicked"))
+                .and_then(|r| r);
             match result {
                 Ok(sched) if name == "downlink" => stats.downlink.sched_error = sched,
                 Ok(sched) => stats.uplink.sched_error = sched,
@@ -347,12 +476,21 @@ impl RunningEmulator {
             }
         }
         let final_counts = self.stats();
-        stats.downlink = DirectionStats { sched_error: stats.downlink.sched_error.take(), ..final_counts.downlink };
-        stats.uplink = DirectionStats { sched_error: stats.uplink.sched_error.take(), ..final_counts.uplink };
+        stats.downlink = DirectionStats {
+            sched_error: stats.downlink.sched_error.take(),
+            ..final_counts.downlink
+        };
+        stats.uplink = DirectionStats {
+            sched_error: stats.uplink.sched_error.take(),
+            ..final_counts.uplink
+        };
         // The threads held the last references to the TUN devices: they are gone now.
         if let Some(slot) = self.slot.take() {
             let subnet = slot.subnet();
-            let _ = netns::run_checked(self.outside.command("ss").args(["-K", "dst", &subnet]), "ss -K");
+            let _ = netns::run_checked(
+                self.outside.command("ss").args(["-K", "dst", &subnet]),
+                "ss -K",
+            );
             if let Err(e) = self.outside.ip(&["route", "del", "unreachable", &subnet]) {
                 first_err = first_err.or(Some(e));
             }

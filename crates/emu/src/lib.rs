@@ -7,6 +7,7 @@
 pub mod clock;
 pub mod delay;
 pub mod emulator;
+pub mod gso;
 pub mod link;
 pub mod log;
 pub mod loss;

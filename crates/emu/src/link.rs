@@ -27,7 +27,11 @@ pub struct Link {
 
 impl Link {
     pub fn new(cursor: Cursor, start: Micros) -> Link {
-        Link { cursor, start, in_transit: None }
+        Link {
+            cursor,
+            start,
+            in_transit: None,
+        }
     }
 
     /// Absolute µs of the next opportunity, None once a `--once` trace ended.
@@ -54,7 +58,9 @@ impl Link {
         drops: &mut Drops,
         mut depart: impl FnMut(Packet, Micros),
     ) -> Micros {
-        let t = self.next_opportunity().expect("use_opportunity after the trace ended");
+        let t = self
+            .next_opportunity()
+            .expect("use_opportunity after the trace ended");
         self.cursor.advance();
         let mut budget = OPPORTUNITY_BYTES;
         while budget > 0 {
@@ -110,7 +116,10 @@ mod tests {
 
     #[test]
     fn one_mtu_packet_per_opportunity() {
-        assert_eq!(run("1\n2\n3\n", &[1500; 3], 3), vec![(1, 1500), (2, 1500), (3, 1500)]);
+        assert_eq!(
+            run("1\n2\n3\n", &[1500; 3], 3),
+            vec![(1, 1500), (2, 1500), (3, 1500)]
+        );
     }
 
     #[test]
@@ -138,12 +147,18 @@ mod tests {
         q.enqueue(Packet::bare(100, 1500), 1500, &mut drops);
         l.use_opportunity(&mut q, &mut drops, |p, t| out.push((t, p.len)));
         assert_eq!(out, vec![(2000, 1500)]);
-        assert!(!l.busy() && q.packets() == 1, "the 100-byte packet waits for the next opportunity");
+        assert!(
+            !l.busy() && q.packets() == 1,
+            "the 100-byte packet waits for the next opportunity"
+        );
     }
 
     #[test]
     fn trace_loops() {
         let out = run("1\n2\n", &[1500; 4], 4);
-        assert_eq!(out.iter().map(|o| o.0).collect::<Vec<_>>(), vec![1, 2, 3, 4]);
+        assert_eq!(
+            out.iter().map(|o| o.0).collect::<Vec<_>>(),
+            vec![1, 2, 3, 4]
+        );
     }
 }

@@ -42,7 +42,13 @@ impl FlowKey {
     /// Reads the 5-tuple of an IPv4 packet (ports 0 when absent, e.g. ICMP
     /// or a later fragment); anything else is one "other" flow.
     pub fn of(pkt: &[u8]) -> FlowKey {
-        let none = FlowKey { proto: 0, src: Ipv4Addr::UNSPECIFIED, sport: 0, dst: Ipv4Addr::UNSPECIFIED, dport: 0 };
+        let none = FlowKey {
+            proto: 0,
+            src: Ipv4Addr::UNSPECIFIED,
+            sport: 0,
+            dst: Ipv4Addr::UNSPECIFIED,
+            dport: 0,
+        };
         if pkt.len() < 20 || pkt[0] >> 4 != 4 {
             return none;
         }
@@ -52,11 +58,20 @@ impl FlowKey {
         let dst = Ipv4Addr::new(pkt[16], pkt[17], pkt[18], pkt[19]);
         let first_fragment = u16::from_be_bytes([pkt[6], pkt[7]]) & 0x1fff == 0;
         let (sport, dport) = if matches!(proto, 6 | 17) && first_fragment && pkt.len() >= ihl + 4 {
-            (u16::from_be_bytes([pkt[ihl], pkt[ihl + 1]]), u16::from_be_bytes([pkt[ihl + 2], pkt[ihl + 3]]))
+            (
+                u16::from_be_bytes([pkt[ihl], pkt[ihl + 1]]),
+                u16::from_be_bytes([pkt[ihl + 2], pkt[ihl + 3]]),
+            )
         } else {
             (0, 0)
         };
-        FlowKey { proto, src, sport, dst, dport }
+        FlowKey {
+            proto,
+            src,
+            sport,
+            dst,
+            dport,
+        }
     }
 
     fn proto_name(&self) -> &'static str {
@@ -83,7 +98,8 @@ impl Log {
     /// Creates `path` and writes the header; `base` is the run's start (µs,
     /// a whole millisecond), which every line's time is relative to.
     pub fn create(path: &Path, base: Micros, header: &LogHeader) -> Result<Log> {
-        let mut file = File::create(path).with_context(|| format!("creating log {}", path.display()))?;
+        let mut file =
+            File::create(path).with_context(|| format!("creating log {}", path.display()))?;
         writeln!(file, "# base timestamp: {}", base / 1000)?;
         writeln!(
             file,
@@ -92,14 +108,16 @@ impl Log {
         )?;
         let (full_tx, full_rx) = mpsc::channel::<Vec<u8>>();
         let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
-        let writer = std::thread::Builder::new().name("emu-log".into()).spawn(move || {
-            for mut buf in full_rx {
-                file.write_all(&buf)?;
-                buf.clear();
-                let _ = spare_tx.send(buf);
-            }
-            file.flush()
-        })?;
+        let writer = std::thread::Builder::new()
+            .name("emu-log".into())
+            .spawn(move || {
+                for mut buf in full_rx {
+                    file.write_all(&buf)?;
+                    buf.clear();
+                    let _ = spare_tx.send(buf);
+                }
+                file.flush()
+            })?;
         Ok(Log {
             path: path.into(),
             buf: Vec::with_capacity(BUF_BYTES),
@@ -114,7 +132,10 @@ impl Log {
     #[inline]
     fn room(&mut self) {
         if self.buf.capacity() - self.buf.len() < HEADROOM {
-            let next = self.spare.try_recv().unwrap_or_else(|_| Vec::with_capacity(BUF_BYTES));
+            let next = self
+                .spare
+                .try_recv()
+                .unwrap_or_else(|_| Vec::with_capacity(BUF_BYTES));
             let full = std::mem::replace(&mut self.buf, next);
             if let Some(tx) = &self.full {
                 let _ = tx.send(full);
@@ -206,7 +227,9 @@ impl Log {
     }
 
     fn close(&mut self) -> Result<()> {
-        let Some(tx) = self.full.take() else { return Ok(()) };
+        let Some(tx) = self.full.take() else {
+            return Ok(());
+        };
         let rest = std::mem::take(&mut self.buf);
         let _ = tx.send(rest);
         drop(tx);
@@ -244,7 +267,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("down.log");
         let base = 5_000_000;
-        let header = LogHeader { direction: "downlink", opportunity_bytes: 1500, delay_ms: 10.0, queue: "droptail:packets=100", loss: 0.0 };
+        let header = LogHeader {
+            direction: "downlink",
+            opportunity_bytes: 1500,
+            delay_ms: 10.0,
+            queue: "droptail:packets=100",
+            loss: 0.0,
+        };
         let mut log = Log::create(&path, base, &header).unwrap();
         let a = udp([100, 96, 0, 1], 5000, [100, 96, 0, 2], 6000);
         let f = log.flow_id(&a);
@@ -273,7 +302,13 @@ mod tests {
     fn large_logs_cross_buffers_intact() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("big.log");
-        let header = LogHeader { direction: "uplink", opportunity_bytes: 1500, delay_ms: 0.0, queue: "infinite", loss: 0.0 };
+        let header = LogHeader {
+            direction: "uplink",
+            opportunity_bytes: 1500,
+            delay_ms: 0.0,
+            queue: "infinite",
+            loss: 0.0,
+        };
         let mut log = Log::create(&path, 0, &header).unwrap();
         for i in 0..200_000u64 {
             log.opportunity(i * 1000, 1500);

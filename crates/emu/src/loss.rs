@@ -10,7 +10,10 @@ pub struct Loss {
 
 impl Loss {
     pub fn new(p: f64, seed: u64) -> Loss {
-        Loss { p, rng: StdRng::seed_from_u64(seed) }
+        Loss {
+            p,
+            rng: StdRng::seed_from_u64(seed),
+        }
     }
 
     /// Whether the next packet is lost.
@@ -43,6 +46,9 @@ mod tests {
         assert!((0..1000).all(|_| a.lose() == b.lose()));
         let mut none = Loss::new(0.0, 1);
         assert!((0..1000).all(|_| !none.lose()));
-        assert!(validate(1.5, "--downlink-loss").unwrap_err().to_string().contains("--downlink-loss"));
+        assert!(validate(1.5, "--downlink-loss")
+            .unwrap_err()
+            .to_string()
+            .contains("--downlink-loss"));
     }
 }

@@ -2,16 +2,21 @@
 //! up front and recycled, so the per-packet path never allocates.
 use crate::clock::Micros;
 
-/// Room for one packet read from a TUN device: the 1500-byte MTU plus
-/// slack, so that a packet above the MTU is still read whole, then dropped
-/// and counted as oversize.
+/// Room for one packet read from a TUN device: its virtio-net header
+/// ([`HDR`] bytes), then the IP packet — the 1500-byte MTU plus slack, so a
+/// packet above the MTU is still read whole, then dropped as oversize.
 pub const BUF_SIZE: usize = 2048;
+
+/// The virtio-net header in front of every packet on our TUN devices
+/// (IFF_VNET_HDR): it lets one write carry several TCP segments (GSO).
+pub const HDR: usize = 10;
 
 /// A packet on its way through the emulator.
 #[derive(Debug)]
 pub struct Packet {
+    /// `HDR` bytes of virtio-net header, then the IP packet.
     pub buf: Box<[u8]>,
-    /// Bytes of `buf` in use (the IP packet's length).
+    /// The IP packet's length.
     pub len: u32,
     /// When it reached the current stage (the bottleneck queue, once queued), µs.
     pub arrival: Micros,
@@ -22,11 +27,22 @@ pub struct Packet {
 impl Packet {
     /// A packet of `len` bytes with no payload storage (queue unit tests).
     pub fn bare(len: u32, arrival: Micros) -> Packet {
-        Packet { buf: Box::new([]), len, arrival, flow: 0 }
+        Packet {
+            buf: Box::new([]),
+            len,
+            arrival,
+            flow: 0,
+        }
     }
 
+    /// The IP packet.
     pub fn data(&self) -> &[u8] {
-        &self.buf[..self.len as usize]
+        &self.buf[HDR..HDR + self.len as usize]
+    }
+
+    /// Header and packet, as written to a TUN device.
+    pub fn frame_mut(&mut self) -> &mut [u8] {
+        &mut self.buf[..HDR + self.len as usize]
     }
 }
 
@@ -42,7 +58,11 @@ const CHUNK: usize = 1024;
 
 impl Pool {
     pub fn new(initial: usize, max: usize) -> Pool {
-        let mut p = Pool { free: Vec::with_capacity(max.min(1 << 20)), allocated: 0, max };
+        let mut p = Pool {
+            free: Vec::with_capacity(max.min(1 << 20)),
+            allocated: 0,
+            max,
+        };
         p.grow(initial);
         p
     }

@@ -30,6 +30,7 @@ pub struct Pipeline {
 }
 
 impl Pipeline {
+    #[allow(clippy::too_many_arguments)] // one per stage; built in one place
     pub fn new(
         delay: Micros,
         loss: Loss,
@@ -78,7 +79,7 @@ impl Pipeline {
         loop {
             let opp = self.link.next_opportunity();
             if let Some(r) = self.delay.next_release() {
-                if r <= now && opp.map_or(true, |o| r < o) {
+                if r <= now && opp.is_none_or(|o| r < o) {
                     let p = self.delay.pop_due(now).expect("due packet");
                     self.enter_queue(p);
                     continue;
@@ -94,14 +95,20 @@ impl Pipeline {
             std::sync::atomic::Ordering::Relaxed,
         );
         if self.link.ended() {
-            self.counters.trace_ended.store(true, std::sync::atomic::Ordering::Relaxed);
+            self.counters
+                .trace_ended
+                .store(true, std::sync::atomic::Ordering::Relaxed);
         }
     }
 
     /// When `advance` next has work: a delay-line release, or an
     /// opportunity with something to send. None: nothing pending.
     pub fn next_deadline(&self) -> Option<Micros> {
-        let opp = if self.queue.packets() > 0 || self.link.busy() { self.link.next_opportunity() } else { None };
+        let opp = if self.queue.packets() > 0 || self.link.busy() {
+            self.link.next_opportunity()
+        } else {
+            None
+        };
         match (self.delay.next_release(), opp) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -146,9 +153,19 @@ impl Pipeline {
 
     fn opportunity(&mut self, out: &mut impl FnMut(Packet, Micros)) {
         bump(&self.counters.opportunities, 1);
-        let Pipeline { queue, link, log, counters, drops, .. } = self;
+        let Pipeline {
+            queue,
+            link,
+            log,
+            counters,
+            drops,
+            ..
+        } = self;
         if let Some(log) = log.as_mut() {
-            log.opportunity(link.next_opportunity().expect("opportunity"), OPPORTUNITY_BYTES);
+            log.opportunity(
+                link.next_opportunity().expect("opportunity"),
+                OPPORTUNITY_BYTES,
+            );
         }
         let t = link.use_opportunity(&mut **queue, drops, |p, t| {
             bump(&counters.departures, 1);
@@ -169,6 +186,11 @@ impl Pipeline {
             }
             self.pool.put(p.buf);
         }
+    }
+
+    /// Counts writes of departed packets that the receiving device refused.
+    pub fn count_write_errors(&self, n: u64) {
+        bump(&self.counters.write_errors, n);
     }
 
     /// Flushes and closes the log.
@@ -207,7 +229,12 @@ mod tests {
     fn packet(pool: &mut Pool, len: u32) -> Packet {
         let buf = pool.get().unwrap();
         assert_eq!(buf.len(), BUF_SIZE);
-        Packet { buf, len, arrival: 0, flow: 0 }
+        Packet {
+            buf,
+            len,
+            arrival: 0,
+            flow: 0,
+        }
     }
 
     #[test]
@@ -238,7 +265,10 @@ mod tests {
         pl.arrive(p, 0);
         pl.advance(5_000, &mut |_, _| panic!("nothing departs"));
         let s = c.snapshot();
-        assert_eq!((s.arrivals, s.drops.oversize, s.drops.loss, s.departures), (2, 1, 1, 0));
+        assert_eq!(
+            (s.arrivals, s.drops.oversize, s.drops.loss, s.departures),
+            (2, 1, 1, 0)
+        );
         assert_eq!(pl.pool.in_use(), 0, "dropped buffers are recycled");
     }
 

@@ -19,6 +19,8 @@ pub struct Counters {
     /// between the run's two addresses (e.g. IPv6 neighbour discovery).
     pub foreign: AtomicU64,
     pub queued: AtomicU64,
+    /// Writes to the receiving TUN device that failed (packets lost there).
+    pub write_errors: AtomicU64,
     pub trace_ended: AtomicBool,
 }
 
@@ -28,7 +30,10 @@ pub fn bump(c: &AtomicU64, by: u64) {
 }
 
 fn reason_index(r: DropReason) -> usize {
-    DropReason::ALL.iter().position(|&x| x == r).expect("every reason is listed")
+    DropReason::ALL
+        .iter()
+        .position(|&x| x == r)
+        .expect("every reason is listed")
 }
 
 impl Counters {
@@ -57,6 +62,7 @@ impl Counters {
             capacity_bytes: opportunities * crate::link::OPPORTUNITY_BYTES as u64,
             foreign: self.foreign.load(Relaxed),
             queued: self.queued.load(Relaxed),
+            write_errors: self.write_errors.load(Relaxed),
             trace_ended: self.trace_ended.load(Relaxed),
             sched_error: None,
         }
@@ -94,6 +100,8 @@ pub struct DirectionStats {
     pub foreign: u64,
     /// Packets in the queue or partly sent (at the time of the snapshot).
     pub queued: u64,
+    /// Departed packets the receiving TUN device refused.
+    pub write_errors: u64,
     /// A `--once` trace ran out.
     pub trace_ended: bool,
     /// How late packets were written compared with their opportunity (at stop).
@@ -120,7 +128,11 @@ const HIST_US: usize = 10_000;
 
 impl Default for ErrorHistogram {
     fn default() -> Self {
-        ErrorHistogram { buckets: vec![0; HIST_US + 1].into_boxed_slice(), n: 0, max: 0 }
+        ErrorHistogram {
+            buckets: vec![0; HIST_US + 1].into_boxed_slice(),
+            n: 0,
+            max: 0,
+        }
     }
 }
 
@@ -166,7 +178,10 @@ mod tests {
         }
         h.record(50_000);
         let s = h.summary().unwrap();
-        assert_eq!((s.samples, s.p50_us, s.p99_us, s.max_us), (101, 51, 100, 50_000));
+        assert_eq!(
+            (s.samples, s.p50_us, s.p99_us, s.max_us),
+            (101, 51, 100, 50_000)
+        );
         assert_eq!(h.percentile(1.0), 50_000);
     }
 }

@@ -56,8 +56,17 @@ impl Default for Cellular {
 
 impl Cellular {
     pub fn generate(&self) -> Result<Vec<u64>> {
-        if self.duration_ms == 0 || !(self.mean_mbps > 0.0) || !(self.max_mbps >= self.mean_mbps) {
-            bail!("synth needs duration > 0 and 0 < mean <= max (got mean {} max {})", self.mean_mbps, self.max_mbps);
+        let positive = |x: f64| x.is_finite() && x > 0.0;
+        if self.duration_ms == 0
+            || !positive(self.mean_mbps)
+            || !positive(self.max_mbps)
+            || self.max_mbps < self.mean_mbps
+        {
+            bail!(
+                "synth needs duration > 0 and 0 < mean <= max (got mean {} max {})",
+                self.mean_mbps,
+                self.max_mbps
+            );
         }
         if self.sigma_mbps < 0.0 || self.reversion < 0.0 || self.escape_rate <= 0.0 {
             bail!("synth needs sigma >= 0, reversion >= 0 and escape rate > 0");
@@ -66,7 +75,8 @@ impl Cellular {
         let dt: f64 = 0.001;
         let noise = Normal::new(0.0, self.sigma_mbps * dt.sqrt()).expect("finite σ");
         let mut rate = self.mean_mbps;
-        let mut out = Vec::with_capacity((per_ms(self.mean_mbps) * self.duration_ms as f64 * 1.2) as usize);
+        let mut out =
+            Vec::with_capacity((per_ms(self.mean_mbps) * self.duration_ms as f64 * 1.2) as usize);
         for ms in 1..=self.duration_ms {
             if rate <= 0.0 {
                 // In an outage: leave it with probability λz·dt, restarting low.
@@ -82,8 +92,10 @@ impl Cellular {
                 rate = 0.0;
                 continue;
             }
-            let n = Poisson::new(per_ms(rate)).expect("positive rate").sample(&mut rng) as u64;
-            out.extend(std::iter::repeat(ms).take(n as usize));
+            let n = Poisson::new(per_ms(rate))
+                .expect("positive rate")
+                .sample(&mut rng) as u64;
+            out.extend(std::iter::repeat_n(ms, n as usize));
         }
         close_period(&mut out, self.duration_ms);
         Ok(out)
@@ -106,11 +118,19 @@ pub fn from_rate(schedule: &[(f64, f64)], duration_ms: u64) -> Result<Vec<u64>> 
         bail!("a rate schedule needs at least one segment and a duration > 0");
     }
     if schedule[0].0 != 0.0 {
-        bail!("the rate schedule must start at 0 s (first segment starts at {} s)", schedule[0].0);
+        bail!(
+            "the rate schedule must start at 0 s (first segment starts at {} s)",
+            schedule[0].0
+        );
     }
     for (i, w) in schedule.windows(2).enumerate() {
         if w[1].0 <= w[0].0 {
-            bail!("segment {} starts at {} s, not after the previous one ({} s)", i + 2, w[1].0, w[0].0);
+            bail!(
+                "segment {} starts at {} s, not after the previous one ({} s)",
+                i + 2,
+                w[1].0,
+                w[0].0
+            );
         }
     }
     if let Some((t, r)) = schedule.iter().find(|(_, r)| !(r.is_finite() && *r >= 0.0)) {
@@ -153,12 +173,18 @@ pub fn parse_schedule(what: &str, text: &str) -> Result<Vec<(f64, f64)>> {
         if line.is_empty() {
             continue;
         }
-        let mut it = line.split(|c: char| c.is_whitespace() || c == ':').filter(|s| !s.is_empty());
+        let mut it = line
+            .split(|c: char| c.is_whitespace() || c == ':')
+            .filter(|s| !s.is_empty());
         let (Some(a), Some(b), None) = (it.next(), it.next(), it.next()) else {
             bail!("{what}:{}: expected `SECONDS MBPS`, got `{line}`", i + 1);
         };
-        let t: f64 = a.parse().with_context(|| format!("{what}:{}: `{a}` is not a number of seconds", i + 1))?;
-        let r: f64 = b.parse().with_context(|| format!("{what}:{}: `{b}` is not a rate in Mbit/s", i + 1))?;
+        let t: f64 = a
+            .parse()
+            .with_context(|| format!("{what}:{}: `{a}` is not a number of seconds", i + 1))?;
+        let r: f64 = b
+            .parse()
+            .with_context(|| format!("{what}:{}: `{b}` is not a rate in Mbit/s", i + 1))?;
         out.push((t, r));
     }
     Ok(out)
@@ -171,7 +197,8 @@ pub fn write(path: &Path, opportunities: &[u64]) -> Result<()> {
     for t in opportunities {
         writeln!(w, "{t}")?;
     }
-    w.flush().with_context(|| format!("writing {}", path.display()))
+    w.flush()
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 #[cfg(test)]
@@ -180,7 +207,11 @@ mod tests {
     use crate::trace::Trace;
 
     fn summary(opps: Vec<u64>) -> crate::trace::Summary {
-        Trace { path: "x".into(), opportunities: opps }.summary()
+        Trace {
+            path: "x".into(),
+            opportunities: opps,
+        }
+        .summary()
     }
 
     #[test]
@@ -204,25 +235,60 @@ mod tests {
         assert_eq!(in_range(1000, 2500), 3000);
         assert_eq!(in_range(2500, 3000), 0);
         assert_eq!(in_range(3000, 4000), 500);
-        let e = parse_schedule("f.txt", "0 12\n1 x\n").unwrap_err().to_string();
+        let e = parse_schedule("f.txt", "0 12\n1 x\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("f.txt:2"), "{e}");
-        assert!(from_rate(&[(1.0, 5.0)], 10).unwrap_err().to_string().contains("start at 0"));
+        assert!(from_rate(&[(1.0, 5.0)], 10)
+            .unwrap_err()
+            .to_string()
+            .contains("start at 0"));
     }
 
     #[test]
     fn cellular_is_seeded_lte_like_and_has_outages() {
         let a = Cellular::default().generate().unwrap();
-        assert_eq!(a, Cellular::default().generate().unwrap(), "same seed, same trace");
-        let b = Cellular { seed: 2, ..Default::default() }.generate().unwrap();
-        assert_ne!(a, b);
-        for seed in 1..=5 {
-            let s = summary(Cellular { seed, duration_ms: 120_000, ..Default::default() }.generate().unwrap());
-            assert!(s.mean_mbps > 4.0 && s.mean_mbps < 16.0, "seed {seed}: {s:?}");
-            assert!(s.peak_mbps > s.mean_mbps * 1.2, "seed {seed}: rate varies: {s:?}");
+        assert_eq!(
+            a,
+            Cellular::default().generate().unwrap(),
+            "same seed, same trace"
+        );
+        let b = Cellular {
+            seed: 2,
+            ..Default::default()
         }
-        let outage: u64 = (1..=5)
-            .map(|seed| summary(Cellular { seed, duration_ms: 120_000, ..Default::default() }.generate().unwrap()).outage_ms)
-            .sum();
-        assert!(outage > 500, "10 minutes of synthetic link include outages: {outage} ms");
+        .generate()
+        .unwrap();
+        assert_ne!(a, b);
+        let summaries: Vec<_> = (1..=5)
+            .map(|seed| {
+                summary(
+                    Cellular {
+                        seed,
+                        duration_ms: 120_000,
+                        ..Default::default()
+                    }
+                    .generate()
+                    .unwrap(),
+                )
+            })
+            .collect();
+        for (seed, s) in summaries.iter().enumerate() {
+            assert!(
+                s.mean_mbps > 4.0 && s.mean_mbps < 16.0,
+                "seed {}: {s:?}",
+                seed + 1
+            );
+            assert!(
+                s.peak_mbps > s.mean_mbps * 1.2,
+                "seed {}: rate varies: {s:?}",
+                seed + 1
+            );
+        }
+        let outage: u64 = summaries.iter().map(|s| s.outage_ms).sum();
+        assert!(
+            outage > 500,
+            "10 minutes of synthetic link include outages: {outage} ms"
+        );
     }
 }

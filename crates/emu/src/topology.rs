@@ -64,7 +64,11 @@ impl Slot {
             if let Some(mut f) = lock_path(&path)? {
                 f.set_len(0)?;
                 writeln!(f, "{}", std::process::id())?;
-                return Ok(Slot { index, path, _lock: f });
+                return Ok(Slot {
+                    index,
+                    path,
+                    _lock: f,
+                });
             }
         }
         bail!("all {SLOTS} emulator slots under {SLOT_DIR} are in use");
@@ -122,7 +126,8 @@ fn slot_of_ifname(name: &str) -> Option<u32> {
 fn slot_of_subnet(prefix: &str) -> Option<u32> {
     let (addr, len) = prefix.split_once('/')?;
     let a = u32::from(addr.parse::<Ipv4Addr>().ok()?);
-    (len == "30" && a >= BLOCK && (a - BLOCK) % 4 == 0 && (a - BLOCK) / 4 < SLOTS).then(|| (a - BLOCK) / 4)
+    (len == "30" && a >= BLOCK && (a - BLOCK).is_multiple_of(4) && (a - BLOCK) / 4 < SLOTS)
+        .then(|| (a - BLOCK) / 4)
 }
 
 /// Whether a live process holds slot `index`.
@@ -138,7 +143,12 @@ fn ip_lines(args: &[&str]) -> Vec<String> {
     std::process::Command::new("ip")
         .args(args)
         .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).lines().map(str::to_string).collect())
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .map(str::to_string)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -159,17 +169,29 @@ pub const SLOT_ENV: &str = "C2TCP_SLOT";
 fn orphans() -> Vec<(i32, u32)> {
     let me = std::process::id() as i32;
     let mut found = Vec::new();
-    let Ok(entries) = fs::read_dir("/proc") else { return found };
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return found;
+    };
     let key = format!("{SLOT_ENV}=");
     for e in entries.flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
+            continue;
+        };
         if pid == me {
             continue;
         }
-        let Ok(env) = fs::read(format!("/proc/{pid}/environ")) else { continue };
+        let Ok(env) = fs::read(format!("/proc/{pid}/environ")) else {
+            continue;
+        };
         let slot = env
             .split(|&b| b == 0)
-            .filter_map(|kv| std::str::from_utf8(kv).ok()?.strip_prefix(key.as_str())?.parse::<u32>().ok())
+            .filter_map(|kv| {
+                std::str::from_utf8(kv)
+                    .ok()?
+                    .strip_prefix(key.as_str())?
+                    .parse::<u32>()
+                    .ok()
+            })
             .next();
         if let Some(slot) = slot.filter(|&s| !slot_in_use(s)) {
             found.push((pid, slot));
@@ -189,12 +211,21 @@ pub fn cleanup() -> Result<Vec<String>> {
         // SAFETY: kill(2) on a pid we just read from /proc.
         if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
             let comm = fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-            removed.push(format!("process {pid} ({}) left by the run in slot {slot}", comm.trim()));
+            removed.push(format!(
+                "process {pid} ({}) left by the run in slot {slot}",
+                comm.trim()
+            ));
         }
     }
     for line in ip_lines(&["-o", "link", "show", "type", "tun"]) {
         // "7: c2e3o: <...>"
-        let Some(name) = line.split(": ").nth(1).map(|n| n.split('@').next().unwrap_or(n)) else { continue };
+        let Some(name) = line
+            .split(": ")
+            .nth(1)
+            .map(|n| n.split('@').next().unwrap_or(n))
+        else {
+            continue;
+        };
         if let Some(slot) = slot_of_ifname(name) {
             if !slot_in_use(slot) && ip_quiet(&["link", "del", name]) {
                 removed.push(format!("TUN device {name}"));
@@ -203,12 +234,18 @@ pub fn cleanup() -> Result<Vec<String>> {
     }
     for line in ip_lines(&["route", "show", "type", "unreachable"]) {
         // "unreachable 100.96.0.4/30"
-        let Some(prefix) = line.split_whitespace().nth(1) else { continue };
+        let Some(prefix) = line.split_whitespace().nth(1) else {
+            continue;
+        };
         if let Some(slot) = slot_of_subnet(prefix) {
             if !slot_in_use(slot) {
-                let _ = std::process::Command::new("ss").args(["-K", "dst", prefix]).output();
+                let _ = std::process::Command::new("ss")
+                    .args(["-K", "dst", prefix])
+                    .output();
                 if ip_quiet(&["route", "del", "unreachable", prefix]) {
-                    removed.push(format!("unreachable route {prefix} (after closing sockets to it)"));
+                    removed.push(format!(
+                        "unreachable route {prefix} (after closing sockets to it)"
+                    ));
                 }
             }
         }
@@ -216,7 +253,12 @@ pub fn cleanup() -> Result<Vec<String>> {
     if let Ok(entries) = fs::read_dir(SLOT_DIR) {
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().to_string();
-            let Some(index) = name.strip_suffix(".lock").and_then(|n| n.parse::<u32>().ok()) else { continue };
+            let Some(index) = name
+                .strip_suffix(".lock")
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
             if let Ok(Some(_held)) = lock_path(&e.path()) {
                 let pid = fs::read_to_string(e.path()).unwrap_or_default();
                 fs::remove_file(e.path()).ok();

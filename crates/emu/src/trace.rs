@@ -8,17 +8,33 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum TraceError {
     #[error("{file}: cannot read")]
-    Io { file: PathBuf, source: std::io::Error },
+    Io {
+        file: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{file}:{line}: `{text}` is not a non-negative integer number of milliseconds")]
-    NotInteger { file: PathBuf, line: usize, text: String },
+    NotInteger {
+        file: PathBuf,
+        line: usize,
+        text: String,
+    },
     #[error("{file}:{line}: timestamp {ms} is before the previous line's {prev}: timestamps must not decrease")]
-    Decreasing { file: PathBuf, line: usize, ms: u64, prev: u64 },
+    Decreasing {
+        file: PathBuf,
+        line: usize,
+        ms: u64,
+        prev: u64,
+    },
     #[error("{file}: no lines: a trace needs at least one delivery opportunity")]
     Empty { file: PathBuf },
     #[error("{file}:{line}: the trace ends at 0 ms, so it has no capacity to loop over (its last timestamp must be > 0)")]
     NoCapacity { file: PathBuf, line: usize },
     #[error("{file}: start offset {offset_ms} ms is not shorter than the trace ({period_ms} ms)")]
-    OffsetTooLarge { file: PathBuf, offset_ms: u64, period_ms: u64 },
+    OffsetTooLarge {
+        file: PathBuf,
+        offset_ms: u64,
+        period_ms: u64,
+    },
 }
 
 /// A parsed trace: non-decreasing opportunity timestamps in ms.
@@ -30,7 +46,10 @@ pub struct Trace {
 
 impl Trace {
     pub fn load(path: &Path) -> Result<Trace, TraceError> {
-        let text = std::fs::read_to_string(path).map_err(|source| TraceError::Io { file: path.into(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| TraceError::Io {
+            file: path.into(),
+            source,
+        })?;
         Trace::parse(path, &text)
     }
 
@@ -52,7 +71,12 @@ impl Trace {
             })?;
             if let Some(&prev) = opportunities.last() {
                 if ms < prev {
-                    return Err(TraceError::Decreasing { file: path.into(), line, ms, prev });
+                    return Err(TraceError::Decreasing {
+                        file: path.into(),
+                        line,
+                        ms,
+                        prev,
+                    });
                 }
             }
             opportunities.push(ms);
@@ -60,14 +84,23 @@ impl Trace {
         }
         match opportunities.last() {
             None => Err(TraceError::Empty { file: path.into() }),
-            Some(0) => Err(TraceError::NoCapacity { file: path.into(), line: last_line }),
-            Some(_) => Ok(Trace { path: path.into(), opportunities }),
+            Some(0) => Err(TraceError::NoCapacity {
+                file: path.into(),
+                line: last_line,
+            }),
+            Some(_) => Ok(Trace {
+                path: path.into(),
+                opportunities,
+            }),
         }
     }
 
     /// The loop period in ms (the last timestamp, as Mahimahi).
     pub fn period_ms(&self) -> u64 {
-        *self.opportunities.last().expect("a parsed trace is never empty")
+        *self
+            .opportunities
+            .last()
+            .expect("a parsed trace is never empty")
     }
 }
 
@@ -89,7 +122,11 @@ impl Cursor {
     pub fn new(trace: &Trace, offset_ms: u64, once: bool) -> Result<Cursor, TraceError> {
         let period = trace.period_ms();
         if offset_ms >= period && offset_ms > 0 {
-            return Err(TraceError::OffsetTooLarge { file: trace.path.clone(), offset_ms, period_ms: period });
+            return Err(TraceError::OffsetTooLarge {
+                file: trace.path.clone(),
+                offset_ms,
+                period_ms: period,
+            });
         }
         let idx = trace.opportunities.partition_point(|&t| t < offset_ms);
         Ok(Cursor {
@@ -155,7 +192,10 @@ mod tests {
         let e = parse("1.5\n").unwrap_err().to_string();
         assert!(e.starts_with("t.up:1:"), "{e}");
         let e = parse("5\n7\n6\n").unwrap_err().to_string();
-        assert!(e.starts_with("t.up:3:") && e.contains("6") && e.contains("7"), "{e}");
+        assert!(
+            e.starts_with("t.up:3:") && e.contains("6") && e.contains("7"),
+            "{e}"
+        );
         let e = parse("").unwrap_err().to_string();
         assert!(e.starts_with("t.up:") && e.contains("no lines"), "{e}");
         let e = parse("\n  \n").unwrap_err().to_string();
@@ -166,7 +206,9 @@ mod tests {
 
     #[test]
     fn missing_file_is_named() {
-        let e = Trace::load(Path::new("/nonexistent/x.down")).unwrap_err().to_string();
+        let e = Trace::load(Path::new("/nonexistent/x.down"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("/nonexistent/x.down"), "{e}");
     }
 
@@ -191,7 +233,10 @@ mod tests {
     fn cursor_once_ends_and_offset_skips() {
         let t = parse("1\n2\n3\n10\n").unwrap();
         let mut c = Cursor::new(&t, 0, true).unwrap();
-        assert_eq!(times(&mut c, 5), vec![Some(1), Some(2), Some(3), Some(10), None]);
+        assert_eq!(
+            times(&mut c, 5),
+            vec![Some(1), Some(2), Some(3), Some(10), None]
+        );
         assert!(c.ended());
         let mut c = Cursor::new(&t, 3, false).unwrap();
         assert_eq!(times(&mut c, 5), [0, 7, 8, 9, 10].map(Some));
@@ -231,7 +276,11 @@ impl Trace {
             }
         }
         let whole = (duration_ms / 1000) as usize;
-        let seconds = if whole > 0 { &per_second[..whole] } else { &per_second[..] };
+        let seconds = if whole > 0 {
+            &per_second[..whole]
+        } else {
+            &per_second[..]
+        };
         let peak = seconds.iter().copied().max().unwrap_or(0);
         let min = seconds.iter().copied().min().unwrap_or(0);
         let (mut outage_ms, mut outages) = (0, 0);
@@ -270,7 +319,10 @@ mod summary_tests {
         let s = t.summary();
         assert_eq!((s.duration_ms, s.opportunities), (2000, 1500));
         assert!((s.mean_mbps - 9.0).abs() < 1e-9, "{s:?}");
-        assert!((s.peak_mbps - 12.0).abs() < 1e-9 && (s.min_mbps - 6.0).abs() < 1e-9, "{s:?}");
+        assert!(
+            (s.peak_mbps - 12.0).abs() < 1e-9 && (s.min_mbps - 6.0).abs() < 1e-9,
+            "{s:?}"
+        );
         assert_eq!((s.outage_ms, s.outages), (501, 1));
     }
 }

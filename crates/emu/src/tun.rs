@@ -1,5 +1,6 @@
 //! TUN devices: layer-3 packets, no packet-information header (IFF_NO_PI),
-//! non-blocking. A device belongs to the network namespace of the thread
+//! a virtio-net header in front of each packet (IFF_VNET_HDR, for GSO
+//! writes; see `gso`), non-blocking. A device belongs to the network namespace of the thread
 //! that creates it and disappears when its file descriptor is closed, so a
 //! dead emulator leaves no device behind.
 use std::ffi::CString;
@@ -26,24 +27,41 @@ impl Tun {
     /// Creates TUN device `name` in the calling thread's network namespace.
     pub fn create(name: &str) -> Result<Tun> {
         if name.len() >= libc::IFNAMSIZ {
-            bail!("TUN name {name} is longer than {} bytes", libc::IFNAMSIZ - 1);
+            bail!(
+                "TUN name {name} is longer than {} bytes",
+                libc::IFNAMSIZ - 1
+            );
         }
         let path = CString::new("/dev/net/tun").unwrap();
         // SAFETY: open(2) on a constant path; the fd is owned right away.
-        let raw = unsafe { libc::open(path.as_ptr(), libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC) };
+        let raw = unsafe {
+            libc::open(
+                path.as_ptr(),
+                libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC,
+            )
+        };
         if raw < 0 {
-            return Err(io::Error::last_os_error()).context("opening /dev/net/tun (needs root and the tun driver)");
+            return Err(io::Error::last_os_error())
+                .context("opening /dev/net/tun (needs root and the tun driver)");
         }
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-        let mut req = IfReq { name: [0; libc::IFNAMSIZ], flags: (libc::IFF_TUN | libc::IFF_NO_PI) as libc::c_short, _pad: [0; 22] };
+        let mut req = IfReq {
+            name: [0; libc::IFNAMSIZ],
+            flags: (libc::IFF_TUN | libc::IFF_NO_PI | libc::IFF_VNET_HDR) as libc::c_short,
+            _pad: [0; 22],
+        };
         for (dst, src) in req.name.iter_mut().zip(name.bytes()) {
             *dst = src as libc::c_char;
         }
         // SAFETY: TUNSETIFF reads an ifreq we own.
         if unsafe { libc::ioctl(fd.as_raw_fd(), TUNSETIFF, &mut req) } < 0 {
-            return Err(io::Error::last_os_error()).with_context(|| format!("creating TUN device {name}"));
+            return Err(io::Error::last_os_error())
+                .with_context(|| format!("creating TUN device {name}"));
         }
-        Ok(Tun { fd, name: name.to_string() })
+        Ok(Tun {
+            fd,
+            name: name.to_string(),
+        })
     }
 
     pub fn name(&self) -> &str {
@@ -54,7 +72,7 @@ impl Tun {
         self.fd.as_raw_fd()
     }
 
-    /// Reads one packet; WouldBlock when none is waiting.
+    /// Reads one frame (virtio-net header + packet); WouldBlock when none is waiting.
     #[inline]
     pub fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
         // SAFETY: read(2) into a buffer we own, bounded by its length.
@@ -66,7 +84,7 @@ impl Tun {
         }
     }
 
-    /// Writes one packet (the kernel receives it as if from the wire).
+    /// Writes one frame (the kernel receives it as if from the wire).
     #[inline]
     pub fn write(&self, pkt: &[u8]) -> io::Result<usize> {
         // SAFETY: write(2) from a slice we own.

@@ -2,7 +2,7 @@
 //! command. COMMAND runs in a fresh network namespace (the UE); the
 //! caller's namespace is the other end.
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
@@ -12,7 +12,8 @@ use emu::{DirectionConfig, Emulator, EmulatorConfig, EmulatorStats, QueueSpec, T
 use netns::Netns;
 
 #[derive(clap::Args)]
-#[command(after_help = "COMMAND runs inside a new network namespace behind the emulated link; the caller's \
+#[command(
+    after_help = "COMMAND runs inside a new network namespace behind the emulated link; the caller's \
 namespace is the other side. MAHIMAHI_BASE and C2TCP_BASE hold the caller side's address, C2TCP_UE \
 COMMAND's own. The exit status is COMMAND's.\n\n\
 Mahimahi equivalent:\n  \
@@ -22,7 +23,8 @@ Queues: infinite | droptail | drophead (bytes=N or packets=N) | codel (target=MS
 pie (qdelay_ref=MS, max_burst=MS, size limit); either `--downlink-queue droptail --downlink-queue-args packets=100` \
 or `--downlink-queue droptail:packets=100`.\n\n\
 Ctrl-C and SIGTERM stop COMMAND and tear everything down (with a terminal, Ctrl-C goes to COMMAND, as in a \
-shell, and the run ends when COMMAND does).")]
+shell, and the run ends when COMMAND does)."
+)]
 pub struct Args {
     /// Trace for the downlink (caller side → COMMAND)
     #[arg(long, value_name = "TRACE")]
@@ -66,6 +68,10 @@ pub struct Args {
     /// Seed for loss and PIE
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Write the final per-direction figures (packets, bytes, drops by
+    /// reason, capacity, scheduling error) as JSON here
+    #[arg(long, value_name = "FILE")]
+    stats: Option<PathBuf>,
     /// No start/end summary on stderr
     #[arg(short, long)]
     quiet: bool,
@@ -76,14 +82,22 @@ pub struct Args {
 
 fn queue(flag: &str, name: &str, args: Option<&str>) -> Result<QueueSpec> {
     let spec = match (name.contains(':'), args) {
-        (true, Some(_)) => bail!("--{flag} {name} already has arguments; drop --{flag}-args or the `:...` part"),
+        (true, Some(_)) => {
+            bail!("--{flag} {name} already has arguments; drop --{flag}-args or the `:...` part")
+        }
         (true, None) => name.parse(),
         (false, args) => QueueSpec::from_parts(name, args),
     };
     spec.with_context(|| format!("--{flag}"))
 }
 
-fn direction(trace: &PathBuf, queue: QueueSpec, loss: f64, log: Option<PathBuf>, what: &str) -> Result<DirectionConfig> {
+fn direction(
+    what: &str,
+    trace: &Path,
+    queue: QueueSpec,
+    loss: f64,
+    log: Option<PathBuf>,
+) -> Result<DirectionConfig> {
     emu::loss::validate(loss, &format!("--{what}-loss"))?;
     let mut d = DirectionConfig::new(Trace::load(trace)?);
     d.queue = queue;
@@ -108,12 +122,33 @@ fn install_handlers() {
 
 pub fn run(a: Args) -> Result<ExitCode> {
     if !(a.delay.is_finite() && a.delay >= 0.0) {
-        bail!("--delay must be a non-negative number of ms, got {}", a.delay);
+        bail!(
+            "--delay must be a non-negative number of ms, got {}",
+            a.delay
+        );
     }
-    let down_q = queue("downlink-queue", &a.downlink_queue, a.downlink_queue_args.as_deref())?;
-    let up_q = queue("uplink-queue", &a.uplink_queue, a.uplink_queue_args.as_deref())?;
-    let downlink = direction(&a.downlink, down_q, a.downlink_loss, a.downlink_log.clone(), "downlink")?;
-    let uplink = direction(&a.uplink, up_q, a.uplink_loss, a.uplink_log.clone(), "uplink")?;
+    let downlink = direction(
+        "downlink",
+        &a.downlink,
+        queue(
+            "downlink-queue",
+            &a.downlink_queue,
+            a.downlink_queue_args.as_deref(),
+        )?,
+        a.downlink_loss,
+        a.downlink_log.clone(),
+    )?;
+    let uplink = direction(
+        "uplink",
+        &a.uplink,
+        queue(
+            "uplink-queue",
+            &a.uplink_queue,
+            a.uplink_queue_args.as_deref(),
+        )?,
+        a.uplink_loss,
+        a.uplink_log.clone(),
+    )?;
     if !nix::unistd::geteuid().is_root() {
         bail!("emulate needs root: it creates a network namespace and TUN devices (try sudo)");
     }
@@ -167,10 +202,19 @@ pub fn run(a: Args) -> Result<ExitCode> {
             break status;
         }
         let sig = SIGNAL.load(Ordering::Relaxed);
-        let stop_for_signal = sig == libc::SIGTERM || sig == libc::SIGHUP || (sig == libc::SIGINT && !interactive);
+        let stop_for_signal =
+            sig == libc::SIGTERM || sig == libc::SIGHUP || (sig == libc::SIGINT && !interactive);
         if stop_for_signal || (a.once && emu.trace_ended()) {
             if !a.quiet {
-                eprintln!("c2tcp emulate: {}; stopping {}", if stop_for_signal { "signal received" } else { "trace ended (--once)" }, command[0]);
+                eprintln!(
+                    "c2tcp emulate: {}; stopping {}",
+                    if stop_for_signal {
+                        "signal received"
+                    } else {
+                        "trace ended (--once)"
+                    },
+                    command[0]
+                );
             }
             break terminate(&mut child, pid, !interactive)?;
         }
@@ -185,12 +229,22 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if !a.quiet {
         report(&stats);
     }
-    let code = status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
+    if let Some(path) = &a.stats {
+        std::fs::write(path, serde_json::to_string_pretty(&stats)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    let code = status
+        .code()
+        .unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
     Ok(ExitCode::from(code.clamp(0, 255) as u8))
 }
 
 /// SIGTERM to COMMAND (its group when it has one), SIGKILL after 2 s.
-fn terminate(child: &mut std::process::Child, pid: i32, group: bool) -> Result<std::process::ExitStatus> {
+fn terminate(
+    child: &mut std::process::Child,
+    pid: i32,
+    group: bool,
+) -> Result<std::process::ExitStatus> {
     let target = if group { -pid } else { pid };
     // SAFETY: kill(2) on our own child (or its process group).
     unsafe { libc::kill(target, libc::SIGTERM) };

@@ -1,5 +1,5 @@
 //! `c2tcp trace`: look at traces and make new ones.
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
@@ -34,12 +34,14 @@ struct StatsArgs {
 }
 
 #[derive(clap::Args)]
-#[command(after_help = "The default model is Sprout's (NSDI 2013, §3): deliveries form a Poisson process whose \
+#[command(
+    after_help = "The default model is Sprout's (NSDI 2013, §3): deliveries form a Poisson process whose \
     rate moves in Brownian motion (pulled gently towards --mean) and sticks at 0 in outages that end at \
     --escape-rate per second. Same --seed, same trace.\n\nExamples:\n  \
     c2tcp trace synth -o lte.down --seed 1\n  \
     c2tcp trace synth -o c12 --constant 12 --duration 1\n  \
-    c2tcp trace synth -o steps --steps 0:24,10:6,20:0,21:12 --duration 30")]
+    c2tcp trace synth -o steps --steps 0:24,10:6,20:0,21:12 --duration 30"
+)]
 struct SynthArgs {
     /// Where to write the trace
     #[arg(short, long)]
@@ -139,9 +141,13 @@ fn print_row(p: &str, s: &Summary, w: usize) {
     );
 }
 
-fn write_and_report(path: &PathBuf, opportunities: Vec<u64>) -> Result<ExitCode> {
+fn write_and_report(path: &Path, opportunities: Vec<u64>) -> Result<ExitCode> {
     synth::write(path, &opportunities)?;
-    let s = Trace { path: path.clone(), opportunities }.summary();
+    let s = Trace {
+        path: path.to_path_buf(),
+        opportunities,
+    }
+    .summary();
     eprintln!(
         "wrote {}: {:.3} s, {} opportunities, mean {:.2} Mbit/s (peak {:.2}, min {:.2}), {:.1} s of outage",
         path.display(),
@@ -177,7 +183,8 @@ fn synth_cmd(a: SynthArgs) -> Result<ExitCode> {
 }
 
 fn from_rate(a: FromRateArgs) -> Result<ExitCode> {
-    let text = std::fs::read_to_string(&a.schedule).with_context(|| format!("reading {}", a.schedule.display()))?;
+    let text = std::fs::read_to_string(&a.schedule)
+        .with_context(|| format!("reading {}", a.schedule.display()))?;
     let schedule = synth::parse_schedule(&a.schedule.display().to_string(), &text)?;
     let opportunities = synth::from_rate(&schedule, duration_ms(a.duration)?)
         .with_context(|| format!("in {}", a.schedule.display()))?;

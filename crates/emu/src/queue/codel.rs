@@ -74,7 +74,10 @@ impl Queue for CoDel {
                 self.dropping = false;
             }
             while self.dropping && now >= self.drop_next {
-                drops.push((p.take().expect("head present while dropping"), DropReason::Codel));
+                drops.push((
+                    p.take().expect("head present while dropping"),
+                    DropReason::Codel,
+                ));
                 self.count += 1;
                 let (next, ok) = self.dodequeue(now);
                 p = next;
@@ -89,18 +92,22 @@ impl Queue for CoDel {
             p = self.dodequeue(now).0;
             self.dropping = true;
             let delta = self.count.wrapping_sub(self.lastcount);
-            self.count = if delta > 1 && now.saturating_sub(self.drop_next) < 16 * self.interval { delta } else { 1 };
+            self.count = if delta > 1 && now.saturating_sub(self.drop_next) < 16 * self.interval {
+                delta
+            } else {
+                1
+            };
             self.drop_next = self.control_law(now, self.count);
             self.lastcount = self.count;
         }
         p
     }
 
-    fn packets(&self) -> usize {
-        self.fifo.packets()
+    fn fifo(&self) -> &Fifo {
+        &self.fifo
     }
-    fn bytes(&self) -> usize {
-        self.fifo.bytes()
+    fn fifo_mut(&mut self) -> &mut Fifo {
+        &mut self.fifo
     }
 }
 
@@ -133,20 +140,39 @@ mod tests {
         }
         // First drop: sojourn passes 5 ms once 50 packets queue ahead (at once,
         // given 50 ms of backlog), the interval must elapse first.
-        assert!(drop_times[0] >= 100 && drop_times[0] <= 110, "{drop_times:?}");
+        assert!(
+            drop_times[0] >= 100 && drop_times[0] <= 110,
+            "{drop_times:?}"
+        );
         let gaps: Vec<u64> = drop_times.windows(2).map(|w| w[1] - w[0]).collect();
         // Gap k (1-based count after the first drop) ≈ 100/√k ms.
         for (k, gap) in gaps.iter().take(8).enumerate() {
             let expect = 100.0 / ((k + 1) as f64).sqrt();
-            assert!((*gap as f64 - expect).abs() <= 1.5, "gap {k}: {gap} vs {expect:.1}; {drop_times:?}");
+            assert!(
+                (*gap as f64 - expect).abs() <= 1.5,
+                "gap {k}: {gap} vs {expect:.1}; {drop_times:?}"
+            );
         }
-        assert!(gaps.windows(2).all(|w| w[1] <= w[0]), "drops accelerate: {gaps:?}");
+        assert!(
+            gaps.windows(2).all(|w| w[1] <= w[0]),
+            "drops accelerate: {gaps:?}"
+        );
     }
 
     #[test]
     fn no_drops_below_target_and_tail_limit() {
-        let mut q = CoDel::new(Limit { packets: Some(2), bytes: None }, 5_000, 100_000);
-        assert_eq!(offer(&mut q, &[1500, 1500, 1500], 0), vec![(1500, DropReason::Tail)]);
+        let mut q = CoDel::new(
+            Limit {
+                packets: Some(2),
+                bytes: None,
+            },
+            5_000,
+            100_000,
+        );
+        assert_eq!(
+            offer(&mut q, &[1500, 1500, 1500], 0),
+            vec![(1500, DropReason::Tail)]
+        );
         let mut drops = Drops::new();
         // Served within 4 ms: never above target.
         assert!(q.dequeue(4_000, &mut drops).is_some());

@@ -27,14 +27,11 @@ impl Queue for DropHead {
         }
         self.0.push(p);
     }
-    fn dequeue(&mut self, _now: Micros, _drops: &mut Drops) -> Option<Packet> {
-        self.0.pop()
+    fn fifo(&self) -> &Fifo {
+        &self.0
     }
-    fn packets(&self) -> usize {
-        self.0.packets()
-    }
-    fn bytes(&self) -> usize {
-        self.0.bytes()
+    fn fifo_mut(&mut self) -> &mut Fifo {
+        &mut self.0
     }
 }
 
@@ -45,7 +42,10 @@ mod tests {
 
     #[test]
     fn drops_the_oldest_first() {
-        let mut q = DropHead::new(Limit { packets: Some(3), bytes: None });
+        let mut q = DropHead::new(Limit {
+            packets: Some(3),
+            bytes: None,
+        });
         let d = offer(&mut q, &[100, 200, 300, 400, 500], 0);
         assert_eq!(d, vec![(100, DropReason::Head), (200, DropReason::Head)]);
         assert_eq!(drain(&mut q, 0), vec![2, 3, 4]);
@@ -53,9 +53,19 @@ mod tests {
 
     #[test]
     fn byte_limit_drops_as_many_as_needed() {
-        let mut q = DropHead::new(Limit { packets: None, bytes: Some(3000) });
+        let mut q = DropHead::new(Limit {
+            packets: None,
+            bytes: Some(3000),
+        });
         let d = offer(&mut q, &[1000, 1000, 1000, 2500], 0);
-        assert_eq!(d, vec![(1000, DropReason::Head), (1000, DropReason::Head), (1000, DropReason::Head)]);
+        assert_eq!(
+            d,
+            vec![
+                (1000, DropReason::Head),
+                (1000, DropReason::Head),
+                (1000, DropReason::Head)
+            ]
+        );
         assert_eq!(drain(&mut q, 0), vec![3]);
         assert_eq!(offer(&mut q, &[4000], 0), vec![(4000, DropReason::Head)]);
     }

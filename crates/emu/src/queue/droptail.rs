@@ -20,14 +20,11 @@ impl Queue for DropTail {
             drops.push((p, DropReason::Tail));
         }
     }
-    fn dequeue(&mut self, _now: Micros, _drops: &mut Drops) -> Option<Packet> {
-        self.0.pop()
+    fn fifo(&self) -> &Fifo {
+        &self.0
     }
-    fn packets(&self) -> usize {
-        self.0.packets()
-    }
-    fn bytes(&self) -> usize {
-        self.0.bytes()
+    fn fifo_mut(&mut self) -> &mut Fifo {
+        &mut self.0
     }
 }
 
@@ -38,7 +35,10 @@ mod tests {
 
     #[test]
     fn packet_limit_drops_arrivals() {
-        let mut q = DropTail::new(Limit { packets: Some(3), bytes: None });
+        let mut q = DropTail::new(Limit {
+            packets: Some(3),
+            bytes: None,
+        });
         let d = offer(&mut q, &[100, 200, 300, 400, 500], 0);
         assert_eq!(d, vec![(400, DropReason::Tail), (500, DropReason::Tail)]);
         assert_eq!((q.packets(), q.bytes()), (3, 600));
@@ -47,7 +47,10 @@ mod tests {
 
     #[test]
     fn byte_limit_admits_what_fits() {
-        let mut q = DropTail::new(Limit { packets: None, bytes: Some(3000) });
+        let mut q = DropTail::new(Limit {
+            packets: None,
+            bytes: Some(3000),
+        });
         // 1500 + 1000 fit, 1500 would make 4000, the 500 still fits exactly.
         let d = offer(&mut q, &[1500, 1000, 1500, 500], 0);
         assert_eq!(d, vec![(1500, DropReason::Tail)]);

@@ -22,14 +22,11 @@ impl Queue for Infinite {
     fn enqueue(&mut self, p: Packet, _now: Micros, _drops: &mut Drops) {
         self.0.push(p);
     }
-    fn dequeue(&mut self, _now: Micros, _drops: &mut Drops) -> Option<Packet> {
-        self.0.pop()
+    fn fifo(&self) -> &Fifo {
+        &self.0
     }
-    fn packets(&self) -> usize {
-        self.0.packets()
-    }
-    fn bytes(&self) -> usize {
-        self.0.bytes()
+    fn fifo_mut(&mut self) -> &mut Fifo {
+        &mut self.0
     }
 }
 

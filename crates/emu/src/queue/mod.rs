@@ -33,8 +33,14 @@ pub enum DropReason {
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 6] =
-        [DropReason::Tail, DropReason::Head, DropReason::Codel, DropReason::Pie, DropReason::Loss, DropReason::Oversize];
+    pub const ALL: [DropReason; 6] = [
+        DropReason::Tail,
+        DropReason::Head,
+        DropReason::Codel,
+        DropReason::Pie,
+        DropReason::Loss,
+        DropReason::Oversize,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -57,16 +63,24 @@ impl fmt::Display for DropReason {
 /// Packets a queue dropped during one call, for the caller to log and recycle.
 pub type Drops = Vec<(Packet, DropReason)>;
 
-/// A bottleneck queue discipline. `now` is the emulator clock in µs; a
-/// packet's `arrival` is when it entered this queue.
+/// A bottleneck queue discipline over a [`Fifo`]. `now` is the emulator
+/// clock in µs; a packet's `arrival` is when it entered this queue.
 pub trait Queue: Send {
     /// Offers an arriving packet; whatever gets dropped (it, or packets
     /// already queued) goes to `drops`.
     fn enqueue(&mut self, p: Packet, now: Micros, drops: &mut Drops);
     /// The next packet to send, or None when empty; AQM drops go to `drops`.
-    fn dequeue(&mut self, now: Micros, drops: &mut Drops) -> Option<Packet>;
-    fn packets(&self) -> usize;
-    fn bytes(&self) -> usize;
+    fn dequeue(&mut self, _now: Micros, _drops: &mut Drops) -> Option<Packet> {
+        self.fifo_mut().pop()
+    }
+    fn fifo(&self) -> &Fifo;
+    fn fifo_mut(&mut self) -> &mut Fifo;
+    fn packets(&self) -> usize {
+        self.fifo().packets()
+    }
+    fn bytes(&self) -> usize {
+        self.fifo().bytes()
+    }
 }
 
 /// A size limit in bytes and/or packets (None = unlimited).
@@ -86,14 +100,23 @@ pub struct Fifo {
 
 impl Fifo {
     pub fn new(limit: Limit) -> Fifo {
-        Fifo { q: VecDeque::with_capacity(4096), bytes: 0, limit }
+        Fifo {
+            q: VecDeque::with_capacity(4096),
+            bytes: 0,
+            limit,
+        }
     }
 
     /// Whether the queue would respect its limit with `extra` more bytes in one more packet.
     #[inline]
     pub fn fits(&self, extra: u32) -> bool {
-        self.limit.bytes.map_or(true, |b| (self.bytes + extra as usize) as u64 <= b)
-            && self.limit.packets.map_or(true, |n| (self.q.len() + 1) as u64 <= n)
+        self.limit
+            .bytes
+            .is_none_or(|b| (self.bytes + extra as usize) as u64 <= b)
+            && self
+                .limit
+                .packets
+                .is_none_or(|n| (self.q.len() + 1) as u64 <= n)
     }
 
     #[inline]
@@ -135,6 +158,8 @@ pub(crate) mod testutil {
 
     pub fn drain(q: &mut dyn Queue, now: Micros) -> Vec<u32> {
         let mut drops = Drops::new();
-        std::iter::from_fn(|| q.dequeue(now, &mut drops)).map(|p| p.flow).collect()
+        std::iter::from_fn(|| q.dequeue(now, &mut drops))
+            .map(|p| p.flow)
+            .collect()
     }
 }

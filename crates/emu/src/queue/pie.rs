@@ -68,11 +68,16 @@ impl Pie {
         while now - last > T_UPDATE {
             let mut update_prob = true;
             self.qdelay_old_ms = self.qdelay_ms;
-            self.qdelay_ms = if self.avg_dq_rate > 0.0 { self.fifo.bytes() as f64 / self.avg_dq_rate } else { 0.0 };
+            self.qdelay_ms = if self.avg_dq_rate > 0.0 {
+                self.fifo.bytes() as f64 / self.avg_dq_rate
+            } else {
+                0.0
+            };
             if self.qdelay_ms == 0.0 && self.fifo.bytes() != 0 {
                 update_prob = false;
             }
-            let mut p = ALPHA * (self.qdelay_ms - self.qdelay_ref_ms) + BETA * (self.qdelay_ms - self.qdelay_old_ms);
+            let mut p = ALPHA * (self.qdelay_ms - self.qdelay_ref_ms)
+                + BETA * (self.qdelay_ms - self.qdelay_old_ms);
             p /= if self.drop_prob < 0.01 {
                 128.0
             } else if self.drop_prob < 0.1 {
@@ -93,7 +98,11 @@ impl Pie {
             self.burst_allowance = self.burst_allowance.saturating_sub(T_UPDATE);
             last += T_UPDATE;
             let half = self.qdelay_ref_ms / 2.0;
-            if self.drop_prob == 0.0 && self.qdelay_ms < half && self.qdelay_old_ms < half && self.avg_dq_rate > 0.0 {
+            if self.drop_prob == 0.0
+                && self.qdelay_ms < half
+                && self.qdelay_old_ms < half
+                && self.avg_dq_rate > 0.0
+            {
                 self.dq_count = None;
                 self.avg_dq_rate = 0.0;
                 self.burst_allowance = self.max_burst;
@@ -140,8 +149,11 @@ impl Queue for Pie {
                 let dtime = now - self.dq_start;
                 if dtime > 0 {
                     let sample = *count as f64 * 1000.0 / dtime as f64;
-                    self.avg_dq_rate =
-                        if self.avg_dq_rate == 0.0 { sample } else { self.avg_dq_rate * 0.875 + sample * 0.125 };
+                    self.avg_dq_rate = if self.avg_dq_rate == 0.0 {
+                        sample
+                    } else {
+                        self.avg_dq_rate * 0.875 + sample * 0.125
+                    };
                     if self.fifo.bytes() < DQ_THRESHOLD {
                         self.dq_count = None;
                     } else {
@@ -156,11 +168,11 @@ impl Queue for Pie {
         Some(p)
     }
 
-    fn packets(&self) -> usize {
-        self.fifo.packets()
+    fn fifo(&self) -> &Fifo {
+        &self.fifo
     }
-    fn bytes(&self) -> usize {
-        self.fifo.bytes()
+    fn fifo_mut(&mut self) -> &mut Fifo {
+        &mut self.fifo
     }
 }
 
@@ -184,7 +196,10 @@ mod tests {
                     break;
                 }
                 q.enqueue(Packet::bare(1500, now), now, &mut drops);
-                pie_drops += drops.drain(..).filter(|(_, r)| *r == DropReason::Pie).count();
+                pie_drops += drops
+                    .drain(..)
+                    .filter(|(_, r)| *r == DropReason::Pie)
+                    .count();
             }
             q.dequeue(now, &mut drops);
             if (t + 1) % 30 == 0 {
@@ -203,10 +218,16 @@ mod tests {
         // delay means a higher probability.
         for i in 1..=2 {
             let (a, b, c) = (runs[0][i], runs[1][i], runs[2][i]);
-            assert!(0.0 < a && a < b && (b < c || c == 1.0), "sample {i}: {a} {b} {c}");
+            assert!(
+                0.0 < a && a < b && (b < c || c == 1.0),
+                "sample {i}: {a} {b} {c}"
+            );
         }
         // A delay held above qdelay_ref keeps raising it.
         let r20 = &runs[0];
-        assert!(r20.windows(2).all(|w| w[1] >= w[0]) && r20[19] > 2.0 * r20[1], "{r20:?}");
+        assert!(
+            r20.windows(2).all(|w| w[1] >= w[0]) && r20[19] > 2.0 * r20[1],
+            "{r20:?}"
+        );
     }
 }

@@ -50,7 +50,11 @@ pub struct QueueSpec {
 
 impl Default for QueueSpec {
     fn default() -> Self {
-        QueueSpec { kind: QueueKind::Infinite, limit: Limit::default(), timing: Vec::new() }
+        QueueSpec {
+            kind: QueueKind::Infinite,
+            limit: Limit::default(),
+            timing: Vec::new(),
+        }
     }
 }
 
@@ -63,22 +67,28 @@ impl QueueSpec {
             "drophead" => QueueKind::DropHead,
             "codel" => QueueKind::CoDel,
             "pie" => QueueKind::Pie,
-            other => bail!("unknown queue `{other}` (expected infinite, droptail, drophead, codel or pie)"),
+            other => bail!(
+                "unknown queue `{other}` (expected infinite, droptail, drophead, codel or pie)"
+            ),
         };
         let mut limit = Limit::default();
-        let mut timing: Vec<(&'static str, Option<Micros>)> = kind.timing_args().iter().map(|(k, _)| (*k, None)).collect();
-        for arg in args.unwrap_or("").split(',').map(str::trim).filter(|a| !a.is_empty()) {
+        let mut timing: Vec<(&'static str, Option<Micros>)> =
+            kind.timing_args().iter().map(|(k, _)| (*k, None)).collect();
+        for arg in args
+            .unwrap_or("")
+            .split(',')
+            .map(str::trim)
+            .filter(|a| !a.is_empty())
+        {
             let (key, value) = arg
                 .split_once('=')
                 .with_context(|| format!("queue argument `{arg}` is not key=value"))?;
             let (key, value) = (key.trim(), value.trim());
             match key {
                 "bytes" | "packets" if kind != QueueKind::Infinite => {
-                    let n: u64 = value
-                        .parse()
-                        .ok()
-                        .filter(|&n| n > 0)
-                        .with_context(|| format!("queue argument {key}=`{value}` must be a positive integer"))?;
+                    let n: u64 = value.parse().ok().filter(|&n| n > 0).with_context(|| {
+                        format!("queue argument {key}=`{value}` must be a positive integer")
+                    })?;
                     if key == "bytes" {
                         limit.bytes = Some(n);
                     } else {
@@ -87,38 +97,59 @@ impl QueueSpec {
                 }
                 _ => {
                     let Some(slot) = timing.iter_mut().find(|(k, _)| *k == key) else {
-                        let mut known: Vec<&str> = kind.timing_args().iter().map(|(k, _)| *k).collect();
+                        let mut known: Vec<&str> =
+                            kind.timing_args().iter().map(|(k, _)| *k).collect();
                         if kind != QueueKind::Infinite {
                             known.extend(["bytes", "packets"]);
                         }
                         bail!(
                             "{} takes no argument `{key}` (it takes: {})",
                             kind.name(),
-                            if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                            if known.is_empty() {
+                                "none".to_string()
+                            } else {
+                                known.join(", ")
+                            }
                         );
                     };
                     let ms: f64 = value
                         .parse()
                         .ok()
                         .filter(|v: &f64| v.is_finite() && *v > 0.0)
-                        .with_context(|| format!("queue argument {key}=`{value}` must be a positive number of ms"))?;
+                        .with_context(|| {
+                            format!(
+                                "queue argument {key}=`{value}` must be a positive number of ms"
+                            )
+                        })?;
                     slot.1 = Some((ms * 1000.0).round() as Micros);
                 }
             }
         }
         if matches!(kind, QueueKind::DropTail | QueueKind::DropHead) && limit == Limit::default() {
-            bail!("{} needs a size limit: packets=N or bytes=N (e.g. {}:packets=100)", kind.name(), kind.name());
+            bail!(
+                "{} needs a size limit: packets=N or bytes=N (e.g. {}:packets=100)",
+                kind.name(),
+                kind.name()
+            );
         }
         let timing = timing
             .into_iter()
             .zip(kind.timing_args())
             .map(|((k, v), (_, default))| (k, v.unwrap_or((default * 1000.0) as Micros)))
             .collect();
-        Ok(QueueSpec { kind, limit, timing })
+        Ok(QueueSpec {
+            kind,
+            limit,
+            timing,
+        })
     }
 
     fn timing_us(&self, key: &str) -> Micros {
-        self.timing.iter().find(|(k, _)| *k == key).map(|(_, v)| *v).expect("timing argument of this kind")
+        self.timing
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| *v)
+            .expect("timing argument of this kind")
     }
 
     /// A fresh queue of this kind; `seed` drives PIE's random drops.
@@ -127,10 +158,17 @@ impl QueueSpec {
             QueueKind::Infinite => Box::new(Infinite::new()),
             QueueKind::DropTail => Box::new(DropTail::new(self.limit)),
             QueueKind::DropHead => Box::new(DropHead::new(self.limit)),
-            QueueKind::CoDel => Box::new(CoDel::new(self.limit, self.timing_us("target"), self.timing_us("interval"))),
-            QueueKind::Pie => {
-                Box::new(Pie::new(self.limit, self.timing_us("qdelay_ref"), self.timing_us("max_burst"), seed))
-            }
+            QueueKind::CoDel => Box::new(CoDel::new(
+                self.limit,
+                self.timing_us("target"),
+                self.timing_us("interval"),
+            )),
+            QueueKind::Pie => Box::new(Pie::new(
+                self.limit,
+                self.timing_us("qdelay_ref"),
+                self.timing_us("max_burst"),
+                seed,
+            )),
         }
     }
 }
@@ -177,7 +215,13 @@ mod tests {
         let a: QueueSpec = "droptail:packets=100".parse().unwrap();
         let b = QueueSpec::from_parts("droptail", Some("packets=100")).unwrap();
         assert_eq!(a, b);
-        assert_eq!(a.limit, Limit { packets: Some(100), bytes: None });
+        assert_eq!(
+            a.limit,
+            Limit {
+                packets: Some(100),
+                bytes: None
+            }
+        );
         assert_eq!(a.to_string(), "droptail:packets=100");
     }
 
@@ -186,8 +230,14 @@ mod tests {
         let c: QueueSpec = "codel:interval=50,bytes=150000".parse().unwrap();
         assert_eq!(c.to_string(), "codel:target=5,interval=50,bytes=150000");
         let p: QueueSpec = "pie:qdelay_ref=20.5,packets=1000".parse().unwrap();
-        assert_eq!(p.to_string(), "pie:qdelay_ref=20.5,max_burst=150,packets=1000");
-        assert_eq!("infinite".parse::<QueueSpec>().unwrap(), QueueSpec::default());
+        assert_eq!(
+            p.to_string(),
+            "pie:qdelay_ref=20.5,max_burst=150,packets=1000"
+        );
+        assert_eq!(
+            "infinite".parse::<QueueSpec>().unwrap(),
+            QueueSpec::default()
+        );
         // Round trip through the canonical form.
         assert_eq!(p.to_string().parse::<QueueSpec>().unwrap(), p);
     }
