@@ -257,6 +257,7 @@ impl Inner {
                         rcv_wnd: ti.rcv_wnd,
                         mss: ti.rcv_mss,
                         kernel_rcv_rtt_us: ti.rcv_rtt,
+                        kernel_min_rtt_us: ti.min_rtt,
                         clamp,
                     };
                 }

@@ -29,6 +29,8 @@ pub struct Obs {
     pub mss: u32,
     /// `tcpi_rcv_rtt` (µs, 0 = none yet): the kernel's timestamp estimate.
     pub kernel_rcv_rtt_us: u32,
+    /// `tcpi_min_rtt` (µs, 0 = none): on a receiver, the handshake's RTT.
+    pub kernel_min_rtt_us: u32,
     /// TCP_WINDOW_CLAMP as read back from the socket.
     pub clamp: u32,
 }
@@ -157,8 +159,15 @@ impl FlowLogic {
             self.written = None;
         }
         self.arrivals.push(o.t_us, o.bytes_received);
-        if o.kernel_rcv_rtt_us > 0 {
-            self.note_rtt(o.kernel_rcv_rtt_us as u64);
+        // Base RTT: the least of every RTT seen, the kernel's included. The
+        // handshake's RTT (min_rtt) is known before any queue can build, so
+        // a late registration does not miss the empty queue; being measured
+        // on small segments it omits one data packet's serialisation at the
+        // bottleneck, so the backlog then counts the packet in service too.
+        for k in [o.kernel_rcv_rtt_us, o.kernel_min_rtt_us] {
+            if k > 0 {
+                self.note_rtt(k as u64);
+            }
         }
         let sample = match self.rtt_source {
             RttSource::WindowSpan => self.arrivals.span(o.rcv_wnd as u64),
