@@ -118,3 +118,17 @@ fn flows_arrive_and_leave_and_only_tcp_connections_register() {
     let e = format!("{:#}", ctl.register(&l, "listener").unwrap_err());
     assert!(e.contains("not an established connection"), "{e}");
 }
+
+#[test]
+fn refuses_to_run_where_linux_would_retract_advertised_windows() {
+    if !testkit::require_root("refuses_to_run_where_linux_would_retract_advertised_windows") {
+        return;
+    }
+    // A namespace of our own: the sysctl is per namespace.
+    let ns = netns::Netns::new("rxctl-shrink").unwrap();
+    ns.sysctl("net.ipv4.tcp_shrink_window", "1").unwrap();
+    let e = ns.run(|| Controller::new(Config::dfcsd()).map(|_| ()).unwrap_err().to_string()).unwrap();
+    assert!(e.contains("tcp_shrink_window is 1"), "{e}");
+    ns.sysctl("net.ipv4.tcp_shrink_window", "0").unwrap();
+    assert!(ns.run(|| Controller::new(Config::dfcsd()).is_ok()).unwrap());
+}
