@@ -299,6 +299,7 @@ mod tests {
                     rcv_wnd: w,
                     mss: MSS,
                     kernel_rcv_rtt_us: if self.t_us <= 1000 { self.link.base as u32 } else { 0 },
+                    kernel_min_rtt_us: 0,
                     clamp: self.clamp,
                 };
                 let out = logic.tick(&o, gamma);
@@ -443,9 +444,10 @@ mod tests {
     fn no_decision_without_an_rtt_sample() {
         let (c, p) = dfcsd();
         let mut logic = FlowLogic::new(&c);
-        // Nothing received: no sample, no window written, the kernel's stays.
+        // Nothing received: no sample, no window written, the kernel's stays
+        // (a handshake RTT alone is a base, not a current RTT).
         for ms in 1..500u64 {
-            let o = Obs { t_us: ms * 1000, mss: MSS, rcv_wnd: 65_535, clamp: 100_000, ..Obs::default() };
+            let o = Obs { t_us: ms * 1000, mss: MSS, rcv_wnd: 65_535, clamp: 100_000, kernel_min_rtt_us: 300, ..Obs::default() };
             assert_eq!(logic.tick(&o, p.gamma_max), TickOut::default());
         }
         assert_eq!(logic.rwnd(), None);

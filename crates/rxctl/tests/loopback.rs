@@ -79,7 +79,7 @@ fn controlled_flow_keeps_its_clamp_within_bounds_and_is_recorded() {
         // The controller did write the socket's clamp (it differs from the
         // kernel's once a decision is made).
         let last = r.rows.last().unwrap();
-        assert!(clamps.iter().any(|&c| c == last.rwnd_bytes), "{rule}: clamp never written");
+        assert!(clamps.contains(&last.rwnd_bytes), "{rule}: clamp never written");
         let mut csv = Vec::new();
         rxctl::write_csv(&records, &mut csv).unwrap();
         assert_eq!(String::from_utf8(csv).unwrap().lines().count(), r.rows.len() + 1);
