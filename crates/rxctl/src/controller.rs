@@ -69,9 +69,10 @@ struct Shared {
 }
 
 /// Receiver-side window control for one UE. See the crate docs for use.
+/// `Send + Sync`: share it (e.g. in an `Arc`) with the receiver threads.
 pub struct Controller {
     shared: Arc<Shared>,
-    thread: Option<JoinHandle<()>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
 }
 
 fn secs_since(epoch: Instant, t: Instant) -> f64 {
@@ -100,22 +101,21 @@ impl Controller {
         let inner = Inner { cfg, flows: Vec::new(), done: Vec::new(), next_id: 0 };
         Ok(Controller {
             shared: Arc::new(Shared { inner: Mutex::new(inner), stop: AtomicBool::new(false) }),
-            thread: None,
+            thread: Mutex::new(None),
         })
     }
 
     /// A controller on its own thread (named `rxctl`), ticking every
     /// `cfg.tick` until [`Controller::stop`] or drop.
     pub fn spawn(cfg: Config) -> Result<Controller> {
-        let mut c = Controller::new(cfg)?;
+        let c = Controller::new(cfg)?;
         let shared = c.shared.clone();
         let tick = c.lock().cfg.tick;
-        c.thread = Some(
-            std::thread::Builder::new()
-                .name("rxctl".into())
-                .spawn(move || run(&shared, tick))
-                .context("spawning the rxctl thread")?,
-        );
+        let t = std::thread::Builder::new()
+            .name("rxctl".into())
+            .spawn(move || run(&shared, tick))
+            .context("spawning the rxctl thread")?;
+        *c.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(t);
         Ok(c)
     }
 
@@ -132,6 +132,9 @@ impl Controller {
     /// [`Controller::unregister`] when the flow ends; a flow whose peer has
     /// closed (EOF seen) is let go at the next tick by itself.
     pub fn register(&self, sock: &impl AsFd, label: &str) -> Result<FlowId> {
+        if self.shared.stop.load(Ordering::Relaxed) {
+            bail!("rxctl: the controller is stopped; `{label}` was not registered");
+        }
         let fd = sock.as_fd().try_clone_to_owned().context("duplicating the socket descriptor")?;
         let ti = sockopt::tcp_info(&fd).context("reading TCP_INFO (is it a TCP socket?)")?;
         if ti.state != TCP_ESTABLISHED {
@@ -192,8 +195,9 @@ impl Controller {
     }
 
     /// Stops the thread, lets go of every flow and returns all records,
-    /// ordered by flow id (registration order).
-    pub fn stop(mut self) -> Vec<FlowRecord> {
+    /// ordered by flow id (registration order). Later calls return the same
+    /// records; registering after it fails.
+    pub fn stop(&self) -> Vec<FlowRecord> {
         self.halt();
         let mut inner = self.lock();
         let now = Instant::now();
@@ -201,14 +205,13 @@ impl Controller {
             let last = inner.flows.len() - 1;
             inner.retire(last, now);
         }
-        let mut v = std::mem::take(&mut inner.done);
-        v.sort_by_key(|r| r.id);
-        v
+        inner.done.sort_by_key(|r| r.id);
+        inner.done.clone()
     }
 
-    fn halt(&mut self) {
+    fn halt(&self) {
         self.shared.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
+        if let Some(t) = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take() {
             let _ = t.join();
         }
     }

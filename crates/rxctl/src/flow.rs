@@ -187,11 +187,9 @@ impl FlowLogic {
         // Write the window if it is not what the socket holds (a new
         // decision, or the kernel wrote over it since the last tick).
         if let Some(w) = self.rwnd.map(|w| w.min(self.kernel_max.max(Self::floor(o.mss)))) {
+            self.written = Some(w);
             if w != o.clamp {
                 out.set_clamp = Some(w);
-                self.written = Some(w);
-            } else {
-                self.written = Some(w);
             }
         }
         out
@@ -201,8 +199,9 @@ impl FlowLogic {
         let rtt = self.rtt_sum / self.rtt_n;
         let base = self.base_rtt_us.unwrap_or(rtt).min(rtt);
         let mss = o.mss.max(536);
-        // Until the first decision the window is the kernel's own.
-        let current = self.rwnd.unwrap_or_else(|| self.bound(o.rcv_wnd.max(o.mss) as f64, mss));
+        // Until the first decision the window is the kernel's own; the
+        // kernel may have lowered its ceiling since the last one.
+        let current = self.bound(self.rwnd.unwrap_or(o.rcv_wnd) as f64, mss);
         let mut d = Decision {
             t_us: o.t_us,
             rwnd: current,

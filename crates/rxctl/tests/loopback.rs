@@ -109,6 +109,10 @@ fn flows_arrive_and_leave_and_only_tcp_connections_register() {
     let records = ctl.stop();
     assert_eq!(records.iter().map(|r| r.label.as_str()).collect::<Vec<_>>(), ["a", "b"]);
     assert!(records.iter().all(|r| r.retired_at_s.is_some()));
+    // Stopped: the records stay, new flows are refused.
+    assert_eq!(ctl.stop().len(), 2);
+    let (_tx_c, rx_c) = pair();
+    assert!(ctl.register(&rx_c, "c").unwrap_err().to_string().contains("stopped"));
 
     let ctl = Controller::new(Config::drwa()).unwrap();
     let udp = UdpSocket::bind("127.0.0.1:0").unwrap();

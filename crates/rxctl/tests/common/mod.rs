@@ -123,7 +123,7 @@ pub fn run(b: &Bottleneck, flows: &[FlowSpec], duration: Duration, ctl: Option<C
         results.push(r);
     }
     let records = match ctl {
-        Some(c) => Arc::try_unwrap(c).map_err(|_| anyhow::anyhow!("controller still shared"))?.stop(),
+        Some(c) => c.stop(),
         None => Vec::new(),
     };
     Ok((results, records))
