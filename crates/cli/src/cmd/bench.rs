@@ -165,6 +165,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             ..Default::default()
         };
         let r = report::build(&a.out, &opts)?;
+        super::report::print_absolute(&r);
         println!("{}", r.table_markdown);
         for w in &r.warnings {
             eprintln!("report: {w}");

@@ -31,10 +31,35 @@ pub fn run(a: Args) -> Result<ExitCode> {
         ..Default::default()
     };
     let r = report::build(&a.dir, &opts)?;
+    print_absolute(&r);
     println!("{}", r.table_markdown);
     for w in &r.warnings {
         eprintln!("report: {w}");
     }
     println!("report: {}  (also {})", r.markdown.display(), r.html.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The headline figures of every configuration on every trace, in units.
+pub fn print_absolute(r: &report::Report) {
+    let get = |s: &report::summary::ConfigSummary, k: &str| s.means.get(k).copied().flatten();
+    let f = |v: Option<f64>, p: usize| v.map(|x| format!("{x:.p$}")).unwrap_or_else(|| "-".into());
+    println!(
+        "{:<28} {:<22} {:>9} {:>6} {:>10} {:>10} {:>9}",
+        "trace", "scheme", "Mbit/s", "util", "avg q ms", "p95 q ms", "RTT ms"
+    );
+    for s in &r.summaries {
+        let name = if s.config.label.is_empty() { s.config.scheme.clone() } else { format!("{} {}", s.config.scheme, s.config.label) };
+        println!(
+            "{:<28} {:<22} {:>9} {:>6} {:>10} {:>10} {:>9}",
+            s.trace,
+            name,
+            f(get(s, "throughput_mbps"), 2),
+            f(get(s, "utilization"), 2),
+            f(get(s, "avg_queue_delay_ms"), 1),
+            f(get(s, "p95_queue_delay_ms"), 1),
+            f(get(s, "avg_rtt_ms"), 1),
+        );
+    }
+    println!();
 }
