@@ -70,6 +70,18 @@ fn registry() -> Vec<Entry> {
             knobs: C2TCP_KNOBS,
         },
         Entry {
+            name: "westwood",
+            summary: "TCP Westwood+ (BPF): Reno growth, ssthresh = BWE x RTTmin after a loss",
+            kind: Kind::Bpf { cc: "westwood" },
+            knobs: &[],
+        },
+        Entry {
+            name: "vegas",
+            summary: "TCP Vegas (BPF): keeps 2-4 packets queued",
+            kind: Kind::Bpf { cc: "vegas" },
+            knobs: &[],
+        },
+        Entry {
             name: "cubic-codel",
             summary: "Cubic over CoDel at the bottleneck (both directions)",
             kind: Kind::CubicOverAqm { aqm: "codel" },
@@ -198,7 +210,8 @@ mod tests {
         assert_eq!(lookup("c2tcp").unwrap().needs_bpf(), Some("c2tcp"));
         assert_eq!(lookup("iperf3:bbr").unwrap().kind, Kind::Iperf3 { cc: "bbr".into() });
         let e = lookup("vegas-ng").unwrap_err().to_string();
-        assert!(e.contains("unknown scheme `vegas-ng`") && e.contains("c2tcp, cubic-codel"), "{e}");
+        assert!(e.contains("unknown scheme `vegas-ng`") && e.contains("c2tcp, westwood, vegas"), "{e}");
+        assert_eq!(lookup("westwood").unwrap().needs_bpf(), Some("westwood"));
         assert!(lookup("iperf3:").is_err());
         assert!(lookup("iperf3:a b").is_err());
     }

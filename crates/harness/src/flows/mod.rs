@@ -1,0 +1,136 @@
+//! Starting and finishing the flows of a run: one driver per kind of scheme,
+//! each in its own module, all behind [`RunningFlow`].
+//!
+//! - `own`: our traffic generator, as threads that entered the sender's and
+//!   the receiver's namespaces (kernel and BPF congestion controls, AQM
+//!   schemes);
+//! - `iperf3`: the real iperf3 as child processes inside them.
+//!
+//! Either way a flow ends with a [`FlowOutcome`]: what the endpoints saw
+//! (bytes, completion time, retransmissions, TCP_INFO samples). Packet-level
+//! delays come from the emulator's logs, not from here.
+use std::net::Ipv4Addr;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use netns::Netns;
+use serde::Serialize;
+
+use crate::scenario::{Direction, Flow};
+use crate::scheme::{self, Kind};
+use crate::traffic;
+
+mod iperf3;
+mod own;
+
+/// The first flow's port; flow i uses BASE_PORT + i.
+pub const BASE_PORT: u16 = 6000;
+
+/// Where and when a run's flows live.
+pub struct RunCtx<'a> {
+    pub server: &'a Netns,
+    pub ue: &'a Netns,
+    pub server_addr: Ipv4Addr,
+    pub ue_addr: Ipv4Addr,
+    pub run_start: Instant,
+    pub run_end: Instant,
+    /// Raised when the run's time is up or it was interrupted.
+    pub stop: Arc<AtomicBool>,
+    pub out: &'a Path,
+    pub sample_every: Duration,
+}
+
+/// What one flow's endpoints saw.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FlowOutcome {
+    pub index: usize,
+    pub label: String,
+    pub scheme: String,
+    pub direction: String,
+    pub port: u16,
+    pub start_s: f64,
+    pub size_bytes: Option<u64>,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    /// Completion time of a sized flow: last byte received − start.
+    pub fct_s: Option<f64>,
+    pub retransmits: u32,
+    pub bytes_retrans: u64,
+    pub error: Option<String>,
+    #[serde(skip)]
+    pub samples: Vec<traffic::Sample>,
+}
+
+/// A started flow.
+pub trait RunningFlow {
+    /// Waits for the flow to end (the run's stop flag is up or its time is
+    /// over) and returns what its endpoints saw.
+    fn finish(self: Box<Self>) -> FlowOutcome;
+    /// Stops it early (a failed start of another flow): kills what the
+    /// stop flag cannot reach, such as child processes.
+    fn abort(&mut self) {}
+}
+
+/// One flow, resolved: who sends to whom, on which port, from when to when.
+pub struct FlowPlan<'a> {
+    pub index: usize,
+    pub flow: &'a Flow,
+    pub scheme: scheme::Scheme,
+    pub port: u16,
+    pub start_at: Instant,
+    pub stop_at: Instant,
+    pub sender_ns: &'a Netns,
+    pub receiver_ns: &'a Netns,
+    pub receiver_addr: Ipv4Addr,
+    pub sender_addr: Ipv4Addr,
+    /// The outcome so far (identity fields filled in).
+    pub outcome: FlowOutcome,
+}
+
+/// Starts flow `index` of the scenario.
+pub fn start(ctx: &RunCtx<'_>, index: usize, flow: &Flow) -> Result<Box<dyn RunningFlow>> {
+    let sch = scheme::lookup(&flow.scheme)?;
+    let port = BASE_PORT + index as u16;
+    let start_at = ctx.run_start + Duration::from_secs_f64(flow.start_s);
+    let stop_at = match flow.duration_s {
+        Some(d) => (start_at + Duration::from_secs_f64(d)).min(ctx.run_end),
+        None => ctx.run_end,
+    };
+    let (sender_ns, receiver_ns, sender_addr, receiver_addr) = match flow.direction {
+        Direction::Downlink => (ctx.server, ctx.ue, ctx.server_addr, ctx.ue_addr),
+        Direction::Uplink => (ctx.ue, ctx.server, ctx.ue_addr, ctx.server_addr),
+    };
+    let outcome = FlowOutcome {
+        index,
+        label: flow.label_or(index),
+        scheme: flow.scheme.clone(),
+        direction: flow.direction.to_string(),
+        port,
+        start_s: flow.start_s,
+        size_bytes: flow.size_bytes,
+        ..Default::default()
+    };
+    let plan = FlowPlan {
+        index,
+        flow,
+        scheme: sch,
+        port,
+        start_at,
+        stop_at,
+        sender_ns,
+        receiver_ns,
+        receiver_addr,
+        sender_addr,
+        outcome,
+    };
+    match &plan.scheme.kind {
+        Kind::Iperf3 { cc } => {
+            let cc = cc.clone();
+            iperf3::start(ctx, plan, &cc)
+        }
+        Kind::Kernel { .. } | Kind::Bpf { .. } | Kind::CubicOverAqm { .. } => own::start(ctx, plan),
+    }
+}

@@ -1,0 +1,73 @@
+//! Flows of our own traffic generator (`traffic`): a receiver thread in the
+//! receiver's namespace, a sender thread in the sender's, the congestion
+//! control and SOL_C2TCP options chosen on the sender's socket.
+use std::net::{SocketAddrV4, TcpListener};
+use std::thread::JoinHandle;
+
+use anyhow::{Context, Result};
+
+use super::{FlowOutcome, FlowPlan, RunCtx, RunningFlow};
+use crate::traffic::{self, RecvReport, SendReport, SendSpec};
+
+struct Own {
+    outcome: FlowOutcome,
+    sender: JoinHandle<Result<SendReport>>,
+    receiver: JoinHandle<Result<RecvReport>>,
+}
+
+pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>) -> Result<Box<dyn RunningFlow>> {
+    let (rx_addr, port, index) = (plan.receiver_addr, plan.port, plan.index);
+    let listener = plan
+        .receiver_ns
+        .run(move || TcpListener::bind(SocketAddrV4::new(rx_addr, port)))?
+        .with_context(|| format!("flow {index}: listening on {rx_addr}:{port}"))?;
+    let flow = plan.flow;
+    let spec = SendSpec {
+        cc: plan.scheme.sender_cc().to_string(),
+        target_us: flow.param_f64("target_ms").map(|ms| (ms * 1000.0).round() as u32),
+        alpha_pct: flow.param_f64("alpha").map(|a| (a * 100.0).round() as u32),
+        dst: SocketAddrV4::new(rx_addr, port),
+        start_at: plan.start_at,
+        stop_at: plan.stop_at,
+        size_bytes: flow.size_bytes,
+        sample_every: ctx.sample_every,
+    };
+    let (run_start, stop_r, stop_s, stop_at) = (ctx.run_start, ctx.stop.clone(), ctx.stop.clone(), plan.stop_at);
+    let expect = flow.size_bytes;
+    let receiver = plan.receiver_ns.spawn(&format!("rx{index}"), move || {
+        traffic::receive(listener, expect, stop_at, run_start, &stop_r)
+    })?;
+    let sender = plan.sender_ns.spawn(&format!("tx{index}"), move || traffic::send(&spec, run_start, &stop_s))?;
+    Ok(Box::new(Own { outcome: plan.outcome, sender, receiver }))
+}
+
+impl RunningFlow for Own {
+    fn finish(self: Box<Self>) -> FlowOutcome {
+        let Own { mut outcome, sender, receiver } = *self;
+        let tx = sender.join().map_err(|_| anyhow::anyhow!("sender thread panicked")).and_then(|r| r);
+        let rx = receiver.join().map_err(|_| anyhow::anyhow!("receiver thread panicked")).and_then(|r| r);
+        match tx {
+            Ok(tx) => {
+                outcome.bytes_sent = tx.bytes_written;
+                outcome.retransmits = tx.total_retrans;
+                outcome.bytes_retrans = tx.bytes_retrans;
+                outcome.samples = tx.samples;
+                if let Some(e) = tx.error {
+                    outcome.error = Some(format!("sender: {e}"));
+                }
+            }
+            Err(e) => outcome.error = Some(format!("sender: {e:#}")),
+        }
+        match rx {
+            Ok(rx) => {
+                outcome.bytes_received = rx.bytes;
+                outcome.fct_s = rx.completed_at_s.map(|t| t - outcome.start_s);
+                if let (Some(e), None) = (rx.error, &outcome.error) {
+                    outcome.error = Some(format!("receiver: {e}"));
+                }
+            }
+            Err(e) => outcome.error = Some(format!("receiver: {e:#}")),
+        }
+        outcome
+    }
+}
