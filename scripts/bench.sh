@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# `make bench`: the papers' trace-driven experiments (long; each part is a
+# resumable `c2tcp bench`, so rerunning continues where it stopped).
+#
+#   table1        C2TCP Table I: the authors' set-up over every downlink trace
+#   target-sweep  C2TCP Fig. 20: Target 25-75 ms vs Cubic and Cubic+CoDel
+#   buffer-sweep  C2TCP Fig. 21: bottleneck buffer 75 KB - 1.5 MB
+#   friendliness  C2TCP Fig. 18: a Cubic flow, then the scheme under test
+#
+# BENCH_OUT (default bench-out) holds one directory per part with its report;
+# BENCH_JOBS (default 2) runs at a time; BENCH_PARTS selects parts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=target/release/c2tcp
+OUT=${BENCH_OUT:-bench-out}
+JOBS=${BENCH_JOBS:-2}
+PARTS=${BENCH_PARTS:-"table1 target-sweep buffer-sweep friendliness"}
+TRACES=${C2TCP_TRACES:-../shared/traces}
+export C2TCP_TRACES=$TRACES
+
+[ "$(id -u)" = 0 ] || { echo "make bench needs root (BPF, network namespaces, TUN): run it with sudo" >&2; exit 1; }
+[ -d "$TRACES/mahimahi" ] || { echo "make bench needs the shared traces in $TRACES/mahimahi (set C2TCP_TRACES)" >&2; exit 1; }
+mkdir -p "$OUT"
+
+part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
+if part table1; then
+  echo "== table1: the authors' set-up over every downlink trace"
+  $BIN bench --schemes "${TABLE1_SCHEMES:-cubic,bbr,cubic-codel,westwood,vegas,c2tcp}" \
+    --traces all --jobs "$JOBS" --out "$OUT/table1"
+fi
+if part target-sweep; then
+  echo "== target-sweep (C2TCP Fig. 20)"
+  $BIN bench scenarios/target-sweep.toml --schemes c2tcp,cubic,cubic-codel \
+    --reference-label target_ms=50 --jobs "$JOBS" --out "$OUT/target-sweep"
+fi
+if part buffer-sweep; then
+  echo "== buffer-sweep (C2TCP Fig. 21)"
+  $BIN bench scenarios/buffer-sweep.toml --schemes c2tcp,cubic \
+    --reference-label buffer_bytes=150000 --jobs "$JOBS" --out "$OUT/buffer-sweep"
+fi
+if part friendliness; then
+  echo "== friendliness (C2TCP Fig. 18)"
+  $BIN bench scenarios/tcp-friendliness.toml --schemes cubic,bbr,westwood,c2tcp \
+    --reference cubic --jobs "$JOBS" --out "$OUT/friendliness"
+fi
+echo "reports: $(ls -d "$OUT"/*/report.md 2>/dev/null | tr '\n' ' ')"
