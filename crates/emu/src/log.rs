@@ -208,7 +208,7 @@ impl Log {
         self.buf.extend_from_slice(b" d ");
         write_u64(&mut self.buf, bytes as u64);
         self.buf.push(b' ');
-        self.buf.extend_from_slice(reason.as_str().as_bytes());
+        self.buf.extend_from_slice(reason.name().as_bytes());
         self.buf.push(b' ');
         write_u64(&mut self.buf, flow as u64);
         self.buf.push(b'\n');

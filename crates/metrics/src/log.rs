@@ -75,43 +75,7 @@ fn port_of(endpoint: &str) -> Option<u16> {
     endpoint.rsplit_once(':')?.1.parse().ok()
 }
 
-/// Why the emulator dropped a packet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum DropReason {
-    Tail,
-    Head,
-    Codel,
-    Pie,
-    Loss,
-    Oversize,
-}
-
-impl DropReason {
-    pub const ALL: [DropReason; 6] = [
-        DropReason::Tail,
-        DropReason::Head,
-        DropReason::Codel,
-        DropReason::Pie,
-        DropReason::Loss,
-        DropReason::Oversize,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            DropReason::Tail => "tail",
-            DropReason::Head => "head",
-            DropReason::Codel => "codel",
-            DropReason::Pie => "pie",
-            DropReason::Loss => "loss",
-            DropReason::Oversize => "oversize",
-        }
-    }
-
-    fn parse(s: &str) -> Option<DropReason> {
-        DropReason::ALL.into_iter().find(|r| r.name() == s)
-    }
-}
+pub use logformat::DropReason;
 
 /// What the header lines said. Fields the log did not give are None.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

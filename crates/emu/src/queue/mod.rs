@@ -2,7 +2,6 @@
 //! and [`QueueSpec`], the parsed form of `droptail:packets=100` or of
 //! Mahimahi's split `--downlink-queue droptail --downlink-queue-args packets=100`.
 use std::collections::VecDeque;
-use std::fmt;
 
 use crate::clock::Micros;
 use crate::packet::Packet;
@@ -21,44 +20,7 @@ pub use infinite::Infinite;
 pub use pie::Pie;
 pub use spec::{QueueKind, QueueSpec};
 
-/// Why a packet was dropped; the word is the log's `d` line reason.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum DropReason {
-    Tail,
-    Head,
-    Codel,
-    Pie,
-    Loss,
-    Oversize,
-}
-
-impl DropReason {
-    pub const ALL: [DropReason; 6] = [
-        DropReason::Tail,
-        DropReason::Head,
-        DropReason::Codel,
-        DropReason::Pie,
-        DropReason::Loss,
-        DropReason::Oversize,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DropReason::Tail => "tail",
-            DropReason::Head => "head",
-            DropReason::Codel => "codel",
-            DropReason::Pie => "pie",
-            DropReason::Loss => "loss",
-            DropReason::Oversize => "oversize",
-        }
-    }
-}
-
-impl fmt::Display for DropReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use logformat::DropReason;
 
 /// Packets a queue dropped during one call, for the caller to log and recycle.
 pub type Drops = Vec<(Packet, DropReason)>;
