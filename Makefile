@@ -39,7 +39,7 @@ test-logic: $(LOGIC_TESTS)
 	@for t in $(LOGIC_TESTS); do ./$$t || exit 1; done
 
 test-rust:
-	$(CARGO) test --release --workspace -- --test-threads=2
+	$(CARGO) test --release --workspace --no-fail-fast -- --test-threads=2
 
 test: build test-logic test-rust
 

@@ -44,7 +44,7 @@ fn load_is_idempotent_and_unload_leaves_nothing() {
     // Unloaded: no congestion control, no pins, no socket-option programs.
     assert!(!registered("c2tcp"));
     assert!(!allowed("c2tcp"));
-    assert!(!Path::new("/sys/fs/bpf/c2tcp").exists(), "pins left behind");
+    assert!(!Path::new("/sys/fs/bpf/c2tcp/c2tcp").exists(), "pins left behind");
     let s = tcp_socket();
     assert_eq!(errno_of(sockopt::set_target_us(&s, 20_000)), Some(libc::ENOPROTOOPT), "cgroup program still attached");
     assert_eq!(errno_of(sockopt::set_congestion(&s, "c2tcp")), Some(libc::ENOENT));

@@ -37,7 +37,9 @@ fn westwood_and_vegas_load_as_a_subset_carry_traffic_and_unload() {
     for cc in ["westwood", "vegas"] {
         assert!(!registered(cc) && !allowed(cc), "{cc} left registered");
     }
-    assert!(!Path::new("/sys/fs/bpf/c2tcp").exists(), "pins left behind");
+    for cc in ["westwood", "vegas"] {
+        assert!(!Path::new("/sys/fs/bpf/c2tcp").join(cc).exists(), "{cc}'s pins left behind");
+    }
 }
 
 #[test]
