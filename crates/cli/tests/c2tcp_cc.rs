@@ -48,7 +48,7 @@ fn load_is_idempotent_and_unload_leaves_nothing() {
     let s = tcp_socket();
     assert_eq!(errno_of(sockopt::set_target_us(&s, 20_000)), Some(libc::ENOPROTOOPT), "cgroup program still attached");
     assert_eq!(errno_of(sockopt::set_congestion(&s, "c2tcp")), Some(libc::ENOENT));
-    let (ok, out) = c2tcp(&["unload"]);
+    let (ok, out) = c2tcp(&["unload", "c2tcp"]);
     assert!(ok && out.contains("nothing was loaded"), "unloading twice: {out}");
 }
 

@@ -39,9 +39,9 @@ pub fn allowed(name: &str) -> bool {
     listed("/proc/sys/net/ipv4/tcp_allowed_congestion_control", name)
 }
 
-/// Loads congestion controls for one test and unloads everything afterwards,
-/// even on panic.
-pub struct Loaded;
+/// Loads congestion controls for one test and unloads them afterwards, even
+/// on panic.
+pub struct Loaded(Vec<String>);
 
 impl Loaded {
     pub fn new(names: &[&str]) -> Self {
@@ -49,13 +49,15 @@ impl Loaded {
         args.extend_from_slice(names);
         let (ok, out) = c2tcp(&args);
         assert!(ok, "c2tcp load failed: {out}");
-        Loaded
+        Loaded(names.iter().map(|n| n.to_string()).collect())
     }
 }
 
 impl Drop for Loaded {
     fn drop(&mut self) {
-        let (ok, out) = c2tcp(&["unload"]);
+        let mut args = vec!["unload"];
+        args.extend(self.0.iter().map(String::as_str));
+        let (ok, out) = c2tcp(&args);
         if !std::thread::panicking() {
             assert!(ok, "c2tcp unload failed: {out}");
         }
