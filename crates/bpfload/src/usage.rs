@@ -77,7 +77,7 @@ impl BpfUse {
 impl Drop for BpfUse {
     fn drop(&mut self) {
         let Some(lock) = self.lock.take() else { return };
-        if !lock.try_upgrade() {
+        if !upgrade_soon(&lock) {
             return; // someone else still uses them; the last one out unloads
         }
         let marked: Vec<String> = fs::read_dir(AUTOLOAD_DIR)
@@ -91,6 +91,25 @@ impl Drop for BpfUse {
             Err(e) => eprintln!("c2tcp: could not unload auto-loaded {}: {e:#}", marked.join(", ")),
         }
     }
+}
+
+/// Sole ownership, if it comes within a moment. Another user's hold can be
+/// a run that is itself on its way out (its own upgrade attempt fails while
+/// we hold ours): a few short retries keep two runs ending together from
+/// each leaving the other's programs loaded. A bench holding the shared side
+/// for its whole life still wins, as it should.
+fn upgrade_soon(lock: &BpfLock) -> bool {
+    for _ in 0..10 {
+        if lock.try_upgrade() {
+            return true;
+        }
+        // A failed conversion left us holding nothing: take our share back.
+        if lock.downgrade().is_err() {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    false
 }
 
 /// After a crash: unloads what a dead run auto-loaded, when no run is using

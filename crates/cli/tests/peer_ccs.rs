@@ -56,6 +56,8 @@ fn run_scheme(dir: &Path, scenario: &Path, scheme: &str) -> serde_json::Value {
     let out = dir.join(scheme);
     let (ok, text) = c2tcp(&["run", scenario.to_str().unwrap(), "--scheme", scheme, "--out", out.to_str().unwrap(), "-q"]);
     assert!(ok, "c2tcp run --scheme {scheme}: {text}");
+    // A run loads the BPF congestion control it needs and unloads it as it ends.
+    assert!(!registered(scheme) || !["westwood", "vegas"].contains(&scheme), "{scheme} left loaded by its run: {text}");
     let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).unwrap()).unwrap();
     m["aggregate"].clone()
 }
