@@ -28,9 +28,10 @@ pub struct RecvArgs {
     /// [default: 2500 packets/s, 30 Mbit/s]
     #[arg(long, value_name = "MBIT/S")]
     max_rate_mbps: Option<f64>,
-    /// Number of rate bins
-    #[arg(long, default_value_t = 256)]
-    bins: usize,
+    /// Number of rate bins [default: 512 at the default maximum, scaled with
+    /// --max-rate-mbps to keep bins 4.9 packets/s wide]
+    #[arg(long)]
+    bins: Option<usize>,
     /// UDP payload bytes of a full data packet (one model packet)
     #[arg(long, default_value_t = DEFAULT_PACKET_SIZE)]
     packet_size: usize,
@@ -95,9 +96,13 @@ pub fn recv(a: RecvArgs) -> Result<ExitCode> {
         Some(m) => bail!("--max-rate-mbps must be positive, got {m}"),
         None => DEFAULT_MAX_RATE_PPS,
     };
+    let mut params = Params::with_max_rate(max_rate_pps);
+    if let Some(b) = a.bins {
+        params.bins = b;
+    }
     let config = ReceiverConfig {
         variant: a.variant,
-        params: Params { bins: a.bins, max_rate_pps, ..Params::default() },
+        params,
         confidence: a.confidence / 100.0,
         packet_size: a.packet_size,
         ..ReceiverConfig::default()
