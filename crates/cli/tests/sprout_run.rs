@@ -29,26 +29,11 @@ fn sprout_queues_far_less_than_cubic_through_the_emulator() {
     }
     let Some(traces) = testkit::traces_dir(test) else { return };
     let tmp = tempfile::tempdir().unwrap();
-    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/c2tcp-default.toml");
     let trace = traces.join("mahimahi/Verizon-LTE-short.down");
     let mut results = Vec::new();
     for scheme in ["cubic", "sprout"] {
         let out = tmp.path().join(scheme);
-        let (ok, text) = c2tcp(&[
-            "run",
-            scenario.to_str().unwrap(),
-            "--scheme",
-            scheme,
-            "--downlink",
-            trace.to_str().unwrap(),
-            "--duration",
-            "20",
-            "--warmup",
-            "3",
-            "--out",
-            out.to_str().unwrap(),
-            "-q",
-        ]);
+        let (ok, text) = common::run_authors_setup(scheme, &trace, 20, &out);
         assert!(ok, "c2tcp run --scheme {scheme} failed: {text}");
         assert_eq!(json(&out.join("run.json"))["status"], "done", "{scheme}");
         let agg = json(&out.join("metrics.json"))["aggregate"].clone();
