@@ -43,25 +43,11 @@ fn c2tcp_keeps_queueing_delay_below_half_of_cubics_on_a_real_trace() {
     let _kernel = testkit::kernel_lock();
     let was_loaded = common::registered("c2tcp");
     let tmp = tempfile::tempdir().unwrap();
-    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/c2tcp-default.toml");
     let trace = traces.join("mahimahi/Verizon-LTE-short.down");
     let mut delays = Vec::new();
     for scheme in ["cubic", "c2tcp"] {
         let out = tmp.path().join(scheme);
-        let (ok, text) = c2tcp(&[
-            "run",
-            scenario.to_str().unwrap(),
-            "--scheme",
-            scheme,
-            "--downlink",
-            trace.to_str().unwrap(),
-            "--duration",
-            "15",
-            "--warmup",
-            "3",
-            "--out",
-            out.to_str().unwrap(),
-        ]);
+        let (ok, text) = common::run_authors_setup(scheme, &trace, 15, &out);
         assert!(ok, "c2tcp run --scheme {scheme} failed: {text}");
         assert_eq!(status(&out), "done");
         for f in ["downlink.log", "uplink.log", "metrics.json", "flows.csv", "timeseries.csv", "tcpinfo.csv", "report.md"] {

@@ -207,6 +207,9 @@ impl Scenario {
             if f.duration_s.is_some() && f.size_bytes.is_some() {
                 bail!("{}: give duration_s or size_bytes, not both", at("size_bytes"));
             }
+            if f.size_bytes.is_some() && !sch.takes_size() {
+                bail!("{}: `{}` flows are always backlogged; give duration_s instead", at("size_bytes"), f.scheme);
+            }
             if f.size_bytes == Some(0) {
                 bail!("{}: must be at least 1 byte", at("size_bytes"));
             }

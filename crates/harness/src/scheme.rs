@@ -4,7 +4,8 @@
 //! Kernel schemes (cubic, bbr, reno) are the kernel's own; `c2tcp` and the
 //! other BPF ones are loaded on demand (see `bpf_guard`); AQM schemes are
 //! Cubic over that discipline at the emulated bottleneck; `iperf3:<cc>` runs
-//! the real iperf3 for comparison with our own traffic generator.
+//! the real iperf3 for comparison with our own traffic generator; `sprout`
+//! and `sprout-ewma` are our UDP transport (`c2tcp sprout-send/-recv`).
 use std::collections::BTreeMap;
 
 use anyhow::{bail, Result};
@@ -28,6 +29,8 @@ pub enum Kind {
     CubicOverAqm { aqm: &'static str },
     /// The real iperf3 with this congestion control.
     Iperf3 { cc: String },
+    /// Sprout over UDP; `variant` is `sprout-recv --variant` (sprout | ewma).
+    Sprout { variant: &'static str },
 }
 
 #[derive(Debug, Clone)]
@@ -41,6 +44,22 @@ pub struct Scheme {
 const C2TCP_KNOBS: &[Knob] = &[
     Knob { name: "target_ms", about: "average-delay Target given through SOL_C2TCP", min: 1.0, max: 10_000.0 },
     Knob { name: "alpha", about: "pin alpha (Setpoint = alpha x minRTT) and stop the Tuner", min: 1.0, max: 10.0 },
+];
+/// Sprout's receiver model (`c2tcp sprout-recv`, docs/sprout.md).
+const SPROUT_KNOBS: &[Knob] = &[
+    Knob {
+        name: "confidence",
+        about: "forecast percentile, % (paper Fig. 9: 5, 25, 50, 75; default 5)",
+        min: 0.1,
+        max: 99.9,
+    },
+    Knob {
+        name: "max_rate_mbps",
+        about: "top of the receiver's rate model, Mbit/s (default 30 = 2500 packets/s: the LTE traces' \
+                typical rates; the paper's 12 is below TMobile-LTE's mean). Bins scale to stay 4.9 packets/s wide",
+        min: 1.0,
+        max: 100.0,
+    },
 ];
 const CODEL_KNOBS: &[Knob] = &[
     Knob { name: "codel_target_ms", about: "CoDel target sojourn time (default 5)", min: 0.1, max: 10_000.0 },
@@ -79,6 +98,18 @@ fn registry() -> Vec<Entry> {
             name: "vegas",
             summary: "TCP Vegas (BPF): keeps 2-4 packets queued",
             kind: Kind::Bpf { cc: "vegas" },
+            knobs: &[],
+        },
+        Entry {
+            name: "sprout",
+            summary: "Sprout over UDP: cautious forecast of the inferred link rate (saturating sender)",
+            kind: Kind::Sprout { variant: "sprout" },
+            knobs: SPROUT_KNOBS,
+        },
+        Entry {
+            name: "sprout-ewma",
+            summary: "Sprout-EWMA over UDP: EWMA rate estimate, no caution (saturating sender)",
+            kind: Kind::Sprout { variant: "ewma" },
             knobs: &[],
         },
         Entry {
@@ -148,13 +179,20 @@ impl Scheme {
         Ok(())
     }
 
-    /// The kernel congestion control the sender's socket selects.
-    pub fn sender_cc(&self) -> &str {
+    /// The kernel congestion control the sender's socket selects (None: not TCP).
+    pub fn sender_cc(&self) -> Option<&str> {
         match &self.kind {
-            Kind::Kernel { cc } | Kind::Bpf { cc } => cc,
-            Kind::CubicOverAqm { .. } => "cubic",
-            Kind::Iperf3 { cc } => cc,
+            Kind::Kernel { cc } | Kind::Bpf { cc } => Some(cc),
+            Kind::CubicOverAqm { .. } => Some("cubic"),
+            Kind::Iperf3 { cc } => Some(cc),
+            Kind::Sprout { .. } => None,
         }
+    }
+
+    /// Whether a flow of this scheme can carry a fixed size (`size_bytes`):
+    /// Sprout's sender is always backlogged.
+    pub fn takes_size(&self) -> bool {
+        !matches!(self.kind, Kind::Sprout { .. })
     }
 
     /// The BPF congestion controls that must be loaded for this scheme.
@@ -206,7 +244,10 @@ mod tests {
 
     #[test]
     fn known_and_unknown_names() {
-        assert_eq!(lookup("cubic").unwrap().sender_cc(), "cubic");
+        assert_eq!(lookup("cubic").unwrap().sender_cc(), Some("cubic"));
+        assert_eq!(lookup("sprout-ewma").unwrap().kind, Kind::Sprout { variant: "ewma" });
+        assert_eq!(lookup("sprout").unwrap().sender_cc(), None);
+        assert!(!lookup("sprout").unwrap().takes_size() && lookup("cubic").unwrap().takes_size());
         assert_eq!(lookup("c2tcp").unwrap().needs_bpf(), Some("c2tcp"));
         assert_eq!(lookup("iperf3:bbr").unwrap().kind, Kind::Iperf3 { cc: "bbr".into() });
         let e = lookup("vegas-ng").unwrap_err().to_string();

@@ -28,17 +28,19 @@ pub struct Params {
     pub horizon: usize,
 }
 
-/// Default maximum rate: 2500 packets/s, i.e. 30 Mbit/s of 1500-byte packets,
-/// with 256 bins 9.8 packets/s wide. The paper's 1000 (12 Mbit/s) is below
-/// the mean rate of TMobile-LTE-short (1380 packets/s). Going higher with 256
-/// bins coarsens the low rates into the sticky outage bin and stalls the 5%
-/// forecast (docs/sprout.md); for more range raise `bins` with the maximum.
+/// Default maximum rate: 2500 packets/s, i.e. 30 Mbit/s of 1500-byte packets.
+/// The paper's 1000 (12 Mbit/s) is below the mean rate of TMobile-LTE-short
+/// (1380 packets/s).
 pub const DEFAULT_MAX_RATE_PPS: f64 = 2500.0;
+/// Default bins: 512 over 2500 packets/s are 4.9 packets/s wide, about the
+/// paper's resolution (256 over 1000: 3.9). 256 over 2500 (9.8 wide) starved
+/// the slow traces (docs/sprout.md, "bin width").
+pub const DEFAULT_BINS: usize = 512;
 
 impl Default for Params {
     fn default() -> Self {
         Params {
-            bins: 256,
+            bins: DEFAULT_BINS,
             max_rate_pps: DEFAULT_MAX_RATE_PPS,
             sigma: 200.0,
             outage_escape_rate: 1.0,
@@ -70,6 +72,14 @@ impl Params {
             return Err(format!("horizon must be in 1..={}, got {}", crate::MAX_HORIZON, self.horizon));
         }
         Ok(())
+    }
+
+    /// The defaults with another maximum rate and as many bins as keep the
+    /// default bin width (the resolution at low rates is what matters).
+    pub fn with_max_rate(max_rate_pps: f64) -> Self {
+        let d = Params::default();
+        let bins = (d.bins as f64 * max_rate_pps / DEFAULT_MAX_RATE_PPS).round().max(2.0) as usize;
+        Params { bins, max_rate_pps, ..d }
     }
 
     /// Width of one rate bin, packets/s.
@@ -257,7 +267,17 @@ mod tests {
         }
         // Zero packets are most likely in the outage; a lot of packets at the top.
         assert_eq!(m.likelihood_row(0)[0], 1.0);
-        assert_eq!(m.likelihood_row(m.max_count)[255], 1.0);
+        assert_eq!(m.likelihood_row(m.max_count)[m.bins() - 1], 1.0);
+    }
+
+    #[test]
+    fn another_maximum_keeps_the_default_bin_width() {
+        let d = Params::default();
+        assert_eq!(Params::with_max_rate(DEFAULT_MAX_RATE_PPS), d);
+        let p = Params::with_max_rate(2.0 * DEFAULT_MAX_RATE_PPS);
+        assert_eq!(p.bins, 2 * d.bins);
+        assert!((p.bin_width() - d.bin_width()).abs() < 0.01 * d.bin_width());
+        assert_eq!(Params::with_max_rate(1.0).bins, 2);
     }
 
     #[test]

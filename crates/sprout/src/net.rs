@@ -148,13 +148,15 @@ pub struct ReceiverOpts {
 /// forecast every tick, returns when the sender says bye, a signal arrives,
 /// the duration passes or the flow goes idle.
 pub fn run_receiver(opts: ReceiverOpts, stop: &AtomicBool) -> Result<ReceiverReport> {
+    // Tables first: once the port is bound (what a launcher waits for), the
+    // receiver is ready to answer.
+    let t0 = std::time::Instant::now();
+    let mut r = Receiver::new(opts.config.clone()).map_err(anyhow::Error::msg)?;
+    let startup_ms = t0.elapsed().as_secs_f64() * 1e3;
     let sock = UdpSocket::bind(opts.listen).with_context(|| format!("binding UDP {}", opts.listen))?;
     sock.set_nonblocking(true)?;
     grow_receive_buffer(&sock);
     let listen = sock.local_addr()?;
-    let t0 = std::time::Instant::now();
-    let mut r = Receiver::new(opts.config.clone()).map_err(anyhow::Error::msg)?;
-    let startup_ms = t0.elapsed().as_secs_f64() * 1e3;
     let mut cpu = Histogram::<u64>::new_with_bounds(1, 10_000_000_000, 3)?;
     let mut cpu_sum = 0u64;
     let mut delay = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3)?;

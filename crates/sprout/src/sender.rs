@@ -9,7 +9,9 @@
 //!   ticks (100 ms) minus the queue estimate.
 //! - Time-to-next: 0 while the window allows another full packet; otherwise
 //!   the heartbeat interval, the longest the sender will stay silent.
-//! - Heartbeats: a header-only datagram when nothing was sent for an interval.
+//! - Heartbeats: a header-only datagram when nothing was sent for an interval;
+//!   the interval doubles (up to a cap) while no feedback reports a delivery
+//!   since the last heartbeat: in an outage they only pile up in the queue.
 //! - Throwaway: the seq of the oldest datagram sent within the reorder window
 //!   (10 ms); the receiver writes off everything before it.
 use std::collections::VecDeque;
@@ -24,6 +26,13 @@ use crate::MAX_HORIZON;
 /// is too small to ever fill the pipe (docs/sprout.md, "low-rate stall").
 pub const INITIAL_WINDOW_PACKETS: u64 = 10;
 
+/// Cap of the heartbeat backoff. During an outage the authors' fixed 50-ms
+/// heartbeats all queue at the bottleneck and arrive together when the link
+/// returns, where the first would have said what they all say; backing off
+/// keeps ~5 per 2-s outage instead of 40 (docs/sprout.md, "heartbeats").
+/// Capped so a lost heartbeat costs at most a second of silence.
+pub const HEARTBEAT_MAX_US: u64 = 1_000_000;
+
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
     pub session: u32,
@@ -33,6 +42,8 @@ pub struct SenderConfig {
     /// Ticks of forecast the window may fill (paper: 5, i.e. 100 ms).
     pub target_ticks: usize,
     pub heartbeat_us: u64,
+    /// Longest heartbeat interval of the backoff.
+    pub heartbeat_max_us: u64,
     /// Packets sent further apart than this are assumed not reordered.
     pub reorder_us: u64,
     /// Bytes the sender may have in flight before the first forecast.
@@ -48,6 +59,7 @@ impl SenderConfig {
             target_ticks: 5,
             // The authors' fallback interval.
             heartbeat_us: 50_000,
+            heartbeat_max_us: HEARTBEAT_MAX_US,
             reorder_us: 10_000,
             initial_window: INITIAL_WINDOW_PACKETS * crate::DEFAULT_PACKET_SIZE as u64,
         }
@@ -86,6 +98,10 @@ pub struct Sender {
     cur: usize,
     queue_est: u64,
     last_send_us: Option<u64>,
+    /// Silence after which the next heartbeat goes out.
+    heartbeat_gap_us: u64,
+    /// The receiver's reported byte count when the last heartbeat was sent.
+    received_at_heartbeat: Option<u64>,
     /// (send time, seq) of the datagrams sent within the reorder window.
     recent: VecDeque<(u64, u64)>,
     pub counters: SenderCounters,
@@ -96,6 +112,7 @@ impl Sender {
         assert!(cfg.packet_size >= DATA_HEADER && cfg.packet_size <= wire::MAX_DATAGRAM);
         assert!(cfg.target_ticks >= 1 && cfg.tick_us > 0);
         Sender {
+            heartbeat_gap_us: cfg.heartbeat_us,
             cfg,
             next_seq: 0,
             next_pkt: 0,
@@ -103,6 +120,7 @@ impl Sender {
             cur: 0,
             queue_est: 0,
             last_send_us: None,
+            received_at_heartbeat: None,
             recent: VecDeque::new(),
             counters: SenderCounters::default(),
         }
@@ -172,8 +190,20 @@ impl Sender {
         self.next_pkt
     }
 
+    /// The gap before the next heartbeat: the base interval after data or a
+    /// heartbeat the receiver has since reported a delivery for; otherwise
+    /// twice the last gap, up to the cap.
+    fn next_heartbeat_gap_us(&self) -> u64 {
+        match self.received_at_heartbeat {
+            Some(r) if self.counters.received_bytes <= r => {
+                (self.heartbeat_gap_us * 2).min(self.cfg.heartbeat_max_us.max(self.cfg.heartbeat_us))
+            }
+            _ => self.cfg.heartbeat_us,
+        }
+    }
+
     fn heartbeat_due_us(&self, now_us: u64) -> u64 {
-        self.last_send_us.map_or(now_us, |t| t + self.cfg.heartbeat_us)
+        self.last_send_us.map_or(now_us, |t| t + self.next_heartbeat_gap_us())
     }
 
     /// Writes the next datagram to send into `buf` (at least `packet_size`
@@ -183,6 +213,8 @@ impl Sender {
         let size = self.cfg.packet_size as u64;
         let window = self.window_now();
         let heartbeat_ms = (self.cfg.heartbeat_us / 1000).min(u16::MAX as u64) as u16;
+        // Time-to-next is the base interval even for a backed-off heartbeat:
+        // a receiver that gets it reports the delivery, which resets the gap.
         let (len, heartbeat, ttn) = if window >= size {
             let more = window - size >= size;
             (size as usize, false, if more { 0 } else { heartbeat_ms })
@@ -191,6 +223,13 @@ impl Sender {
         } else {
             return None;
         };
+        if heartbeat {
+            self.heartbeat_gap_us = self.next_heartbeat_gap_us();
+            self.received_at_heartbeat = Some(self.counters.received_bytes);
+        } else {
+            self.heartbeat_gap_us = self.cfg.heartbeat_us;
+            self.received_at_heartbeat = None;
+        }
         while self.recent.front().is_some_and(|&(t, _)| t + self.cfg.reorder_us < now_us) {
             self.recent.pop_front();
         }
@@ -291,9 +330,38 @@ mod tests {
         let sent = drain(&mut s, 0);
         assert_eq!(sent.len(), 1);
         assert!(sent[0].heartbeat && sent[0].len == DATA_HEADER && sent[0].time_to_next_ms == 50);
+        // The receiver reports the heartbeat (and a forecast of nothing).
+        assert!(s.on_feedback(30_000, &fb(1, 48, [0; 8])));
         assert!(drain(&mut s, 49_999).is_empty());
-        assert_eq!(s.next_event_us(10_000), 50_000);
+        assert_eq!(s.next_event_us(40_000), 50_000);
         assert_eq!(drain(&mut s, 50_000).len(), 1);
+    }
+
+    #[test]
+    fn heartbeats_back_off_while_none_is_reported_delivered() {
+        // An outage: nothing the sender sends arrives, feedback keeps coming.
+        let mut s = Sender::new(cfg0());
+        let mut times = Vec::new();
+        let mut tick = 1;
+        for now in (0..6_000_000u64).step_by(1_000) {
+            if now % 20_000 == 0 {
+                assert!(s.on_feedback(now, &fb(tick, 0, [0; 8])));
+                tick += 1;
+            }
+            for d in drain(&mut s, now) {
+                assert!(d.heartbeat && d.time_to_next_ms == 50);
+                times.push(now);
+            }
+        }
+        let gaps: Vec<u64> = times.windows(2).map(|w| w[1] - w[0]).collect();
+        // Each unreported heartbeat doubles the gap to the next.
+        assert_eq!(gaps[..4], [100_000, 200_000, 400_000, 800_000]);
+        assert!(gaps[4..].iter().all(|&g| g == HEARTBEAT_MAX_US), "{gaps:?}");
+        // The link returns: a report of the last heartbeat resets the interval.
+        let last = *times.last().unwrap();
+        let sent = s.bytes_sent();
+        assert!(s.on_feedback(last + 30_000, &fb(tick, sent, [0; 8])));
+        assert_eq!(s.next_event_us(last + 30_000), last + 50_000);
     }
 
     #[test]

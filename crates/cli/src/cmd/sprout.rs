@@ -28,9 +28,10 @@ pub struct RecvArgs {
     /// [default: 2500 packets/s, 30 Mbit/s]
     #[arg(long, value_name = "MBIT/S")]
     max_rate_mbps: Option<f64>,
-    /// Number of rate bins
-    #[arg(long, default_value_t = 256)]
-    bins: usize,
+    /// Number of rate bins [default: 512 at the default maximum, scaled with
+    /// --max-rate-mbps to keep bins 4.9 packets/s wide]
+    #[arg(long)]
+    bins: Option<usize>,
     /// UDP payload bytes of a full data packet (one model packet)
     #[arg(long, default_value_t = DEFAULT_PACKET_SIZE)]
     packet_size: usize,
@@ -59,6 +60,9 @@ pub struct SendArgs {
     /// Seconds to send for
     #[arg(long, value_name = "S", default_value_t = 10.0)]
     duration: f64,
+    /// Wait this long before the first datagram (a signal meanwhile ends it)
+    #[arg(long, value_name = "S", default_value_t = 0.0)]
+    start_in: f64,
     /// UDP payload bytes of a full data packet
     #[arg(long, default_value_t = DEFAULT_PACKET_SIZE)]
     packet_size: usize,
@@ -92,9 +96,13 @@ pub fn recv(a: RecvArgs) -> Result<ExitCode> {
         Some(m) => bail!("--max-rate-mbps must be positive, got {m}"),
         None => DEFAULT_MAX_RATE_PPS,
     };
+    let mut params = Params::with_max_rate(max_rate_pps);
+    if let Some(b) = a.bins {
+        params.bins = b;
+    }
     let config = ReceiverConfig {
         variant: a.variant,
-        params: Params { bins: a.bins, max_rate_pps, ..Params::default() },
+        params,
         confidence: a.confidence / 100.0,
         packet_size: a.packet_size,
         ..ReceiverConfig::default()
@@ -113,7 +121,16 @@ pub fn send(a: SendArgs) -> Result<ExitCode> {
     }
     let config = SenderConfig { packet_size: a.packet_size, ..SenderConfig::new(net::new_session()) };
     let duration = seconds("duration", a.duration)?;
+    if !(a.start_in.is_finite() && (0.0..1e7).contains(&a.start_in)) {
+        bail!("--start-in must be a number of seconds >= 0, got {}", a.start_in);
+    }
     let stop = net::install_stop_signals()?;
+    // The runner spawns its flows' processes at once; this one waits for its
+    // start time here, where the stop signal still reaches it.
+    let start = std::time::Instant::now() + Duration::from_secs_f64(a.start_in);
+    while !stop.load(std::sync::atomic::Ordering::SeqCst) && std::time::Instant::now() < start {
+        std::thread::sleep(start.saturating_duration_since(std::time::Instant::now()).min(Duration::from_millis(20)));
+    }
     let r = net::run_sender(SenderOpts { connect: a.connect, bind: a.bind, config, variant: a.variant, duration }, stop)?;
     report(&serde_json::to_value(&r)?, a.stats.as_ref())?;
     Ok(ExitCode::SUCCESS)

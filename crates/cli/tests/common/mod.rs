@@ -27,6 +27,27 @@ pub fn c2tcp(args: &[&str]) -> (bool, String) {
     (out.status.success(), text)
 }
 
+/// `c2tcp run` of the authors' set-up (scenarios/c2tcp-default.toml) with
+/// one scheme on one downlink trace for `secs` seconds, 3 s of warm-up.
+pub fn run_authors_setup(scheme: &str, downlink: &std::path::Path, secs: u32, out: &std::path::Path) -> (bool, String) {
+    let scenario = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/c2tcp-default.toml");
+    let secs = secs.to_string();
+    c2tcp(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--scheme",
+        scheme,
+        "--downlink",
+        downlink.to_str().unwrap(),
+        "--duration",
+        &secs,
+        "--warmup",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ])
+}
+
 fn listed(file: &str, name: &str) -> bool {
     std::fs::read_to_string(file).unwrap().split_whitespace().any(|c| c == name)
 }

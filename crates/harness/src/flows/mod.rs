@@ -4,10 +4,12 @@
 //! - `own`: our traffic generator, as threads that entered the sender's and
 //!   the receiver's namespaces (kernel and BPF congestion controls, AQM
 //!   schemes);
-//! - `iperf3`: the real iperf3 as child processes inside them.
+//! - `iperf3`: the real iperf3 as child processes inside them;
+//! - `sprout`: `c2tcp sprout-recv` / `sprout-send` (UDP) as child processes.
 //!
 //! Either way a flow ends with a [`FlowOutcome`]: what the endpoints saw
-//! (bytes, completion time, retransmissions, TCP_INFO samples). Packet-level
+//! (bytes, completion time, retransmissions, TCP_INFO samples, Sprout's
+//! reports). Packet-level
 //! delays come from the emulator's logs, not from here.
 use std::net::Ipv4Addr;
 use std::path::Path;
@@ -25,6 +27,9 @@ use crate::traffic;
 
 mod iperf3;
 mod own;
+mod sprout;
+
+pub use sprout::SproutOutcome;
 
 /// The first flow's port; flow i uses BASE_PORT + i.
 pub const BASE_PORT: u16 = 6000;
@@ -60,6 +65,8 @@ pub struct FlowOutcome {
     pub retransmits: u32,
     pub bytes_retrans: u64,
     pub error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sprout: Option<SproutOutcome>,
     #[serde(skip)]
     pub samples: Vec<traffic::Sample>,
 }
@@ -130,6 +137,10 @@ pub fn start(ctx: &RunCtx<'_>, index: usize, flow: &Flow) -> Result<Box<dyn Runn
         Kind::Iperf3 { cc } => {
             let cc = cc.clone();
             iperf3::start(ctx, plan, &cc)
+        }
+        Kind::Sprout { variant } => {
+            let variant = *variant;
+            sprout::start(ctx, plan, variant)
         }
         Kind::Kernel { .. } | Kind::Bpf { .. } | Kind::CubicOverAqm { .. } => own::start(ctx, plan),
     }

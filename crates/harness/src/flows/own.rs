@@ -23,7 +23,7 @@ pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>) -> Result<Box<dyn RunningFlow
         .with_context(|| format!("flow {index}: listening on {rx_addr}:{port}"))?;
     let flow = plan.flow;
     let spec = SendSpec {
-        cc: plan.scheme.sender_cc().to_string(),
+        cc: plan.scheme.sender_cc().context("not a TCP scheme")?.to_string(),
         target_us: flow.param_f64("target_ms").map(|ms| (ms * 1000.0).round() as u32),
         alpha_pct: flow.param_f64("alpha").map(|a| (a * 100.0).round() as u32),
         dst: SocketAddrV4::new(rx_addr, port),
