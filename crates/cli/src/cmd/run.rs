@@ -80,7 +80,7 @@ fn list_schemes() {
     for name in harness::scheme::names() {
         let Ok(s) = harness::scheme::lookup(if name == "iperf3:<cc>" { "iperf3:cubic" } else { &name }) else { continue };
         println!("{name:<14} {}", s.summary);
-        for k in s.knobs {
+        for k in &s.knobs {
             println!("{:<14}   {} ({}..{}): {}", "", k.name, k.min, k.max, k.about);
         }
     }
