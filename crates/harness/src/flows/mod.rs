@@ -4,7 +4,9 @@
 //! - `own`: our traffic generator, as threads that entered the sender's and
 //!   the receiver's namespaces (kernel and BPF congestion controls, AQM
 //!   schemes);
-//! - `iperf3`: the real iperf3 as child processes inside them.
+//! - `iperf3`: the real iperf3 as child processes inside them;
+//! - `rxside`: `own` flows whose receivers the run's receiver-side
+//!   controller drives (DFCSD, DRWA).
 //!
 //! Either way a flow ends with a [`FlowOutcome`]: what the endpoints saw
 //! (bytes, completion time, retransmissions, TCP_INFO samples). Packet-level
@@ -25,6 +27,7 @@ use crate::traffic;
 
 mod iperf3;
 mod own;
+mod rxside;
 
 /// The first flow's port; flow i uses BASE_PORT + i.
 pub const BASE_PORT: u16 = 6000;
@@ -41,6 +44,8 @@ pub struct RunCtx<'a> {
     pub stop: Arc<AtomicBool>,
     pub out: &'a Path,
     pub sample_every: Duration,
+    /// The UE's receiver-side controller, when a flow's scheme uses one.
+    pub rxctl: Option<Arc<rxctl::Controller>>,
 }
 
 /// What one flow's endpoints saw.
@@ -132,5 +137,6 @@ pub fn start(ctx: &RunCtx<'_>, index: usize, flow: &Flow) -> Result<Box<dyn Runn
             iperf3::start(ctx, plan, &cc)
         }
         Kind::Kernel { .. } | Kind::Bpf { .. } | Kind::CubicOverAqm { .. } => own::start(ctx, plan),
+        Kind::ReceiverSide { .. } => rxside::start(ctx, plan),
     }
 }
