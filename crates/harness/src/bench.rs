@@ -101,11 +101,21 @@ fn uplink_sibling(trace: &Path) -> Option<String> {
 /// Expands the plan into jobs, in the order they should run (repetition
 /// outermost, so a partial bench already covers every trace and scheme).
 pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
+    let swept_downlink = plan.scenario.sweep.contains_key("downlink");
+    if swept_downlink && !plan.traces.is_empty() {
+        anyhow::bail!("sweep.downlink: the scenario sweeps the downlink, so give no traces to run it over");
+    }
     let traces: Vec<(String, Scenario)> = if plan.traces.is_empty() {
-        let name = Path::new(&plan.scenario.link.downlink)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| plan.scenario.link.downlink.clone());
+        // A swept downlink is not one trace: its runs are grouped under
+        // `downlink-sweep` (each run's params say which it had).
+        let name = if swept_downlink {
+            "downlink-sweep".to_string()
+        } else {
+            Path::new(&plan.scenario.link.downlink)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| plan.scenario.link.downlink.clone())
+        };
         vec![(name, plan.scenario.clone())]
     } else {
         plan.traces
@@ -378,6 +388,23 @@ mod tests {
         let n = toml::Value::Integer(65536);
         assert_eq!(param_of("short.size_bytes", &n), ("short_bytes".into(), serde_json::json!(65536)));
         assert_eq!(param_of("short.count", &toml::Value::Integer(3)), ("short_flows".into(), serde_json::json!(3)));
+    }
+
+    #[test]
+    fn a_swept_downlink_is_its_own_trace_label() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut p = plan(tmp.path());
+        p.scenario.sweep.clear();
+        let rates = ["constant:1", "constant:54"].map(|r| toml::Value::String(r.into()));
+        p.scenario.sweep.insert("downlink".into(), rates.to_vec());
+        p.reps = 1;
+        let jobs = expand(&p).unwrap();
+        assert_eq!(jobs.len(), 4);
+        let j = jobs.iter().find(|j| j.scheme == "cubic" && j.params.get("downlink_mbps") == Some(&serde_json::json!(54))).unwrap();
+        assert_eq!((j.trace.as_str(), j.scenario.link.downlink.as_str()), ("downlink-sweep", "constant:54"));
+        assert!(j.dir.ends_with("runs/downlink-sweep/cubic/downlink_mbps=54/rep1"), "{}", j.dir.display());
+        p.traces = vec![tmp.path().join("X.down")];
+        assert!(expand(&p).unwrap_err().to_string().contains("sweep.downlink"));
     }
 
     #[test]
