@@ -66,7 +66,7 @@ const DFCSD_KNOBS: &[Knob] = &[
 ];
 const DRWA_KNOBS: &[Knob] = &[Knob {
     name: "drwa_lambda",
-    about: "DRWA rwnd = lambda x RTT_min/RTT x cwnd_est; queueing settles at (lambda - 1) base RTTs (default 3)",
+    about: "DRWA gain: queueing settles at (lambda - 1) base RTTs (default 3)",
     min: 1.0,
     max: 10.0,
 }];
