@@ -4,7 +4,7 @@
 # sawtooth is when the short flow arrives) and the paper's variants
 # (short-flow size, 1-5 short flows, link rate, an LTE trace; one repetition
 # each), every one a `c2tcp bench` over plain Cubic, DRWA and DFCSD
-# receivers, then the short-vs-long table. Resumable like any bench.
+# receivers, DFCSD over its γ_max, then the short-vs-long table. Resumable like any bench.
 # Benchmarks of different people must not overlap (they share the cores):
 #   flock /run/c2tcp/bench.lock scripts/bench-dfcsd.sh
 set -euo pipefail
@@ -21,6 +21,9 @@ for s in short-long link-rate short-size many-short short-long-trace; do
   reps=1; [ "$s" = short-long ] && reps=$REPS
   $BIN bench "scenarios/dfcsd-$s.toml" --schemes "$SCHEMES" --reference cubic --reps "$reps" --jobs 1 --out "$OUT/$s"
 done
+# DFCSD alone over its γ_max (the other schemes do not take it).
+echo "== dfcsd-gamma" >&2
+$BIN bench scenarios/dfcsd-gamma.toml --schemes dfcsd --reference dfcsd --reference-label gamma_max=10 --jobs 1 --out "$OUT/gamma"
 
 # The short-vs-long table from each run's flows.csv (label, scheme,
 # size_bytes, fct_s and retransmits are columns 2, 3, 6, 14 and 15), means
