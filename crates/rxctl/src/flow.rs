@@ -170,7 +170,12 @@ impl FlowLogic {
             }
         }
         let sample = match self.rtt_source {
-            RttSource::WindowSpan => self.arrivals.span(o.rcv_wnd as u64),
+            // A window that arrived in less than the connection's minimum
+            // RTT came as one burst (a small window at a high rate: 2 MSS
+            // take 0.4 ms at 54 Mbit/s): its span is not a round trip, and
+            // taken as one it drags the base RTT below the path's and pins
+            // DRWA at the floor. The round trip is at least that minimum.
+            RttSource::WindowSpan => self.arrivals.span(o.rcv_wnd as u64).map(|s| s.max(o.kernel_min_rtt_us as u64)),
             RttSource::KernelTimestamps => (o.kernel_rcv_rtt_us > 0).then_some(o.kernel_rcv_rtt_us as u64),
         };
         if let Some(rtt) = sample.filter(|&r| r > 0) {
@@ -466,6 +471,34 @@ mod tests {
         // DRWA's own formula on the recorded quantities.
         let prev = &sim.decisions[sim.decisions.len() - 2];
         assert!(last.cwnd_est.unwrap() > 0 && prev.rwnd >= 2 * MSS);
+    }
+
+    #[test]
+    fn a_window_that_arrives_as_one_burst_is_not_a_round_trip() {
+        // 54 Mbit/s, 4 ms minimum RTT, the window at 2 MSS: each window
+        // arrives within one tick, then nothing until the next round trip.
+        for rule in [Rule::Drwa(DrwaParams::default()), Rule::Dfcsd(DfcsdParams::default())] {
+            let mut logic = FlowLogic::new(&cfg(rule));
+            let (mut bytes, mut w) = (0u64, 2 * MSS);
+            for ms in 1..=400u64 {
+                if ms % 4 == 0 {
+                    bytes += w as u64;
+                }
+                let o = Obs {
+                    t_us: ms * 1000,
+                    bytes_received: bytes,
+                    rcv_wnd: w,
+                    mss: MSS,
+                    kernel_min_rtt_us: 4_000,
+                    clamp: logic.rwnd().unwrap_or(1 << 20),
+                    ..Obs::default()
+                };
+                logic.tick(&o, 10.0);
+                w = logic.rwnd().unwrap_or(w);
+            }
+            assert!(logic.base_rtt_us().unwrap() >= 4_000, "{}: base {:?}", rule.name(), logic.base_rtt_us());
+            assert!(w > 4 * MSS, "{}: the window stayed at {w} bytes", rule.name());
+        }
     }
 
     #[test]
