@@ -3,10 +3,13 @@
 //! (`docs/results-layout.md`): `metrics.json`, `timeseries.csv`,
 //! `delay_cdf.csv` and `flows.csv`.
 //!
-//! Each scenario flow is one labelled group, matched by its port (flow i uses
-//! port BASE_PORT + i at one end, data and ACKs alike). A flow's data is
-//! measured on the log of its direction; its ACKs on the other log give the
-//! reverse half of its round-trip time.
+//! Each label is one group, its flows matched by port (flow i uses port
+//! BASE_PORT + i at one end, data and ACKs alike): flows that share a label
+//! (the short flows of a `<label>.count` sweep) are measured together, their
+//! `fct_s` the mean of their completion times (none until all completed) and
+//! their retransmissions summed. A flow's data is measured on the log of its
+//! direction; its ACKs on the other log give the reverse half of its
+//! round-trip time.
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -15,10 +18,22 @@ use metrics::{Analysis, AnalysisConfig, FlowGroup, FlowMatch};
 use crate::flows::FlowOutcome;
 use crate::scenario::{Direction, Scenario};
 
+/// The labels of `outcomes` in order of first appearance, each with its flows.
+fn by_label<'a>(outcomes: &[&'a FlowOutcome]) -> Vec<(String, Vec<&'a FlowOutcome>)> {
+    let mut out: Vec<(String, Vec<&FlowOutcome>)> = Vec::new();
+    for o in outcomes {
+        match out.iter_mut().find(|(l, _)| *l == o.label) {
+            Some((_, v)) => v.push(o),
+            None => out.push((o.label.clone(), vec![o])),
+        }
+    }
+    out
+}
+
 fn config(sc: &Scenario, outcomes: &[&FlowOutcome]) -> AnalysisConfig {
-    let groups: Vec<FlowGroup> = outcomes
-        .iter()
-        .map(|o| FlowGroup { label: o.label.clone(), members: vec![FlowMatch::port(o.port)] })
+    let groups: Vec<FlowGroup> = by_label(outcomes)
+        .into_iter()
+        .map(|(label, flows)| FlowGroup { label, members: flows.iter().map(|o| FlowMatch::port(o.port)).collect() })
         .collect();
     AnalysisConfig {
         warmup_s: sc.link.warmup_s,
@@ -34,11 +49,12 @@ fn analyze_direction(sc: &Scenario, data_log: &Path, ack_log: &Path, outcomes: &
     let cfg = config(sc, outcomes);
     let mut a = metrics::analyze(data_log, &cfg).with_context(|| format!("analysing {}", data_log.display()))?;
     let acks = metrics::analyze(ack_log, &cfg).with_context(|| format!("analysing {}", ack_log.display()))?;
-    for o in outcomes {
-        let ack_delay = acks.flows.iter().find(|f| f.name == o.label).and_then(|f| f.metrics.avg_delay_ms);
-        if let Some(f) = a.flow_mut(&o.label) {
-            f.metrics.fct_s = o.fct_s;
-            f.metrics.retransmits = Some(o.retransmits as u64);
+    for (label, flows) in by_label(outcomes) {
+        let ack_delay = acks.flows.iter().find(|f| f.name == label).and_then(|f| f.metrics.avg_delay_ms);
+        if let Some(f) = a.flow_mut(&label) {
+            let fcts: Option<Vec<f64>> = flows.iter().map(|o| o.fct_s).collect();
+            f.metrics.fct_s = fcts.map(|v| v.iter().sum::<f64>() / v.len() as f64);
+            f.metrics.retransmits = Some(flows.iter().map(|o| o.retransmits as u64).sum());
             f.metrics.avg_rtt_ms = f.metrics.avg_delay_ms.zip(ack_delay).map(|(d, r)| d + r);
         }
     }
@@ -68,7 +84,8 @@ pub fn analyze(sc: &Scenario, out: &Path, outcomes: &[FlowOutcome]) -> Result<An
     Ok(main)
 }
 
-/// `flows.csv`: one row per scenario flow, endpoint counts beside metrics.
+/// `flows.csv`: one row per scenario flow, endpoint counts beside metrics
+/// (those of its label's group when several flows share the label).
 fn write_flows_csv(out: &Path, outcomes: &[FlowOutcome], a: &Analysis) -> Result<()> {
     let mut w = csv::Writer::from_path(out.join("flows.csv"))?;
     w.write_record([

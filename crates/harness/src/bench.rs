@@ -19,7 +19,7 @@ use report::layout::{run_dir, RunInfo};
 pub use report::layout::RunStatus;
 use serde::Serialize;
 
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, SweepKey};
 
 /// One run of the matrix.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -53,10 +53,27 @@ pub struct Plan {
     pub out: PathBuf,
 }
 
-/// How a swept value is named in run.json's params. A swept queue becomes
-/// its size (`buffer_bytes` / `buffer_packets`), the number the buffer-size
-/// figure plots; other values keep their key.
+/// How a swept value is named in run.json's params: the number a figure
+/// plots where there is one. A swept queue becomes its size
+/// (`buffer_bytes` / `buffer_packets`), a constant-rate downlink its rate
+/// (`downlink_mbps`; a trace keeps its file name under `downlink`),
+/// `<label>.size_bytes` and `<label>.count` become `<label>_bytes` and
+/// `<label>_flows` (`short_bytes`, `short_flows`); other values keep their key.
 pub fn param_of(key: &str, v: &toml::Value) -> (String, serde_json::Value) {
+    if let SweepKey::Flows { label, field } = SweepKey::of(key) {
+        let name = if field == "count" { format!("{label}_flows") } else { format!("{label}_bytes") };
+        return (name, param_of(field, v).1);
+    }
+    if key == "downlink" {
+        if let Some(d) = v.as_str() {
+            if let Some(mbps) = d.strip_prefix("constant:").and_then(|m| m.parse::<f64>().ok()) {
+                let n = if mbps.fract() == 0.0 { serde_json::json!(mbps as i64) } else { serde_json::json!(mbps) };
+                return ("downlink_mbps".into(), n);
+            }
+            let name = Path::new(d).file_name().map_or(d.into(), |n| n.to_string_lossy().into_owned());
+            return ("downlink".into(), serde_json::json!(name));
+        }
+    }
     if key == "queue" {
         if let Some(q) = v.as_str() {
             for (arg, name) in [("bytes=", "buffer_bytes"), ("packets=", "buffer_packets")] {
@@ -84,11 +101,21 @@ fn uplink_sibling(trace: &Path) -> Option<String> {
 /// Expands the plan into jobs, in the order they should run (repetition
 /// outermost, so a partial bench already covers every trace and scheme).
 pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
+    let swept_downlink = plan.scenario.sweep.contains_key("downlink");
+    if swept_downlink && !plan.traces.is_empty() {
+        anyhow::bail!("sweep.downlink: the scenario sweeps the downlink, so give no traces to run it over");
+    }
     let traces: Vec<(String, Scenario)> = if plan.traces.is_empty() {
-        let name = Path::new(&plan.scenario.link.downlink)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| plan.scenario.link.downlink.clone());
+        // A swept downlink is not one trace: its runs are grouped under
+        // `downlink-sweep` (each run's params say which it had).
+        let name = if swept_downlink {
+            "downlink-sweep".to_string()
+        } else {
+            Path::new(&plan.scenario.link.downlink)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| plan.scenario.link.downlink.clone())
+        };
         vec![(name, plan.scenario.clone())]
     } else {
         plan.traces
@@ -350,6 +377,34 @@ mod tests {
         assert_eq!(q("droptail:bytes=75000"), ("buffer_bytes".into(), serde_json::json!(75000)));
         assert_eq!(q("codel:target=5,packets=100"), ("buffer_packets".into(), serde_json::json!(100)));
         assert_eq!(param_of("target_ms", &toml::Value::Integer(25)), ("target_ms".into(), serde_json::json!(25)));
+    }
+
+    #[test]
+    fn swept_flows_and_rates_are_named_by_the_number_they_plot() {
+        let s = |x: &str| toml::Value::String(x.into());
+        assert_eq!(param_of("downlink", &s("constant:54")), ("downlink_mbps".into(), serde_json::json!(54)));
+        assert_eq!(param_of("downlink", &s("constant:1.5")), ("downlink_mbps".into(), serde_json::json!(1.5)));
+        assert_eq!(param_of("downlink", &s("/t/Verizon-LTE-short.down")), ("downlink".into(), serde_json::json!("Verizon-LTE-short.down")));
+        let n = toml::Value::Integer(65536);
+        assert_eq!(param_of("short.size_bytes", &n), ("short_bytes".into(), serde_json::json!(65536)));
+        assert_eq!(param_of("short.count", &toml::Value::Integer(3)), ("short_flows".into(), serde_json::json!(3)));
+    }
+
+    #[test]
+    fn a_swept_downlink_is_its_own_trace_label() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut p = plan(tmp.path());
+        p.scenario.sweep.clear();
+        let rates = ["constant:1", "constant:54"].map(|r| toml::Value::String(r.into()));
+        p.scenario.sweep.insert("downlink".into(), rates.to_vec());
+        p.reps = 1;
+        let jobs = expand(&p).unwrap();
+        assert_eq!(jobs.len(), 4);
+        let j = jobs.iter().find(|j| j.scheme == "cubic" && j.params.get("downlink_mbps") == Some(&serde_json::json!(54))).unwrap();
+        assert_eq!((j.trace.as_str(), j.scenario.link.downlink.as_str()), ("downlink-sweep", "constant:54"));
+        assert!(j.dir.ends_with("runs/downlink-sweep/cubic/downlink_mbps=54/rep1"), "{}", j.dir.display());
+        p.traces = vec![tmp.path().join("X.down")];
+        assert!(expand(&p).unwrap_err().to_string().contains("sweep.downlink"));
     }
 
     #[test]

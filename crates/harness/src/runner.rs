@@ -11,7 +11,9 @@
 //! writes into its directory: `run.json` (status first `running`, then
 //! `done`, `interrupted` or `failed`), the emulator's Mahimahi-format
 //! `downlink.log` / `uplink.log`, `flows.json`, `tcpinfo.csv` (per-flow
-//! TCP_INFO / C2TCP_INFO samples) and the analysis (`metrics.json`, ...).
+//! TCP_INFO / C2TCP_INFO samples), `rxctl.csv` (the receiver-side
+//! controller's decisions, when a scheme uses one) and the analysis
+//! (`metrics.json`, ...).
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -249,6 +251,17 @@ fn execute(
 
     let run_start = Instant::now();
     let run_end = run_start + Duration::from_secs_f64(sc.link.duration_s);
+    // Receiver-side control: one controller for the UE, created in its
+    // namespace (it checks the namespace's tcp_shrink_window) before any
+    // flow starts; its records line up with the run's time axis.
+    let rxctl = match sc.receiver_rule()? {
+        Some(rule) => {
+            let mut cfg = rxctl::Config::new(rule);
+            cfg.epoch = run_start;
+            Some(Arc::new(ue.run(move || rxctl::Controller::spawn(cfg))??))
+        }
+        None => None,
+    };
     let ctx = flows::RunCtx {
         server: &server,
         ue: &ue,
@@ -259,6 +272,7 @@ fn execute(
         stop: stop.clone(),
         out: &opts.out,
         sample_every: opts.sample_every,
+        rxctl: rxctl.clone(),
     };
     // Flows start in order of their start times (iperf3 waits for its own).
     let mut order: Vec<usize> = (0..sc.flows.len()).collect();
@@ -292,6 +306,10 @@ fn execute(
         })
         .collect();
     outcomes.sort_by_key(|o| o.index);
+    if let Some(ctl) = &rxctl {
+        // Every receiver has ended: stop() lets go of what is left.
+        rxctl::write_csv_file(&ctl.stop(), &opts.out.join("rxctl.csv"))?;
+    }
     let stats = emulator.stop()?;
     setup.emulator = Some(stats);
     if let Some(e) = start_error {

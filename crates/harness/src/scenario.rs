@@ -34,8 +34,11 @@ pub struct Scenario {
     pub description: String,
     pub link: Link,
     pub flows: Vec<Flow>,
-    /// Values to sweep in `c2tcp bench`: a flow parameter (`target_ms`) or a
-    /// link field (`queue`, `delay_ms`, `loss`) mapped to a list of values.
+    /// Values to sweep in `c2tcp bench`, a key mapped to a list of values:
+    /// a flow parameter (`target_ms`), a link field (`queue`, `delay_ms`,
+    /// `loss`, `downlink`), or a field of the flows with one label
+    /// (`"short.size_bytes"`, `"short.count"`: quote the dotted key). See
+    /// [`SweepKey`].
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub sweep: BTreeMap<String, Vec<toml::Value>>,
 }
@@ -214,18 +217,66 @@ impl Scenario {
                 bail!("{}: must be at least 1 byte", at("size_bytes"));
             }
             sch.check_params(&f.params).map_err(|e| anyhow::anyhow!("{}: {e}", at("")))?;
+            if sch.receiver_rule(&f.params).map_err(|e| anyhow::anyhow!("{}: {e}", at("")))?.is_some()
+                && f.direction != Direction::Downlink
+            {
+                bail!("{}: `{}` controls the UE's receivers, so its flows must be downlink", at("direction"), f.scheme);
+            }
         }
+        self.receiver_rule()?;
         for (key, values) in &self.sweep {
             if values.is_empty() {
                 bail!("sweep.{key}: give at least one value");
             }
-            let link_key = matches!(key.as_str(), "queue" | "delay_ms" | "loss");
-            let flow_key = self.flows.iter().any(|f| scheme::lookup(&f.scheme).is_ok_and(|s| s.takes(key)));
-            if !link_key && !flow_key {
-                bail!("sweep.{key}: neither a link field (queue, delay_ms, loss) nor a parameter of these flows' schemes");
+            match SweepKey::of(key) {
+                SweepKey::Link(_) => {}
+                SweepKey::Flows { label, field } => {
+                    if !FLOW_FIELDS.contains(&field) {
+                        bail!("sweep.{key}: `{field}` is not a flow field that can be swept ({})", FLOW_FIELDS.join(", "));
+                    }
+                    if !self.flows.iter().any(|f| f.label.as_deref() == Some(label)) {
+                        let labels: Vec<&str> = self.flows.iter().filter_map(|f| f.label.as_deref()).collect();
+                        bail!("sweep.{key}: no flow is labelled `{label}` (labels: {})", labels.join(", "));
+                    }
+                }
+                SweepKey::Param(_) => {
+                    if !self.flows.iter().any(|f| scheme::lookup(&f.scheme).is_ok_and(|s| s.takes(key))) {
+                        bail!(
+                            "sweep.{key}: neither a link field ({}), a flow field (<label>.{}) nor a parameter of \
+                             these flows' schemes",
+                            LINK_KEYS.join(", "),
+                            FLOW_FIELDS.join(", <label>.")
+                        );
+                    }
+                }
+            }
+            // Every value must make a valid scenario.
+            for (i, v) in values.iter().enumerate() {
+                self.with_value(key, v).with_context(|| format!("sweep.{key}[{i}] = {v}"))?;
             }
         }
         Ok(())
+    }
+
+    /// The receiver-side rule of the run (one controller per UE), if any
+    /// flow's scheme has one: every such flow must give the same rule and
+    /// parameters, since DFCSD's allowances compare the flows of one UE.
+    pub fn receiver_rule(&self) -> Result<Option<rxctl::Rule>> {
+        let mut found: Option<(usize, rxctl::Rule)> = None;
+        for (i, f) in self.flows.iter().enumerate() {
+            let Ok(sch) = scheme::lookup(&f.scheme) else { continue };
+            let Some(rule) = sch.receiver_rule(&f.params)? else { continue };
+            match found {
+                None => found = Some((i, rule)),
+                Some((j, first)) if first != rule => bail!(
+                    "flows[{i}].scheme: `{}` asks for receiver-side control {rule:?}, flows[{j}] for {first:?}; \
+                     one UE runs one controller, so its controlled flows must agree",
+                    f.scheme
+                ),
+                Some(_) => {}
+            }
+        }
+        Ok(found.map(|(_, r)| r))
     }
 
     /// This scenario with `value` applied to the swept `key`.
@@ -233,11 +284,39 @@ impl Scenario {
         let mut sc = self.clone();
         sc.sweep.clear();
         let num = || value.as_float().or_else(|| value.as_integer().map(|i| i as f64));
-        match key {
-            "queue" => sc.link.queue = value.as_str().context("sweep.queue: values must be strings")?.to_string(),
-            "delay_ms" => sc.link.delay_ms = num().context("sweep.delay_ms: values must be numbers")?,
-            "loss" => sc.link.loss = num().context("sweep.loss: values must be numbers")?,
-            _ => {
+        let string = || value.as_str().map(str::to_string).with_context(|| format!("sweep.{key}: values must be strings"));
+        match SweepKey::of(key) {
+            SweepKey::Link("queue") => sc.link.queue = string()?,
+            SweepKey::Link("downlink") => sc.link.downlink = string()?,
+            SweepKey::Link("delay_ms") => sc.link.delay_ms = num().context("sweep.delay_ms: values must be numbers")?,
+            SweepKey::Link(_) => sc.link.loss = num().context("sweep.loss: values must be numbers")?,
+            SweepKey::Flows { label, field } => {
+                let n = value
+                    .as_integer()
+                    .filter(|&n| n >= 1)
+                    .with_context(|| format!("sweep.{key}: values must be whole numbers of at least 1"))?;
+                let of_label = |f: &Flow| f.label.as_deref() == Some(label);
+                match field {
+                    "size_bytes" => sc.flows.iter_mut().filter(|f| of_label(f)).for_each(|f| f.size_bytes = Some(n as u64)),
+                    "count" => {
+                        if n > MAX_COUNT {
+                            bail!("sweep.{key}: at most {MAX_COUNT} flows");
+                        }
+                        // Keep the first n flows of the label; copy its last one to make up n.
+                        let at: Vec<usize> = (0..sc.flows.len()).filter(|&i| of_label(&sc.flows[i])).collect();
+                        let Some(&last) = at.last() else { bail!("sweep.{key}: no flow is labelled `{label}`") };
+                        let model = sc.flows[last].clone();
+                        for &i in at.iter().skip(n as usize).rev() {
+                            sc.flows.remove(i);
+                        }
+                        for _ in at.len()..n as usize {
+                            sc.flows.insert(last + 1, model.clone());
+                        }
+                    }
+                    other => bail!("sweep.{key}: `{other}` is not a flow field that can be swept"),
+                }
+            }
+            SweepKey::Param(_) => {
                 for f in &mut sc.flows {
                     if scheme::lookup(&f.scheme).is_ok_and(|s| s.takes(key)) {
                         f.params.insert(key.to_string(), value.clone());
@@ -260,12 +339,43 @@ impl Scenario {
         }
         // A swept parameter none of the flows take any more is dropped.
         let flows = sc.flows.clone();
-        sc.sweep.retain(|k, _| {
-            matches!(k.as_str(), "queue" | "delay_ms" | "loss")
-                || flows.iter().any(|f| scheme::lookup(&f.scheme).is_ok_and(|s| s.takes(k)))
+        sc.sweep.retain(|k, _| match SweepKey::of(k) {
+            SweepKey::Link(_) | SweepKey::Flows { .. } => true,
+            SweepKey::Param(_) => flows.iter().any(|f| scheme::lookup(&f.scheme).is_ok_and(|s| s.takes(k))),
         });
         sc.validate()?;
         Ok(sc)
+    }
+}
+
+/// Link fields a sweep can change (`downlink`: a trace or `constant:MBPS`).
+pub const LINK_KEYS: &[&str] = &["queue", "delay_ms", "loss", "downlink"];
+/// Fields of the flows with one label a sweep can change: their size, and
+/// how many there are (the last one copied, or the first ones kept).
+pub const FLOW_FIELDS: &[&str] = &["size_bytes", "count"];
+/// Flows of one label a `count` sweep may ask for.
+const MAX_COUNT: i64 = 64;
+
+/// What a sweep key changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SweepKey<'a> {
+    /// One of [`LINK_KEYS`].
+    Link(&'a str),
+    /// `<label>.<field>`: a field of every flow labelled `label`.
+    Flows { label: &'a str, field: &'a str },
+    /// A parameter of the flows whose scheme takes it.
+    Param(&'a str),
+}
+
+impl<'a> SweepKey<'a> {
+    pub fn of(key: &'a str) -> SweepKey<'a> {
+        if let Some(k) = LINK_KEYS.iter().find(|k| **k == key) {
+            return SweepKey::Link(k);
+        }
+        match key.rsplit_once('.') {
+            Some((label, field)) => SweepKey::Flows { label, field },
+            None => SweepKey::Param(key),
+        }
     }
 }
 
@@ -396,6 +506,84 @@ mod tests {
             .unwrap();
         assert_eq!(kept.flows[0].scheme, "bbr");
         assert_eq!(kept.flows[1].scheme, "cubic");
+    }
+
+    const SHORT_LONG: &str = r#"
+        name = "sl"
+        [link]
+        downlink = "constant:1"
+        duration_s = 60
+        [[flows]]
+        scheme = "dfcsd"
+        label = "long"
+        size_bytes = 10000000
+        [[flows]]
+        scheme = "dfcsd"
+        label = "short"
+        start_s = 30
+        size_bytes = 131072
+        [[flows]]
+        scheme = "cubic"
+        label = "other"
+        start_s = 1
+    "#;
+
+    #[test]
+    fn flow_fields_of_one_label_are_swept() {
+        let sc = Scenario::parse(SHORT_LONG).unwrap();
+        let v = sc.with_value("short.size_bytes", &toml::Value::Integer(65536)).unwrap();
+        assert_eq!(v.flows.iter().map(|f| f.size_bytes).collect::<Vec<_>>(), [Some(10_000_000), Some(65536), None]);
+        // count: the last flow of the label is copied, in place ...
+        let three = sc.with_value("short.count", &toml::Value::Integer(3)).unwrap();
+        let labels: Vec<&str> = three.flows.iter().map(|f| f.label.as_deref().unwrap()).collect();
+        assert_eq!(labels, ["long", "short", "short", "short", "other"]);
+        assert!(three.flows[1..4].iter().all(|f| f.start_s == 30.0 && f.size_bytes == Some(131072)));
+        // ... or the first ones kept.
+        let one = three.with_value("short.count", &toml::Value::Integer(1)).unwrap();
+        assert_eq!(one.flows, sc.flows);
+        let rate = sc.with_value("downlink", &toml::Value::String("constant:54".into())).unwrap();
+        assert_eq!(rate.link.downlink, "constant:54");
+    }
+
+    #[test]
+    fn sweep_errors_name_the_key() {
+        let with = |sweep: &str| format!("{:#}", Scenario::parse(&format!("{SHORT_LONG}
+[sweep]
+{sweep}
+")).unwrap_err());
+        let e = with(r#""tiny.size_bytes" = [1000]"#);
+        assert!(e.contains("sweep.tiny.size_bytes") && e.contains("no flow is labelled `tiny`") && e.contains("long, short"), "{e}");
+        let e = with(r#""short.start" = [1]"#);
+        assert!(e.contains("sweep.short.start") && e.contains("size_bytes, count"), "{e}");
+        let e = with(r#""short.size_bytes" = [65536, 0]"#);
+        assert!(e.contains("sweep.short.size_bytes[1]") && e.contains("at least 1"), "{e}");
+        let e = with(r#""short.count" = [2, 500]"#);
+        assert!(e.contains("sweep.short.count[1]") && e.contains("at most 64"), "{e}");
+        let e = with(r#"downlink = [54]"#);
+        assert!(e.contains("sweep.downlink") && e.contains("strings"), "{e}");
+        let e = with(r#"gamma_max = [5, 0.1]"#);
+        assert!(e.contains("sweep.gamma_max[1]") && e.contains("gamma_max"), "{e}");
+        let e = with(r#"bogus = [1]"#);
+        assert!(e.contains("sweep.bogus") && e.contains("downlink") && e.contains("<label>.size_bytes"), "{e}");
+        // The flows' own fields are swept for every scheme: with_scheme keeps them.
+        let sc = Scenario::parse(&format!("{SHORT_LONG}\n[sweep]\n\"short.count\" = [1, 2]\ngamma_k = [2, 4]\n")).unwrap();
+        let c = sc.with_scheme("cubic").unwrap();
+        assert_eq!(c.sweep.keys().collect::<Vec<_>>(), ["short.count"]);
+    }
+
+    #[test]
+    fn receiver_side_flows_share_one_rule_and_are_downlink() {
+        let sc = Scenario::parse(SHORT_LONG).unwrap();
+        assert!(matches!(sc.receiver_rule().unwrap(), Some(rxctl::Rule::Dfcsd(_))));
+        assert_eq!(sc.with_scheme("cubic").unwrap().receiver_rule().unwrap(), None);
+        let e = err(&SHORT_LONG.replacen("scheme = \"dfcsd\"", "scheme = \"drwa\"", 1));
+        assert!(e.contains("flows[1].scheme") && e.contains("one controller"), "{e}");
+        let e = err(&SHORT_LONG.replace("start_s = 30", "start_s = 30\ngamma_max = 20"));
+        assert!(e.contains("flows[1].scheme"), "{e}");
+        let e = err(&SHORT_LONG.replace("start_s = 30", "start_s = 30\ndirection = \"uplink\""));
+        assert!(e.contains("flows[1].direction") && e.contains("downlink"), "{e}");
+        // A plain flow beside them is not controlled and may go either way.
+        Scenario::parse(&SHORT_LONG.replace("start_s = 1", "start_s = 1\ndirection = \"uplink\"")).unwrap();
     }
 
     #[test]

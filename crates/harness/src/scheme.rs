@@ -5,7 +5,9 @@
 //! other BPF ones are loaded on demand (see `bpf_guard`); AQM schemes are
 //! Cubic over that discipline at the emulated bottleneck; `iperf3:<cc>` runs
 //! the real iperf3 for comparison with our own traffic generator; `sprout`
-//! and `sprout-ewma` are our UDP transport (`c2tcp sprout-send/-recv`).
+//! and `sprout-ewma` are our UDP transport (`c2tcp sprout-send/-recv`);
+//! `dfcsd` / `drwa` (or `dfcsd+<cc>`, `drwa+<cc>`) put the UE's receivers
+//! under receiver-side window control (`rxctl`) with any sender.
 use std::collections::BTreeMap;
 
 use anyhow::{bail, Result};
@@ -31,6 +33,9 @@ pub enum Kind {
     Iperf3 { cc: String },
     /// Sprout over UDP; `variant` is `sprout-recv --variant` (sprout | ewma).
     Sprout { variant: &'static str },
+    /// Receiver-side window control at the UE (`dfcsd` or `drwa`, as
+    /// `rxctl` names the rule) with this sender congestion control.
+    ReceiverSide { rule: &'static str, cc: String },
 }
 
 #[derive(Debug, Clone)]
@@ -38,7 +43,7 @@ pub struct Scheme {
     pub name: String,
     pub summary: &'static str,
     pub kind: Kind,
-    pub knobs: &'static [Knob],
+    pub knobs: Vec<Knob>,
 }
 
 const C2TCP_KNOBS: &[Knob] = &[
@@ -69,6 +74,21 @@ const PIE_KNOBS: &[Knob] = &[
     Knob { name: "pie_qdelay_ref_ms", about: "PIE reference queueing delay (default 15)", min: 0.1, max: 10_000.0 },
     Knob { name: "pie_max_burst_ms", about: "PIE maximum burst allowance (default 150)", min: 0.0, max: 100_000.0 },
 ];
+
+// Receiver-side rules: the parameters worth sweeping (rxctl's `params.rs`
+// gives the defaults and the reasons for them). One UE runs one controller,
+// so every controlled flow of a scenario must give the same values.
+const DFCSD_KNOBS: &[Knob] = &[
+    Knob { name: "gamma_max", about: "DFCSD allowance of the smallest flow, packets (default 10)", min: 0.5, max: 1000.0 },
+    Knob { name: "gamma_min", about: "DFCSD allowance of the largest flow, packets, > 0 (default 2)", min: 0.1, max: 1000.0 },
+    Knob { name: "gamma_k", about: "DFCSD decay of the allowance with the bytes received (default 3)", min: 0.0, max: 50.0 },
+];
+const DRWA_KNOBS: &[Knob] = &[Knob {
+    name: "drwa_lambda",
+    about: "DRWA gain: queueing settles at (lambda - 1) base RTTs (default 3)",
+    min: 1.0,
+    max: 10.0,
+}];
 
 struct Entry {
     name: &'static str,
@@ -128,29 +148,61 @@ fn registry() -> Vec<Entry> {
 }
 
 /// Every scheme name, for help texts and errors (`iperf3:<cc>` stands for
-/// iperf3 with any congestion control).
+/// iperf3 with any congestion control, `dfcsd+<cc>` for DFCSD receivers with
+/// any sender).
 pub fn names() -> Vec<String> {
     let mut v: Vec<String> = registry().into_iter().map(|e| e.name.to_string()).collect();
-    v.push("iperf3:<cc>".into());
+    v.extend(["dfcsd", "drwa", "dfcsd+<cc>", "drwa+<cc>", "iperf3:<cc>"].map(String::from));
     v
+}
+
+/// A name the kernel could know as a congestion control (TCP_CA_NAME_MAX).
+fn cc_name_ok(cc: &str) -> bool {
+    !cc.is_empty() && cc.len() <= 15 && cc.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 pub fn lookup(name: &str) -> Result<Scheme> {
     if let Some(cc) = name.strip_prefix("iperf3:") {
-        if cc.is_empty() || cc.len() > 15 || !cc.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        if !cc_name_ok(cc) {
             bail!("`{name}`: iperf3:<cc> needs a congestion-control name, e.g. iperf3:cubic");
         }
         return Ok(Scheme {
             name: name.to_string(),
             summary: "the real iperf3 with this congestion control",
             kind: Kind::Iperf3 { cc: cc.to_string() },
-            knobs: &[],
+            knobs: vec![],
         });
     }
+    if let Some((rule, cc)) = rxctl::scheme(name) {
+        return receiver_side(name, rule.name(), cc);
+    }
+    if name.starts_with("dfcsd+") || name.starts_with("drwa+") {
+        bail!("`{name}`: give the sender's congestion control after the +, e.g. dfcsd+bbr");
+    }
     match registry().into_iter().find(|e| e.name == name) {
-        Some(e) => Ok(Scheme { name: e.name.to_string(), summary: e.summary, kind: e.kind, knobs: e.knobs }),
+        Some(e) => Ok(Scheme { name: e.name.to_string(), summary: e.summary, kind: e.kind, knobs: e.knobs.to_vec() }),
         None => bail!("unknown scheme `{name}`; known schemes: {}", names().join(", ")),
     }
+}
+
+/// `dfcsd`, `drwa`, `<rule>+<cc>`: the rule's knobs and, for a sender of the
+/// registry (e.g. `dfcsd+c2tcp`), that sender's knobs too. A sender the
+/// registry does not know is passed to the kernel as it is, as iperf3:<cc>.
+fn receiver_side(name: &str, rule: &'static str, cc: &str) -> Result<Scheme> {
+    let mut knobs = if rule == "dfcsd" { DFCSD_KNOBS.to_vec() } else { DRWA_KNOBS.to_vec() };
+    match registry().into_iter().find(|e| e.name == cc) {
+        Some(Entry { kind: Kind::Kernel { .. } | Kind::Bpf { .. }, knobs: sender, .. }) => knobs.extend_from_slice(sender),
+        Some(_) => bail!("`{name}`: `{cc}` is not a sender congestion control (an AQM scheme cannot follow the +)"),
+        None if cc_name_ok(cc) && rxctl::scheme(cc).is_none() => {}
+        None => bail!("`{name}`: `{cc}` is not a congestion-control name"),
+    }
+    let summary = match (rule, name.contains('+')) {
+        ("dfcsd", false) => "DFCSD receivers (rxctl) with Cubic senders: short flows may queue more than long ones",
+        ("dfcsd", true) => "DFCSD receivers (rxctl) with this sender congestion control",
+        (_, false) => "DRWA receivers (rxctl) with Cubic senders: rwnd = lambda x RTT_min/RTT x cwnd_est",
+        (_, true) => "DRWA receivers (rxctl) with this sender congestion control",
+    };
+    Ok(Scheme { name: name.to_string(), summary, kind: Kind::ReceiverSide { rule, cc: cc.to_string() }, knobs })
 }
 
 impl Scheme {
@@ -186,6 +238,7 @@ impl Scheme {
             Kind::CubicOverAqm { .. } => Some("cubic"),
             Kind::Iperf3 { cc } => Some(cc),
             Kind::Sprout { .. } => None,
+            Kind::ReceiverSide { cc, .. } => Some(cc),
         }
     }
 
@@ -197,10 +250,38 @@ impl Scheme {
 
     /// The BPF congestion controls that must be loaded for this scheme.
     pub fn needs_bpf(&self) -> Option<&'static str> {
-        match self.kind {
+        match &self.kind {
             Kind::Bpf { cc } => Some(cc),
+            Kind::ReceiverSide { cc, .. } => registry().into_iter().find_map(|e| match e.kind {
+                Kind::Bpf { cc: bpf } if bpf == cc.as_str() => Some(bpf),
+                _ => None,
+            }),
             _ => None,
         }
+    }
+
+    /// The receiver-side rule of a `dfcsd` / `drwa` scheme with the flow's
+    /// parameters applied (rxctl's defaults for the others); None for the
+    /// other schemes.
+    pub fn receiver_rule(&self, params: &BTreeMap<String, toml::Value>) -> Result<Option<rxctl::Rule>> {
+        let Kind::ReceiverSide { rule, .. } = self.kind else { return Ok(None) };
+        let num = |k: &str| params.get(k).and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)));
+        let (r, _) = rxctl::scheme(rule).expect("a rule rxctl names");
+        Ok(Some(match r {
+            rxctl::Rule::Dfcsd(mut p) => {
+                p.gamma_max = num("gamma_max").unwrap_or(p.gamma_max);
+                p.gamma_min = num("gamma_min").unwrap_or(p.gamma_min);
+                p.k = num("gamma_k").unwrap_or(p.k);
+                if p.gamma_min > p.gamma_max {
+                    bail!("gamma_min ({}) must not exceed gamma_max ({})", p.gamma_min, p.gamma_max);
+                }
+                rxctl::Rule::Dfcsd(p)
+            }
+            rxctl::Rule::Drwa(mut p) => {
+                p.lambda = num("drwa_lambda").unwrap_or(p.lambda);
+                rxctl::Rule::Drwa(p)
+            }
+        }))
     }
 
     /// The bottleneck queue this scheme runs over, given the scenario's
@@ -271,6 +352,42 @@ mod tests {
         q.insert("target_ms".to_string(), toml::Value::Integer(50));
         let e = lookup("cubic").unwrap().check_params(&q).unwrap_err().to_string();
         assert!(e.contains("has no parameter `target_ms`; it takes none"), "{e}");
+    }
+
+    #[test]
+    fn receiver_side_schemes_name_a_rule_and_a_sender() {
+        let d = lookup("dfcsd").unwrap();
+        assert_eq!(d.kind, Kind::ReceiverSide { rule: "dfcsd", cc: "cubic".into() });
+        assert_eq!((d.sender_cc(), d.needs_bpf()), (Some("cubic"), None));
+        assert!(d.takes("gamma_max") && !d.takes("drwa_lambda") && !d.takes("target_ms"));
+        let b = lookup("drwa+bbr").unwrap();
+        assert_eq!((b.sender_cc(), b.takes("drwa_lambda"), b.takes("gamma_max")), (Some("bbr"), true, false));
+        // A BPF sender is loaded, and its knobs come along.
+        let c = lookup("dfcsd+c2tcp").unwrap();
+        assert_eq!(c.needs_bpf(), Some("c2tcp"));
+        assert!(c.takes("target_ms") && c.takes("gamma_k"));
+        // A kernel CC the registry does not list is passed through.
+        assert_eq!(lookup("dfcsd+htcp").unwrap().sender_cc(), Some("htcp"));
+        for bad in ["dfcsd+", "dfcsd+cubic-codel", "dfcsd+drwa", "drwa+a b", "dfcsd+iperf3:cubic"] {
+            assert!(lookup(bad).is_err(), "{bad} should be refused");
+        }
+        assert!(names().contains(&"dfcsd+<cc>".to_string()));
+    }
+
+    #[test]
+    fn receiver_rules_take_the_flows_parameters() {
+        let mut p = BTreeMap::new();
+        assert_eq!(lookup("cubic").unwrap().receiver_rule(&p).unwrap(), None);
+        p.insert("gamma_max".to_string(), toml::Value::Integer(20));
+        p.insert("gamma_k".to_string(), toml::Value::Float(5.0));
+        let Some(rxctl::Rule::Dfcsd(d)) = lookup("dfcsd+bbr").unwrap().receiver_rule(&p).unwrap() else { panic!() };
+        assert_eq!((d.gamma_max, d.gamma_min, d.k), (20.0, 2.0, 5.0));
+        p.insert("gamma_min".to_string(), toml::Value::Integer(30));
+        let e = lookup("dfcsd").unwrap().receiver_rule(&p).unwrap_err().to_string();
+        assert!(e.contains("gamma_min") && e.contains("gamma_max"), "{e}");
+        let q = BTreeMap::from([("drwa_lambda".to_string(), toml::Value::Integer(2))]);
+        let Some(rxctl::Rule::Drwa(w)) = lookup("drwa").unwrap().receiver_rule(&q).unwrap() else { panic!() };
+        assert_eq!(w.lambda, 2.0);
     }
 
     #[test]

@@ -224,6 +224,10 @@ fn sleep_until(t: Instant, stop: &AtomicBool) {
     }
 }
 
+/// Called with the accepted connection before its first read, e.g. to hand
+/// it to the receiver-side controller; an error ends the flow.
+pub type OnAccept<'a> = &'a mut dyn FnMut(&TcpStream) -> Result<()>;
+
 /// Accepts one connection on `listener` and reads it until EOF, `stop_at`,
 /// or `stop`; `expect` marks a sized flow's completion.
 pub fn receive(
@@ -232,9 +236,10 @@ pub fn receive(
     stop_at: Instant,
     run_start: Instant,
     stop: &AtomicBool,
+    on_accept: Option<OnAccept<'_>>,
 ) -> RecvReport {
     let mut r = RecvReport::default();
-    if let Err(e) = receive_inner(listener, expect, stop_at, run_start, stop, &mut r) {
+    if let Err(e) = receive_inner(listener, expect, stop_at, run_start, stop, on_accept, &mut r) {
         r.error = Some(format!("{e:#}"));
     }
     r
@@ -246,6 +251,7 @@ fn receive_inner(
     stop_at: Instant,
     run_start: Instant,
     stop: &AtomicBool,
+    on_accept: Option<OnAccept<'_>>,
     r: &mut RecvReport,
 ) -> Result<()> {
     listener.set_nonblocking(true)?;
@@ -263,6 +269,9 @@ fn receive_inner(
         }
     };
     r.accepted_at_s = Some(secs(run_start, Instant::now()));
+    if let Some(hook) = on_accept {
+        hook(&conn)?;
+    }
     conn.set_nonblocking(true)?;
     let mut buf = vec![0u8; 256 * 1024];
     loop {
@@ -305,7 +314,7 @@ mod tests {
         let stop = Arc::new(AtomicBool::new(false));
         let stop_at = start + Duration::from_secs(secs_limit);
         let s2 = stop.clone();
-        let rx = std::thread::spawn(move || receive(listener, size, stop_at, start, &s2));
+        let rx = std::thread::spawn(move || receive(listener, size, stop_at, start, &s2, None));
         let spec = SendSpec {
             cc: "reno".into(),
             target_us: None,
@@ -344,6 +353,29 @@ mod tests {
         assert!(tx.samples.len() >= 20, "{} samples", tx.samples.len());
         assert!(tx.samples.iter().any(|s| s.cwnd > 0));
         assert!(tx.samples.windows(2).all(|w| w[0].t_s <= w[1].t_s));
+    }
+
+    #[test]
+    fn the_accept_hook_sees_the_connection_and_its_error_ends_the_flow() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let start = Instant::now();
+        let peer = std::thread::spawn(move || {
+            let mut s = TcpStream::connect(addr).unwrap();
+            let _ = s.write_all(&[1u8; 1000]);
+            s
+        });
+        let mut seen = None;
+        let mut hook = |c: &TcpStream| -> Result<()> {
+            seen = Some(c.peer_addr()?);
+            anyhow::bail!("controller refused")
+        };
+        let r = receive(listener, None, start + Duration::from_secs(5), start, &AtomicBool::new(false), Some(&mut hook));
+        let local = peer.join().unwrap().local_addr().unwrap();
+        assert_eq!(seen, Some(local));
+        assert!(r.error.unwrap().contains("controller refused"));
+        assert_eq!(r.bytes, 0, "nothing is read once the hook failed");
+        assert!(start.elapsed() < Duration::from_secs(5));
     }
 
     #[test]

@@ -364,28 +364,26 @@ fn sweep(trace: &str, param: &str, runs: &[&Run], colors: &Colors) -> Sweep {
         }
     }
     panels.push(tradeoff);
-    // DFCSD: completion time of each sized flow against the parameter.
-    let fct_flows = sized_flows(runs.iter().copied());
-    if !fct_flows.is_empty() {
+    // DFCSD: completion time of each sized flow against the parameter, one
+    // panel per flow (a long flow's minutes would flatten a short one's
+    // seconds), in the schemes' colours.
+    for flow in sized_flows(runs.iter().copied()) {
         let mut fct = Panel::new(
-            format!("{trace}: flow completion time vs {param}"),
+            format!("{trace}: completion time of `{flow}` vs {param}"),
             param.to_owned(),
-            "FCT (s)",
+            format!("FCT of {flow} (s)"),
             x_scale,
         );
         for (key, by_value) in &lines {
-            for (i, flow) in fct_flows.iter().enumerate() {
-                let points: Vec<Point> = by_value
-                    .iter()
-                    .filter_map(|(bits, reps)| {
-                        mean_fct(reps, flow).map(|y| Point::new(f64::from_bits(*bits), y))
-                    })
-                    .collect();
-                if !points.is_empty() {
-                    let name = format!("{} {flow}", line_name(key));
-                    fct.series
-                        .push(Series::marked_line(name, color_of(key) + i, points));
-                }
+            let points: Vec<Point> = by_value
+                .iter()
+                .filter_map(|(bits, reps)| {
+                    mean_fct(reps, &flow).map(|y| Point::new(f64::from_bits(*bits), y))
+                })
+                .collect();
+            if !points.is_empty() {
+                fct.series
+                    .push(Series::marked_line(line_name(key), color_of(key), points));
             }
         }
         panels.push(fct);

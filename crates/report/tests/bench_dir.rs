@@ -341,7 +341,7 @@ fn sweeps_and_completion_times_get_their_figures() {
     assert!(r.plots.contains(&sweep_svg), "{:?}", r.plots);
     let svg = std::fs::read_to_string(&sweep_svg).unwrap();
     assert!(
-        svg.contains("flow completion time vs target_ms"),
+        svg.contains("completion time of `short` vs target_ms"),
         "the DFCSD panel"
     );
     let md = std::fs::read_to_string(&r.markdown).unwrap();

@@ -170,7 +170,12 @@ impl FlowLogic {
             }
         }
         let sample = match self.rtt_source {
-            RttSource::WindowSpan => self.arrivals.span(o.rcv_wnd as u64),
+            // A window that arrived in less than the connection's minimum
+            // RTT came as one burst (a small window at a high rate: 2 MSS
+            // take 0.4 ms at 54 Mbit/s): its span is not a round trip, and
+            // taken as one it drags the base RTT below the path's and pins
+            // DRWA at the floor. The round trip is at least that minimum.
+            RttSource::WindowSpan => self.arrivals.span(o.rcv_wnd as u64).map(|s| s.max(o.kernel_min_rtt_us as u64)),
             RttSource::KernelTimestamps => (o.kernel_rcv_rtt_us > 0).then_some(o.kernel_rcv_rtt_us as u64),
         };
         if let Some(rtt) = sample.filter(|&r| r > 0) {
@@ -216,11 +221,19 @@ impl FlowLogic {
         match self.rule {
             Rule::Dfcsd(p) => {
                 let backlog = dfcsd::backlog(current, mss, base, rtt);
-                let step = dfcsd::step(&p, backlog, gamma);
-                d.rwnd = self.bound(current as f64 + step.sign() as f64 * mss as f64, mss);
+                // The fixed point keeps the rate the window gives now
+                // (current / rtt) with γ packets queued (see the params).
+                let fixed = current as f64 * base as f64 / rtt as f64 + gamma * mss as f64;
+                if self.rwnd.is_none() && p.start_at_fixed_point && fixed < current as f64 {
+                    d.rwnd = self.bound(fixed, mss);
+                    d.step = 0;
+                } else {
+                    let step = dfcsd::step(&p, backlog, gamma);
+                    d.rwnd = self.bound(current as f64 + step.sign() as f64 * mss as f64, mss);
+                    d.step = step.sign();
+                }
                 d.gamma = Some(gamma);
                 d.backlog = Some(backlog);
-                d.step = step.sign();
                 next_period = rtt;
             }
             Rule::Drwa(p) => {
@@ -355,7 +368,8 @@ mod tests {
 
     #[test]
     fn dfcsd_shrinks_while_the_backlog_is_above_gamma() {
-        let (c, p) = dfcsd();
+        let p = DfcsdParams { start_at_fixed_point: false, ..DfcsdParams::default() };
+        let c = cfg(Rule::Dfcsd(p));
         let mut logic = FlowLogic::new(&c);
         let mut sim = Sim::new(link(), 1 << 20);
         // The kernel offered 60 packets: ~53 queued.
@@ -370,6 +384,26 @@ mod tests {
         let gaps: Vec<u64> = d.windows(2).map(|w| w[1].t_us - w[0].t_us).collect();
         // 60 packets: 174 ms; BDP + γ = 17 packets: 49 ms.
         assert!(gaps[0] > 150_000 && *gaps.last().unwrap() < 55_000, "{:?}", &gaps[..3]);
+    }
+
+    #[test]
+    fn dfcsd_starts_at_its_fixed_point_below_the_kernels_window() {
+        let (c, p) = dfcsd();
+        let mut logic = FlowLogic::new(&c);
+        let mut sim = Sim::new(link(), 1 << 20);
+        // The kernel offered 60 packets (~53 queued): the first decision
+        // goes straight to BDP + γ (6.9 + 10 packets), then holds there.
+        sim.run(&mut logic, 3_000, 60 * MSS, p.gamma_max);
+        let d = &sim.decisions;
+        assert_eq!(d[0].step, 0);
+        let first = pkts(d[0].rwnd);
+        assert!((first - (6.9 + p.gamma_max)).abs() <= 1.0, "first window {first:.1} packets");
+        assert!(d[1..].iter().all(|d| (pkts(d.rwnd) - first).abs() <= 1.5), "{:?}", &d[..5]);
+        // A window under the fixed point is left to the rule: it grows.
+        let mut logic = FlowLogic::new(&c);
+        let mut sim = Sim::new(link(), 1 << 20);
+        sim.run(&mut logic, 1_000, 4 * MSS, p.gamma_max);
+        assert_eq!(sim.decisions[0].step, 1);
     }
 
     #[test]
@@ -437,6 +471,34 @@ mod tests {
         // DRWA's own formula on the recorded quantities.
         let prev = &sim.decisions[sim.decisions.len() - 2];
         assert!(last.cwnd_est.unwrap() > 0 && prev.rwnd >= 2 * MSS);
+    }
+
+    #[test]
+    fn a_window_that_arrives_as_one_burst_is_not_a_round_trip() {
+        // 54 Mbit/s, 4 ms minimum RTT, the window at 2 MSS: each window
+        // arrives within one tick, then nothing until the next round trip.
+        for rule in [Rule::Drwa(DrwaParams::default()), Rule::Dfcsd(DfcsdParams::default())] {
+            let mut logic = FlowLogic::new(&cfg(rule));
+            let (mut bytes, mut w) = (0u64, 2 * MSS);
+            for ms in 1..=400u64 {
+                if ms % 4 == 0 {
+                    bytes += w as u64;
+                }
+                let o = Obs {
+                    t_us: ms * 1000,
+                    bytes_received: bytes,
+                    rcv_wnd: w,
+                    mss: MSS,
+                    kernel_min_rtt_us: 4_000,
+                    clamp: logic.rwnd().unwrap_or(1 << 20),
+                    ..Obs::default()
+                };
+                logic.tick(&o, 10.0);
+                w = logic.rwnd().unwrap_or(w);
+            }
+            assert!(logic.base_rtt_us().unwrap() >= 4_000, "{}: base {:?}", rule.name(), logic.base_rtt_us());
+            assert!(w > 4 * MSS, "{}: the window stayed at {w} bytes", rule.name());
+        }
     }
 
     #[test]

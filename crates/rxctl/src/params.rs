@@ -28,11 +28,20 @@ pub struct DfcsdParams {
     /// The backlog estimate is real-valued and never exactly γ; without a
     /// band the window would dither by ±1 MSS every period at equilibrium.
     pub hold_band: f64,
+    /// The first decision sets the window to the rule's fixed point for the
+    /// rate the flow has then, `rwnd · baseRTT/RTT + γ` packets, when that
+    /// is below the kernel's window, instead of walking down from the
+    /// kernel's window one MSS per RTT. The paper leaves the initial window
+    /// open; Linux's grows with autotuning until the first RTT sample (up to
+    /// ~150 packets at 1 Mbit/s, three times a 50-packet buffer), and the
+    /// walk down from there takes ~W²/2 packet times: minutes at 1 Mbit/s.
+    /// The rule then goes on from the fixed point as usual.
+    pub start_at_fixed_point: bool,
 }
 
 impl Default for DfcsdParams {
     fn default() -> Self {
-        DfcsdParams { gamma_max: 10.0, gamma_min: 2.0, k: 3.0, hold_band: 0.5 }
+        DfcsdParams { gamma_max: 10.0, gamma_min: 2.0, k: 3.0, hold_band: 0.5, start_at_fixed_point: true }
     }
 }
 

@@ -78,9 +78,10 @@ pub struct JobFile {
 
 fn list_schemes() {
     for name in harness::scheme::names() {
-        let Ok(s) = harness::scheme::lookup(if name == "iperf3:<cc>" { "iperf3:cubic" } else { &name }) else { continue };
+        // A parametric name (iperf3:<cc>, dfcsd+<cc>) is shown through one instance.
+        let Ok(s) = harness::scheme::lookup(&name.replace("<cc>", "bbr")) else { continue };
         println!("{name:<14} {}", s.summary);
-        for k in s.knobs {
+        for k in &s.knobs {
             println!("{:<14}   {} ({}..{}): {}", "", k.name, k.min, k.max, k.about);
         }
     }

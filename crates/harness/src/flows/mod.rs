@@ -6,6 +6,8 @@
 //!   schemes);
 //! - `iperf3`: the real iperf3 as child processes inside them;
 //! - `sprout`: `c2tcp sprout-recv` / `sprout-send` (UDP) as child processes.
+//! - `rxside`: `own` flows whose receivers the run's receiver-side
+//!   controller drives (DFCSD, DRWA).
 //!
 //! Either way a flow ends with a [`FlowOutcome`]: what the endpoints saw
 //! (bytes, completion time, retransmissions, TCP_INFO samples, Sprout's
@@ -27,6 +29,7 @@ use crate::traffic;
 
 mod iperf3;
 mod own;
+mod rxside;
 mod sprout;
 
 pub use sprout::SproutOutcome;
@@ -46,6 +49,8 @@ pub struct RunCtx<'a> {
     pub stop: Arc<AtomicBool>,
     pub out: &'a Path,
     pub sample_every: Duration,
+    /// The UE's receiver-side controller, when a flow's scheme uses one.
+    pub rxctl: Option<Arc<rxctl::Controller>>,
 }
 
 /// What one flow's endpoints saw.
@@ -143,5 +148,6 @@ pub fn start(ctx: &RunCtx<'_>, index: usize, flow: &Flow) -> Result<Box<dyn Runn
             sprout::start(ctx, plan, variant)
         }
         Kind::Kernel { .. } | Kind::Bpf { .. } | Kind::CubicOverAqm { .. } => own::start(ctx, plan),
+        Kind::ReceiverSide { .. } => rxside::start(ctx, plan),
     }
 }

@@ -1,7 +1,7 @@
 //! Flows of our own traffic generator (`traffic`): a receiver thread in the
 //! receiver's namespace, a sender thread in the sender's, the congestion
 //! control and SOL_C2TCP options chosen on the sender's socket.
-use std::net::{SocketAddrV4, TcpListener};
+use std::net::{SocketAddrV4, TcpListener, TcpStream};
 use std::thread::JoinHandle;
 
 use anyhow::{Context, Result};
@@ -15,7 +15,16 @@ struct Own {
     receiver: JoinHandle<Result<RecvReport>>,
 }
 
+/// Runs in the receiver thread: told of the accepted connection, dropped
+/// when the flow ends (see `rxside`).
+pub type AcceptHook = Box<dyn FnMut(&TcpStream) -> Result<()> + Send>;
+
 pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>) -> Result<Box<dyn RunningFlow>> {
+    start_with(ctx, plan, None)
+}
+
+/// As [`start`], with a hook around the receiving connection.
+pub fn start_with(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, hook: Option<AcceptHook>) -> Result<Box<dyn RunningFlow>> {
     let (rx_addr, port, index) = (plan.receiver_addr, plan.port, plan.index);
     let listener = plan
         .receiver_ns
@@ -35,7 +44,10 @@ pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>) -> Result<Box<dyn RunningFlow
     let (run_start, stop_r, stop_s, stop_at) = (ctx.run_start, ctx.stop.clone(), ctx.stop.clone(), plan.stop_at);
     let expect = flow.size_bytes;
     let receiver = plan.receiver_ns.spawn(&format!("rx{index}"), move || {
-        traffic::receive(listener, expect, stop_at, run_start, &stop_r)
+        let mut hook = hook;
+        let r = traffic::receive(listener, expect, stop_at, run_start, &stop_r, hook.as_deref_mut().map(|h| h as _));
+        drop(hook); // after the connection is closed
+        r
     })?;
     let sender = plan.sender_ns.spawn(&format!("tx{index}"), move || traffic::send(&spec, run_start, &stop_s))?;
     Ok(Box::new(Own { outcome: plan.outcome, sender, receiver }))
