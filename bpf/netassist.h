@@ -261,6 +261,7 @@ static __always_inline void na_init(struct sock *sk)
 	s->mode = NA_MODE_WAITING;
 	s->own_pacing = 0;
 	s->applied = 0;
+	na_export(sk, s, 0); /* a clean record: the peer's address and port may be reused */
 }
 
 static __always_inline void na_set_state(struct sock *sk, __u8 new_state)

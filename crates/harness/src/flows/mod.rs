@@ -24,6 +24,7 @@ use crate::scheme::{self, Kind};
 use crate::traffic;
 
 mod iperf3;
+mod netassisted;
 mod own;
 
 /// The first flow's port; flow i uses BASE_PORT + i.
@@ -132,5 +133,9 @@ pub fn start(ctx: &RunCtx<'_>, index: usize, flow: &Flow) -> Result<Box<dyn Runn
             iperf3::start(ctx, plan, &cc)
         }
         Kind::Kernel { .. } | Kind::Bpf { .. } | Kind::CubicOverAqm { .. } => own::start(ctx, plan),
+        Kind::NetAssisted { cc } => {
+            let cc = *cc;
+            netassisted::start(ctx, plan, cc)
+        }
     }
 }
