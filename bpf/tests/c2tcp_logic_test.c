@@ -10,18 +10,7 @@
 
 #include "../c2tcp_logic.h"
 
-static int failures;
-
-#define CHECK_EQ(got, want)                                                         \
-	do {                                                                        \
-		unsigned long long g_ = (unsigned long long)(got);                  \
-		unsigned long long w_ = (unsigned long long)(want);                 \
-		if (g_ != w_) {                                                     \
-			fprintf(stderr, "%s:%d: %s = %llu, want %llu\n", __FILE__,  \
-				__LINE__, #got, g_, w_);                            \
-			failures++;                                                 \
-		}                                                                   \
-	} while (0)
+#include "check.h"
 
 #define MS(x) ((__u64)(x) * 1000ULL)
 

@@ -4,18 +4,7 @@
 
 #include "../netassist_logic.h"
 
-static int failures;
-
-#define CHECK_EQ(got, want)                                                        \
-	do {                                                                       \
-		unsigned long long g_ = (unsigned long long)(got);                 \
-		unsigned long long w_ = (unsigned long long)(want);                \
-		if (g_ != w_) {                                                    \
-			fprintf(stderr, "%s:%d: %s = %llu, want %llu\n", __FILE__, \
-				__LINE__, #got, g_, w_);                           \
-			failures++;                                                \
-		}                                                                  \
-	} while (0)
+#include "check.h"
 
 /* Eq. 1: 12 Mbit/s (1.5 MB/s) x 20 ms x 2 = 60 000 bytes = 40 segments of
  * 1500 wire bytes; 20 each for two flows; never below 2. */

@@ -5,18 +5,7 @@
 #include "../vegas_logic.h"
 #include "../westwood_logic.h"
 
-static int failures;
-
-#define CHECK_EQ(got, want)                                                        \
-	do {                                                                       \
-		unsigned long long g_ = (unsigned long long)(got);                 \
-		unsigned long long w_ = (unsigned long long)(want);                \
-		if (g_ != w_) {                                                    \
-			fprintf(stderr, "%s:%d: %s = %llu, want %llu\n", __FILE__, \
-				__LINE__, #got, g_, w_);                           \
-			failures++;                                                \
-		}                                                                  \
-	} while (0)
+#include "check.h"
 
 /* A steady 1000 packets/s of 1448 bytes converges to 1.448 MB/s, and the
  * ssthresh after a loss is the pipe at the minimum RTT. */

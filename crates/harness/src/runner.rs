@@ -266,6 +266,9 @@ fn execute(
     };
 
     let run_start = Instant::now();
+    if let Some(na) = &netassist {
+        na.set_origin(bpfload::netassist::monotonic_us());
+    }
     let run_end = run_start + Duration::from_secs_f64(sc.link.duration_s);
     let ctx = flows::RunCtx {
         server: &server,

@@ -60,7 +60,7 @@ pub struct Options {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_file: Option<PathBuf>,
     /// Scripted NetAssist outages: `[[from_s, to_s], ...]` in seconds of the
-    /// run during which no feedback is sent.
+    /// run (the flows' clock) during which no feedback is sent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub silent: Vec<[f64; 2]>,
 }
@@ -223,6 +223,13 @@ impl Deployment {
     pub fn resume(&self) {
         if let Some(s) = &self.service {
             s.resume();
+        }
+    }
+
+    /// The run's time 0 (CLOCK_MONOTONIC µs), which `silent` counts from.
+    pub fn set_origin(&self, mono_us: u64) {
+        if let Some(s) = &self.service {
+            s.set_origin(mono_us);
         }
     }
 

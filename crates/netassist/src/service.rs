@@ -32,8 +32,8 @@ pub struct ServiceConfig {
     pub key: Option<Key>,
     /// CLOCK_MONOTONIC µs of trace time 0 (the emulator's start).
     pub start_us: u64,
-    /// Trace-time intervals [from, to) µs during which nothing is sent (a
-    /// scripted NetAssist outage).
+    /// Intervals [from, to) µs of the run (see `Service::set_origin`)
+    /// during which nothing is sent: a scripted NetAssist outage.
     pub silent: Vec<(u64, u64)>,
     /// Flow reports older than this no longer count: beta goes back to 1.
     pub report_max_age_us: u64,
@@ -84,6 +84,8 @@ impl ServiceCounts {
 
 /// A running NetAssist.
 pub struct Service {
+    /// CLOCK_MONOTONIC µs of the run's time 0, which `silent` counts from.
+    origin_us: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
     paused: Arc<AtomicBool>,
     counts: Arc<ServiceCounts>,
@@ -97,12 +99,19 @@ impl Service {
         let stop = Arc::new(AtomicBool::new(false));
         let paused = Arc::new(AtomicBool::new(false));
         let counts = Arc::new(ServiceCounts::default());
-        let (s, p, c) = (stop.clone(), paused.clone(), counts.clone());
+        let origin_us = Arc::new(AtomicU64::new(cfg.start_us));
+        let (s, p, c, o) = (stop.clone(), paused.clone(), counts.clone(), origin_us.clone());
         let thread = std::thread::Builder::new()
             .name("netassist".into())
-            .spawn(move || run(sock, meter, cfg, &s, &p, &c))
+            .spawn(move || run(sock, meter, cfg, &s, &p, &c, &o))
             .context("starting the NetAssist thread")?;
-        Ok(Service { stop, paused, counts, thread: Some(thread) })
+        Ok(Service { origin_us, stop, paused, counts, thread: Some(thread) })
+    }
+
+    /// Sets the run's time 0 (CLOCK_MONOTONIC µs) for the silent intervals;
+    /// until then they count from trace time 0.
+    pub fn set_origin(&self, mono_us: u64) {
+        self.origin_us.store(mono_us, Relaxed);
     }
 
     /// Withholds feedback (the measurement goes on) until `resume`.
@@ -151,7 +160,15 @@ fn wait(fd: i32, deadline: u64) {
     unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
 }
 
-fn run(sock: UdpSocket, mut meter: Meter, cfg: ServiceConfig, stop: &AtomicBool, paused: &AtomicBool, c: &ServiceCounts) -> Result<()> {
+fn run(
+    sock: UdpSocket,
+    mut meter: Meter,
+    cfg: ServiceConfig,
+    stop: &AtomicBool,
+    paused: &AtomicBool,
+    c: &ServiceCounts,
+    origin_us: &AtomicU64,
+) -> Result<()> {
     let session: u32 = rand::random();
     let mut seq: u32 = 0;
     let mut guard = Guard::new(cfg.report_max_age_us);
@@ -184,7 +201,8 @@ fn run(sock: UdpSocket, mut meter: Meter, cfg: ServiceConfig, stop: &AtomicBool,
             if f.carried {
                 c.carried.fetch_add(1, Relaxed);
             }
-            if paused.load(Relaxed) || cfg.silent.iter().any(|&(a, b)| end >= a && end < b) {
+            let run_t = (cfg.start_us + end).saturating_sub(origin_us.load(Relaxed));
+            if paused.load(Relaxed) || cfg.silent.iter().any(|&(a, b)| run_t >= a && run_t < b) {
                 c.withheld.fetch_add(1, Relaxed);
                 continue;
             }

@@ -31,7 +31,8 @@ pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, cc: &'static str) -> Result<B
         // seconds from an Instant (the same clock): map one onto the other.
         let (mono0, since_start) = (bpfload::netassist::monotonic_us() as f64, run_start.elapsed().as_secs_f64());
         while !stop.load(Ordering::Relaxed) && Instant::now() < stop_at {
-            if let Some(st) = flow_state_in(&map, ue, port) {
+            // Records older than this sampler are a previous run's (same address and port).
+            if let Some(st) = flow_state_in(&map, ue, port).filter(|s| s.changed_us as f64 >= mono0) {
                 if rows.last().is_none_or(|(_, last)| last.changed_us != st.changed_us) {
                     rows.push(((st.changed_us as f64 - mono0) / 1e6 + since_start, st));
                 }
