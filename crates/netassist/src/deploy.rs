@@ -248,3 +248,28 @@ impl Deployment {
         Ok(Stats { options: self.options.clone(), netassist, agent })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Options> {
+        let o: Options = serde_json::from_str(text)?;
+        o.validate()?;
+        Ok(o)
+    }
+
+    #[test]
+    fn options_default_to_the_paper_and_errors_name_the_field() {
+        let o = parse("{}").unwrap();
+        assert_eq!(o, Options::default());
+        assert_eq!((o.period_ms, o.delay_ms, o.alpha), (50.0, 1.0, 2.0));
+        assert_eq!(o.timeout_us(), 200_000);
+        let e = format!("{:#}", parse(r#"{"period_ms": 0}"#).unwrap_err());
+        assert!(e.contains("netassist.period_ms"), "{e}");
+        let e = format!("{:#}", parse(r#"{"silent": [[5, 3]]}"#).unwrap_err());
+        assert!(e.contains("netassist.silent[0]"), "{e}");
+        let e = format!("{:#}", parse(r#"{"perod_ms": 50}"#).unwrap_err());
+        assert!(e.contains("perod_ms"), "{e}");
+    }
+}
