@@ -111,8 +111,8 @@ fn two_natcp_flows_to_one_ue_share_the_link_fairly() {
     for f in m["flows"].as_array().unwrap() {
         assert!(f["throughput_mbps"].as_f64().unwrap() > 0.5, "{f}");
     }
-    assert_eq!(json(&out.join("netassist.json"))["netassist"]["last_beta"], 2);
-    // Both connections saw beta = 2 in the feedback they applied.
+    // Both connections saw beta = 2 in the feedback they applied (at the
+    // very end the flows close before NetAssist stops, so its last beta may be lower).
     for i in 0..2 {
         let text = std::fs::read_to_string(out.join(format!("netassist-flow{i}.csv"))).unwrap();
         assert!(text.lines().filter(|l| l.contains(",assisted,")).any(|l| l.split(',').nth(7) == Some("2")), "flow {i}: {text}");
