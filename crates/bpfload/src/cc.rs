@@ -66,6 +66,18 @@ pub static CCS: &[CcSpec] = &[
         attach: attach_vegas,
         reconfigure: no_options,
     },
+    CcSpec {
+        name: "natcp",
+        summary: "NATCP: cwnd = 2 x minRTT x bandwidth / flows from NetAssist feedback, paced; Cubic without feedback",
+        attach: crate::netassist::attach_natcp,
+        reconfigure: no_options,
+    },
+    CcSpec {
+        name: "nacubic",
+        summary: "NACubic: Cubic with cwnd capped by NetAssist feedback (eq. 1), paced; Cubic without feedback",
+        attach: crate::netassist::attach_nacubic,
+        reconfigure: no_options,
+    },
 ];
 
 pub fn spec(name: &str) -> Result<&'static CcSpec> {

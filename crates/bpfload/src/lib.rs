@@ -11,6 +11,7 @@ pub mod cc;
 pub mod doctor;
 pub mod leftovers;
 pub mod lock;
+pub mod netassist;
 pub mod status;
 pub mod sys;
 pub mod usage;
@@ -26,6 +27,12 @@ mod skel {
     }
     pub mod vegas {
         include!(concat!(env!("OUT_DIR"), "/vegas.skel.rs"));
+    }
+    pub mod natcp {
+        include!(concat!(env!("OUT_DIR"), "/natcp.skel.rs"));
+    }
+    pub mod nacubic {
+        include!(concat!(env!("OUT_DIR"), "/nacubic.skel.rs"));
     }
 }
 

@@ -12,7 +12,8 @@
 //! `done`, `interrupted` or `failed`), the emulator's Mahimahi-format
 //! `downlink.log` / `uplink.log`, `flows.json`, `tcpinfo.csv` (per-flow
 //! TCP_INFO / C2TCP_INFO samples), `rxctl.csv` (the receiver-side
-//! controller's decisions, when a scheme uses one) and the analysis
+//! controller's decisions, when a scheme uses one), for NetAssist runs
+//! `netassist.json` and `netassist-flow<N>.csv`, and the analysis
 //! (`metrics.json`, ...).
 use std::fs;
 use std::io::Write;
@@ -247,9 +248,29 @@ fn execute(
     cfg.delay_us = (sc.link.delay_ms * 1000.0).round() as u64;
     cfg.trace_offset_ms = (sc.link.trace_offset_s * 1000.0).round() as u64;
     cfg.seed = opts.seed;
+    let (trace_offset_ms, delay_us) = (cfg.trace_offset_ms, cfg.delay_us);
     let emulator = Emulator::start(cfg, &server, &ue)?;
+    // NATCP/NACubic flows need NetAssist, its agent and the UE's reporter.
+    let netassist = match sc.flows.iter().any(|f| scheme::lookup(&f.scheme).is_ok_and(|s| s.needs_netassist())) {
+        false => None,
+        true => {
+            let model = netassist::LinkModel {
+                downlink: &link.downlink,
+                uplink: &link.uplink,
+                trace_offset_ms,
+                once: false,
+                delay_us,
+                start_us: emulator.start_us(),
+            };
+            let na_opts = sc.netassist.clone().unwrap_or_default();
+            Some(netassist::Deployment::start(&server, &ue, emulator.inside_addr(), &model, &na_opts).context("starting NetAssist")?)
+        }
+    };
 
     let run_start = Instant::now();
+    if let Some(na) = &netassist {
+        na.set_origin(bpfload::netassist::monotonic_us());
+    }
     let run_end = run_start + Duration::from_secs_f64(sc.link.duration_s);
     // Receiver-side control: one controller for the UE, created in its
     // namespace (it checks the namespace's tcp_shrink_window) before any
@@ -309,6 +330,9 @@ fn execute(
     if let Some(ctl) = &rxctl {
         // Every receiver has ended: stop() lets go of what is left.
         rxctl::write_csv_file(&ctl.stop(), &opts.out.join("rxctl.csv"))?;
+    }
+    if let Some(na) = netassist {
+        write_json(&opts.out.join("netassist.json"), &na.stop()?)?;
     }
     let stats = emulator.stop()?;
     setup.emulator = Some(stats);

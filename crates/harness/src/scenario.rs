@@ -34,6 +34,10 @@ pub struct Scenario {
     pub description: String,
     pub link: Link,
     pub flows: Vec<Flow>,
+    /// NetAssist's settings for runs with `natcp`/`nacubic` flows
+    /// (docs/netassist.md); defaults when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub netassist: Option<netassist::Options>,
     /// Values to sweep in `c2tcp bench`, a key mapped to a list of values:
     /// a flow parameter (`target_ms`), a link field (`queue`, `delay_ms`,
     /// `loss`, `downlink`), or a field of the flows with one label
@@ -196,6 +200,9 @@ impl Scenario {
         }
         if self.flows.is_empty() {
             bail!("flows: a scenario needs at least one [[flows]] entry");
+        }
+        if let Some(na) = &self.netassist {
+            na.validate()?;
         }
         for (i, f) in self.flows.iter().enumerate() {
             let at = |field: &str| format!("flows[{i}].{field}");

@@ -27,6 +27,9 @@ pub enum Kind {
     Kernel { cc: &'static str },
     /// One of our BPF congestion controls; loaded if needed.
     Bpf { cc: &'static str },
+    /// A BPF congestion control fed by NetAssist (`natcp`, `nacubic`): the
+    /// runner also starts NetAssist, its agent and the UE's flow reporter.
+    NetAssisted { cc: &'static str },
     /// Cubic with this AQM on both bottleneck queues (`codel` or `pie`).
     CubicOverAqm { aqm: &'static str },
     /// The real iperf3 with this congestion control.
@@ -133,6 +136,18 @@ fn registry() -> Vec<Entry> {
             knobs: &[],
         },
         Entry {
+            name: "natcp",
+            summary: "NATCP (BPF): cwnd = 2 x minRTT x bandwidth / flows and pacing from live NetAssist feedback; Cubic without it",
+            kind: Kind::NetAssisted { cc: "natcp" },
+            knobs: &[],
+        },
+        Entry {
+            name: "nacubic",
+            summary: "NACubic (BPF): the kernel's Cubic capped at eq. 1 and paced by live NetAssist feedback; Cubic without it",
+            kind: Kind::NetAssisted { cc: "nacubic" },
+            knobs: &[],
+        },
+        Entry {
             name: "cubic-codel",
             summary: "Cubic over CoDel at the bottleneck (both directions)",
             kind: Kind::CubicOverAqm { aqm: "codel" },
@@ -234,7 +249,7 @@ impl Scheme {
     /// The kernel congestion control the sender's socket selects (None: not TCP).
     pub fn sender_cc(&self) -> Option<&str> {
         match &self.kind {
-            Kind::Kernel { cc } | Kind::Bpf { cc } => Some(cc),
+            Kind::Kernel { cc } | Kind::Bpf { cc } | Kind::NetAssisted { cc } => Some(cc),
             Kind::CubicOverAqm { .. } => Some("cubic"),
             Kind::Iperf3 { cc } => Some(cc),
             Kind::Sprout { .. } => None,
@@ -251,7 +266,7 @@ impl Scheme {
     /// The BPF congestion controls that must be loaded for this scheme.
     pub fn needs_bpf(&self) -> Option<&'static str> {
         match &self.kind {
-            Kind::Bpf { cc } => Some(cc),
+            Kind::Bpf { cc } | Kind::NetAssisted { cc } => Some(cc),
             Kind::ReceiverSide { cc, .. } => registry().into_iter().find_map(|e| match e.kind {
                 Kind::Bpf { cc: bpf } if bpf == cc.as_str() => Some(bpf),
                 _ => None,
@@ -282,6 +297,11 @@ impl Scheme {
                 rxctl::Rule::Drwa(p)
             }
         }))
+    }
+
+    /// Whether the run must start NetAssist for this scheme.
+    pub fn needs_netassist(&self) -> bool {
+        matches!(self.kind, Kind::NetAssisted { .. })
     }
 
     /// The bottleneck queue this scheme runs over, given the scenario's
@@ -334,6 +354,9 @@ mod tests {
         let e = lookup("vegas-ng").unwrap_err().to_string();
         assert!(e.contains("unknown scheme `vegas-ng`") && e.contains("c2tcp, westwood, vegas"), "{e}");
         assert_eq!(lookup("westwood").unwrap().needs_bpf(), Some("westwood"));
+        let na = lookup("nacubic").unwrap();
+        assert_eq!((na.sender_cc(), na.needs_bpf(), na.needs_netassist()), (Some("nacubic"), Some("nacubic"), true));
+        assert!(!lookup("c2tcp").unwrap().needs_netassist());
         assert!(lookup("iperf3:").is_err());
         assert!(lookup("iperf3:a b").is_err());
     }

@@ -131,6 +131,7 @@ fn scenario_of(a: &Args) -> Result<Scenario> {
                     keep_scheme: false,
                     params,
                 }],
+                netassist: None,
                 sweep: Default::default(),
             }
         }

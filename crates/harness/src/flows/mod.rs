@@ -28,6 +28,7 @@ use crate::scheme::{self, Kind};
 use crate::traffic;
 
 mod iperf3;
+mod netassisted;
 mod own;
 mod rxside;
 mod sprout;
@@ -149,5 +150,9 @@ pub fn start(ctx: &RunCtx<'_>, index: usize, flow: &Flow) -> Result<Box<dyn Runn
         }
         Kind::Kernel { .. } | Kind::Bpf { .. } | Kind::CubicOverAqm { .. } => own::start(ctx, plan),
         Kind::ReceiverSide { .. } => rxside::start(ctx, plan),
+        Kind::NetAssisted { cc } => {
+            let cc = *cc;
+            netassisted::start(ctx, plan, cc)
+        }
     }
 }

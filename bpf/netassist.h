@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * NATCP and NACubic: the kernel side shared by natcp.bpf.c and nacubic.bpf.c
+ * (docs/netassist.md).
+ *
+ * The server agent (crates/netassist, agent.rs) writes the latest NetAssist
+ * feedback of each UE into `na_feedback`, keyed by the UE's IPv4 address. On
+ * every ACK, cong_control() looks up the connection's peer there:
+ *
+ *   fresh feedback (younger than its timeout, default 4 periods):
+ *     natcp:   cwnd = eq. 1, pacing = BL_Bw / beta
+ *     nacubic: the kernel's Cubic (through its kfuncs), cwnd capped at
+ *              eq. 1, pacing = BL_Bw / beta
+ *   none yet, or stale (section 2.4's fallback timer):
+ *     both are plain Cubic, unpaced, until feedback returns.
+ *
+ * Why cong_control() rather than cong_avoid(): after cong_avoid() the kernel
+ * recomputes sk_pacing_rate from cwnd/srtt (tcp_update_pacing_rate), so only
+ * a congestion control that implements cong_control() owns the pacing rate.
+ * The price is that the kernel then also skips its PRR loss recovery
+ * (tcp_cwnd_reduction) and the reset of cwnd to ssthresh at the end of a
+ * reduction (tcp_end_cwnd_reduction): both are redone here, PRR with our
+ * own prr_delivered counter (the kernel's is not writable from BPF), so the
+ * Cubic paths behave as the kernel's Cubic does. In assisted mode NATCP keeps
+ * cwnd at eq. 1 through loss recovery too (the network, not the loss, says
+ * what the path holds), except that it always lets the first retransmission
+ * out; NACubic's cap applies on top of Cubic's own PRR.
+ *
+ * Pacing needs no fq qdisc: the kernel paces internally when
+ * sk_pacing_status is SK_PACING_NEEDED. We set it on entering assisted mode
+ * (only if nobody else did, e.g. fq sets SK_PACING_FQ) and clear it again on
+ * falling back, so the fallback really is plain Cubic.
+ *
+ * State: Cubic's struct bictcp takes the first 60 bytes of icsk_ca_priv;
+ * ours lives behind it. What a test or the runner wants to see (mode,
+ * fallbacks, resumes, the applied feedback) is mirrored into `na_flows`,
+ * keyed by (peer address, peer port), when it changes - at most once per
+ * feedback period, never per ACK.
+ */
+#ifndef NETASSIST_H
+#define NETASSIST_H
+
+#include "tcp_ca_common.h"
+#include "netassist_logic.h"
+
+#define NA_CUBIC_PRIV 64 /* Cubic's 60 bytes, rounded up to 8 */
+
+#define FLAG_DATA_ACKED 0x04
+#define FLAG_SYN_ACKED 0x10
+#define FLAG_DATA_SACKED 0x20
+#define FLAG_SND_UNA_ADVANCED 0x400
+#define FLAG_FORWARD_PROGRESS (FLAG_DATA_ACKED | FLAG_SYN_ACKED | FLAG_DATA_SACKED)
+
+/* Written by the agent; layout shared with bpfload::netassist::Feedback. */
+struct na_feedback {
+	__u64 bw_Bps;     /* bottleneck bandwidth, bytes/s of IP packets */
+	__u64 updated_us; /* CLOCK_MONOTONIC us when the agent accepted it */
+	__u32 min_rtt_us;
+	__u32 beta;       /* the UE's flows, >= 1 */
+	__u32 seq;        /* NetAssist's sequence number */
+	__u32 timeout_us; /* fallback timer */
+	__u32 alpha_pct;  /* eq. 1's alpha, percent */
+	__u32 flags;
+};
+
+struct na_flow_key {
+	__u32 daddr; /* network order, as skc_daddr */
+	__u16 dport; /* network order, as skc_dport */
+	__u16 pad;
+};
+
+/* Read by bpfload::netassist::FlowState. */
+struct na_flow_state {
+	__u64 pacing_rate; /* payload bytes/s in force (0 in Cubic modes) */
+	__u64 bw_Bps;
+	__u64 changed_us;  /* tcp_mstamp of this record */
+	__u32 mode;        /* enum na_mode */
+	__u32 fallbacks;
+	__u32 resumes;
+	__u32 seq;
+	__u32 target_cwnd;
+	__u32 cwnd;
+	__u32 min_rtt_us;
+	__u32 beta;
+};
+
+struct na_sk {
+	__u32 prr_delivered;
+	__u32 seq;
+	__u32 target;
+	__u32 fallbacks;
+	__u32 resumes;
+	__u8 mode;
+	__u8 own_pacing;
+	__u8 applied; /* seq/target valid */
+	__u8 pad;
+};
+
+struct na_priv {
+	__u8 cubic[NA_CUBIC_PRIV];
+	struct na_sk na;
+};
+_Static_assert(sizeof(struct na_priv) <= 104, "icsk_ca_priv is 104 bytes");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct na_feedback);
+} na_feedback SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct na_flow_key);
+	__type(value, struct na_flow_state);
+} na_flows SEC(".maps");
+
+static __always_inline struct na_sk *na_sk(const struct sock *sk)
+{
+	return &((struct na_priv *)inet_csk_ca(sk))->na;
+}
+
+static __always_inline __u32 tcp_packets_in_flight(const struct tcp_sock *tp)
+{
+	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
+}
+
+static __always_inline bool na_in_reduction(__u8 ca_state)
+{
+	return ((1 << TCP_CA_CWR) | (1 << TCP_CA_Recovery)) & (1 << ca_state);
+}
+
+/* The bytes one full segment takes on the wire (IPv4). */
+static __always_inline __u32 na_wire(const struct tcp_sock *tp)
+{
+	return tp->mss_cache + tp->tcp_header_len + NA_IPV4_HDR;
+}
+
+static __always_inline void na_stamp_cwnd(struct tcp_sock *tp)
+{
+	tp->snd_cwnd_stamp = (__u32)bpf_jiffies64();
+}
+
+static __always_inline void na_export(struct sock *sk, const struct na_sk *s, const struct na_feedback *fb)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct na_flow_key key = {
+		.daddr = sk->__sk_common.skc_daddr,
+		.dport = sk->__sk_common.skc_dport,
+	};
+	struct na_flow_state st = {
+		.pacing_rate = s->mode == NA_MODE_ASSISTED ? sk->sk_pacing_rate : 0,
+		.changed_us = tp->tcp_mstamp,
+		.mode = s->mode,
+		.fallbacks = s->fallbacks,
+		.resumes = s->resumes,
+		.seq = s->seq,
+		.target_cwnd = s->target,
+		.cwnd = tp->snd_cwnd,
+	};
+
+	if (fb) {
+		st.bw_Bps = fb->bw_Bps;
+		st.min_rtt_us = fb->min_rtt_us;
+		st.beta = fb->beta;
+	}
+	bpf_map_update_elem(&na_flows, &key, &st, BPF_ANY);
+}
+
+/* ---- the kernel's Cubic path, as tcp_cong_control() runs it ---- */
+
+static __always_inline bool na_may_raise_cwnd(const struct sock *sk, int flag)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	int limit = sk->__sk_common.skc_net.net->ipv4.sysctl_tcp_reordering;
+
+	if (tp->reordering > limit)
+		return flag & FLAG_FORWARD_PROGRESS;
+	return flag & FLAG_DATA_ACKED;
+}
+
+static __always_inline void na_cwnd_reduction(struct sock *sk, struct na_sk *s, int newly_acked_sacked,
+					      int newly_lost, int flag)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	int sndcnt;
+
+	if (newly_acked_sacked <= 0 || !tp->prior_cwnd)
+		return;
+	s->prr_delivered += newly_acked_sacked;
+	sndcnt = na_prr_sndcnt(tp->snd_ssthresh, tcp_packets_in_flight(tp), s->prr_delivered, tp->prr_out,
+			       tp->prior_cwnd, newly_acked_sacked, newly_lost, flag & FLAG_SND_UNA_ADVANCED);
+	tcp_set_cwnd(tp, tcp_packets_in_flight(tp) + sndcnt);
+}
+
+static __always_inline void na_cubic(struct sock *sk, struct na_sk *s, __u32 ack, int flag,
+				     const struct rate_sample *rs)
+{
+	if (na_in_reduction(inet_csk(sk)->icsk_ca_state)) {
+		na_cwnd_reduction(sk, s, rs->acked_sacked, rs->losses, flag);
+	} else if (na_may_raise_cwnd(sk, flag)) {
+		cubictcp_cong_avoid(sk, ack, rs->acked_sacked);
+		na_stamp_cwnd(tcp_sk(sk));
+	}
+}
+
+static __always_inline void na_kernel_pacing(struct sock *sk)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct net *net = sk->__sk_common.skc_net.net;
+	__u64 rate = na_kernel_pacing_rate(tp->mss_cache, tp->snd_cwnd, tp->packets_out, tp->snd_ssthresh,
+					   tp->srtt_us, net->ipv4.sysctl_tcp_pacing_ss_ratio,
+					   net->ipv4.sysctl_tcp_pacing_ca_ratio);
+
+	sk->sk_pacing_rate = rate < sk->sk_max_pacing_rate ? rate : sk->sk_max_pacing_rate;
+}
+
+/* ---- mode changes ---- */
+
+static __always_inline void na_enter_assisted(struct sock *sk, struct na_sk *s)
+{
+	if (s->mode == NA_MODE_FALLBACK)
+		s->resumes++;
+	s->mode = NA_MODE_ASSISTED;
+	if (sk->sk_pacing_status == SK_PACING_NONE) {
+		sk->sk_pacing_status = SK_PACING_NEEDED;
+		s->own_pacing = 1;
+	}
+}
+
+/* Cubic takes over at the last assisted window, in congestion avoidance,
+ * with a fresh epoch (its old one is from before the assisted stretch). */
+static __always_inline void na_enter_fallback(struct sock *sk, struct na_sk *s)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	s->mode = NA_MODE_FALLBACK;
+	s->fallbacks++;
+	if (s->own_pacing) {
+		sk->sk_pacing_status = SK_PACING_NONE;
+		s->own_pacing = 0;
+	}
+	cubictcp_state(sk, TCP_CA_Loss); /* only resets Cubic's own state */
+	if (!na_in_reduction(inet_csk(sk)->icsk_ca_state))
+		tp->snd_ssthresh = tp->snd_cwnd > 2 ? tp->snd_cwnd : 2;
+}
+
+/* ---- the hooks ---- */
+
+static __always_inline void na_init(struct sock *sk)
+{
+	struct na_sk *s = na_sk(sk);
+
+	cubictcp_init(sk);
+	s->prr_delivered = 0;
+	s->seq = 0;
+	s->target = 0;
+	s->fallbacks = 0;
+	s->resumes = 0;
+	s->mode = NA_MODE_WAITING;
+	s->own_pacing = 0;
+	s->applied = 0;
+	na_export(sk, s, 0); /* a clean record: the peer's address and port may be reused */
+}
+
+static __always_inline void na_set_state(struct sock *sk, __u8 new_state)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct na_sk *s = na_sk(sk);
+	__u8 old = inet_csk(sk)->icsk_ca_state;
+
+	if (!na_in_reduction(old) && na_in_reduction(new_state)) {
+		s->prr_delivered = 0; /* tcp_init_cwnd_reduction() zeroed the kernel's */
+	} else if (na_in_reduction(old) && !na_in_reduction(new_state) && new_state != TCP_CA_Loss) {
+		/* tcp_end_cwnd_reduction(), which the kernel skips for us. */
+		if (tp->snd_ssthresh < TCP_INFINITE_SSTHRESH && (old == TCP_CA_CWR || tp->undo_marker)) {
+			tcp_set_cwnd(tp, tp->snd_ssthresh);
+			na_stamp_cwnd(tp);
+		}
+	}
+	cubictcp_state(sk, new_state);
+}
+
+static __always_inline void na_cong_control(struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs,
+					    bool cap_cubic)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct na_sk *s = na_sk(sk);
+	__u32 key = sk->__sk_common.skc_daddr;
+	struct na_feedback *fb = bpf_map_lookup_elem(&na_feedback, &key);
+	__u8 was = s->mode;
+	bool fresh = fb && na_fresh(fb->bw_Bps, fb->updated_us, fb->timeout_us, tp->tcp_mstamp);
+	bool changed = false;
+
+	if (fresh) {
+		if (was != NA_MODE_ASSISTED)
+			na_enter_assisted(sk, s);
+		if (!s->applied || s->seq != fb->seq || was != NA_MODE_ASSISTED) {
+			s->seq = fb->seq;
+			s->applied = 1;
+			s->target = na_target_cwnd(fb->bw_Bps, fb->min_rtt_us, fb->alpha_pct, fb->beta, na_wire(tp));
+			changed = true;
+		}
+	} else if (was == NA_MODE_ASSISTED) {
+		na_enter_fallback(sk, s);
+		changed = true;
+	}
+
+	if (s->mode == NA_MODE_ASSISTED && !cap_cubic) {
+		__u32 cwnd = s->target;
+
+		/* Let the first retransmission of a recovery out. */
+		if (na_in_reduction(inet_csk(sk)->icsk_ca_state) && !tp->prr_out &&
+		    cwnd < tcp_packets_in_flight(tp) + 1)
+			cwnd = tcp_packets_in_flight(tp) + 1;
+		tcp_set_cwnd(tp, cwnd);
+		na_stamp_cwnd(tp);
+	} else {
+		na_cubic(sk, s, ack, flag, rs);
+		if (s->mode == NA_MODE_ASSISTED && tp->snd_cwnd > s->target) {
+			__u32 floor = tcp_packets_in_flight(tp) + 1;
+
+			if (na_in_reduction(inet_csk(sk)->icsk_ca_state) && !tp->prr_out && s->target < floor)
+				tcp_set_cwnd(tp, floor);
+			else
+				tcp_set_cwnd(tp, s->target);
+		}
+	}
+
+	if (s->mode == NA_MODE_ASSISTED) {
+		__u64 rate = na_pacing_rate(fb ? fb->bw_Bps : 0, fb ? fb->beta : 1, tp->mss_cache, na_wire(tp));
+
+		sk->sk_pacing_rate = rate < sk->sk_max_pacing_rate ? rate : sk->sk_max_pacing_rate;
+	} else {
+		na_kernel_pacing(sk);
+	}
+	if (changed)
+		na_export(sk, s, fb);
+}
+
+/*
+ * One congestion control: the BPF programs (named <cc>_<hook>, as
+ * `c2tcp status` expects) and its struct_ops. cap_cubic: 0 NATCP, 1 NACubic.
+ */
+#define NA_DEFINE_CC(cc, cap_cubic)                                                                    \
+	SEC("struct_ops")                                                                              \
+	void BPF_PROG(cc##_init, struct sock *sk)                                                    \
+	{                                                                                              \
+		na_init(sk);                                                                           \
+	}                                                                                              \
+	SEC("struct_ops")                                                                              \
+	void BPF_PROG(cc##_cong_control, struct sock *sk, __u32 ack, int flag,                       \
+		      const struct rate_sample *rs)                                                    \
+	{                                                                                              \
+		na_cong_control(sk, ack, flag, rs, cap_cubic);                                         \
+	}                                                                                              \
+	SEC("struct_ops")                                                                              \
+	__u32 BPF_PROG(cc##_ssthresh, struct sock *sk)                                               \
+	{                                                                                              \
+		return cubictcp_recalc_ssthresh(sk);                                                   \
+	}                                                                                              \
+	SEC("struct_ops")                                                                              \
+	void BPF_PROG(cc##_set_state, struct sock *sk, __u8 new_state)                               \
+	{                                                                                              \
+		na_set_state(sk, new_state);                                                           \
+	}                                                                                              \
+	SEC("struct_ops")                                                                              \
+	void BPF_PROG(cc##_cwnd_event, struct sock *sk, enum tcp_ca_event event)                     \
+	{                                                                                              \
+		if (bpf_ksym_exists(cubictcp_cwnd_event))                                              \
+			cubictcp_cwnd_event(sk, event);                                                \
+	}                                                                                              \
+	SEC("struct_ops")                                                                              \
+	void BPF_PROG(cc##_pkts_acked, struct sock *sk, const struct ack_sample *sample)              \
+	{                                                                                              \
+		cubictcp_acked(sk, sample);                                                            \
+	}                                                                                              \
+	SEC("struct_ops")                                                                              \
+	__u32 BPF_PROG(cc##_undo_cwnd, struct sock *sk)                                              \
+	{                                                                                              \
+		return tcp_reno_undo_cwnd(sk);                                                         \
+	}                                                                                              \
+	SEC(".struct_ops.link")                                                                        \
+	struct tcp_congestion_ops cc = {                                                             \
+		.init = (void *)cc##_init,                                                           \
+		.cong_control = (void *)cc##_cong_control,                                           \
+		.ssthresh = (void *)cc##_ssthresh,                                                   \
+		.set_state = (void *)cc##_set_state,                                                 \
+		.cwnd_event = (void *)cc##_cwnd_event,                                               \
+		.pkts_acked = (void *)cc##_pkts_acked,                                               \
+		.undo_cwnd = (void *)cc##_undo_cwnd,                                                 \
+		.flags = TCP_CONG_NON_RESTRICTED,                                                      \
+		.name = #cc,                                                                         \
+	}
+
+#endif /* NETASSIST_H */

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Host unit tests of bpf/netassist_logic.h (NATCP and NACubic arithmetic). */
+#include <stdio.h>
+
+#include "../netassist_logic.h"
+
+#include "check.h"
+
+/* Eq. 1: 12 Mbit/s (1.5 MB/s) x 20 ms x 2 = 60 000 bytes = 40 segments of
+ * 1500 wire bytes; 20 each for two flows; never below 2. */
+static void test_eq1(void)
+{
+	CHECK_EQ(na_target_cwnd(1500000, 20000, 200, 1, 1500), 40);
+	CHECK_EQ(na_target_cwnd(1500000, 20000, 200, 2, 1500), 20);
+	CHECK_EQ(na_target_cwnd(1500000, 20000, 100, 1, 1500), 20);
+	CHECK_EQ(na_target_cwnd(1500000, 20000, 200, 0, 1500), 40); /* beta 0 read as 1 */
+	CHECK_EQ(na_target_cwnd(12500, 10000, 200, 1, 1500), 2);    /* 100 kbit/s: the floor */
+	/* A terabyte per second for 10 s does not overflow: it saturates. */
+	CHECK_EQ(na_target_cwnd(~0ull, ~0u, ~0u, 1, 1500), 0x7fffffff);
+	/* 100 Gbit/s at 10 ms: 2 x 12.5 GB/s x 0.01 s / 1500. */
+	CHECK_EQ(na_target_cwnd(12500000000ull, 10000, 200, 1, 1500), 166666);
+}
+
+/* Pacing is the flow's share in payload bytes: 1448 of every 1500. */
+static void test_pacing(void)
+{
+	CHECK_EQ(na_pacing_rate(1500000, 1, 1448, 1500), 1448000);
+	CHECK_EQ(na_pacing_rate(1500000, 2, 1448, 1500), 724000);
+	CHECK_EQ(na_pacing_rate(1500000, 1, 1448, 0), 1500000);
+}
+
+static void test_freshness(void)
+{
+	CHECK_EQ(na_fresh(1000, 5000000, 200000, 5100000), 1);
+	CHECK_EQ(na_fresh(1000, 5000000, 200000, 5200000), 1);
+	CHECK_EQ(na_fresh(1000, 5000000, 200000, 5200001), 0);
+	CHECK_EQ(na_fresh(1000, 5000000, 200000, 4999000), 1); /* stamped "after now" */
+	CHECK_EQ(na_fresh(0, 5000000, 200000, 5000001), 0);     /* no bandwidth yet */
+	CHECK_EQ(na_fresh(1000, 0, 200000, 1), 0);
+}
+
+/* PRR as the kernel computes it (RFC 6937 section 3). */
+static void test_prr(void)
+{
+	/* 20 in flight, ssthresh 14, prior cwnd 20: proportional part. After 4
+	 * delivered, 14 x 4 / 20 rounded up = 3 may have been sent; 1 was. */
+	CHECK_EQ(na_prr_sndcnt(14, 20, 4, 1, 20, 1, 0, 1), 2);
+	/* The first ACK of a recovery always lets a retransmission out. */
+	CHECK_EQ(na_prr_sndcnt(14, 20, 1, 0, 20, 1, 0, 0), 1);
+	/* Below ssthresh: slow-start-like reduction bound, at most the gap. */
+	CHECK_EQ(na_prr_sndcnt(14, 10, 8, 3, 20, 2, 0, 1), 4);
+	CHECK_EQ(na_prr_sndcnt(14, 12, 8, 3, 20, 2, 0, 1), 2);
+	/* A loss on this ACK: no extra segment for the advancing una. */
+	CHECK_EQ(na_prr_sndcnt(14, 10, 5, 3, 20, 2, 1, 1), 2);
+}
+
+/* tcp_update_pacing_rate(): 200 % in slow start, 120 % after. */
+static void test_kernel_pacing(void)
+{
+	/* 10 x 1448 bytes per 10 ms (srtt_us holds 8 x 10000) = 1.448 MB/s. */
+	CHECK_EQ(na_kernel_pacing_rate(1448, 10, 5, 100, 80000, 200, 120), 2896000);
+	CHECK_EQ(na_kernel_pacing_rate(1448, 10, 5, 10, 80000, 200, 120), 1737600);
+	CHECK_EQ(na_kernel_pacing_rate(1448, 10, 20, 10, 80000, 200, 120), 3475200);
+}
+
+int main(void)
+{
+	test_eq1();
+	test_pacing();
+	test_freshness();
+	test_prr();
+	test_kernel_pacing();
+	if (failures) {
+		fprintf(stderr, "netassist_logic_test: %d failure(s)\n", failures);
+		return 1;
+	}
+	printf("netassist_logic_test: all passed\n");
+	return 0;
+}

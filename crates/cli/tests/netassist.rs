@@ -1,0 +1,120 @@
+//! NATCP and NACubic with a live NetAssist, end to end through `c2tcp run`:
+//! the real kernel's congestion controls, real sockets through the real
+//! emulator, NetAssist and its agent on their own veths.
+mod common;
+
+use std::path::Path;
+
+use common::c2tcp;
+
+/// Rows of `netassist-flow<N>.csv`: (t_s, mode, cwnd, target, pacing Mbit/s, resumes).
+fn state_rows(path: &Path) -> Vec<(f64, String, u32, u32, f64, u32)> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[0].parse().unwrap(), f[1].to_string(), f[2].parse().unwrap(), f[3].parse().unwrap(), f[4].parse().unwrap(), f[10].parse().unwrap())
+        })
+        .collect()
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// NetAssist goes silent from 3 s to 5 s of an 8 s run: the flow falls back
+/// to Cubic within the timeout (4 x 50 ms) and is assisted again when the
+/// feedback returns. The feedback is authenticated with a key file, and the
+/// agent accepts all of it.
+#[test]
+fn silencing_netassist_falls_back_to_cubic_and_feedback_brings_it_back() {
+    let test = "silencing_netassist_falls_back_to_cubic_and_feedback_brings_it_back";
+    if !testkit::require_root(test) {
+        return;
+    }
+    let _kernel = testkit::kernel_lock();
+    let tmp = tempfile::tempdir().unwrap();
+    let key = tmp.path().join("netassist.key");
+    std::fs::write(&key, b"a shared secret of 32 bytes, ok!").unwrap();
+    for scheme in ["natcp", "nacubic"] {
+        let scenario = tmp.path().join(format!("{scheme}.toml"));
+        std::fs::write(
+            &scenario,
+            format!(
+                r#"name = "fallback"
+[link]
+downlink = "constant:12"
+uplink = "constant:48"
+delay_ms = 5
+queue = "droptail:bytes=150000"
+duration_s = 8
+[netassist]
+silent = [[3.0, 5.0]]
+key_file = "{}"
+[[flows]]
+scheme = "{scheme}"
+"#,
+                key.display()
+            ),
+        )
+        .unwrap();
+        let out = tmp.path().join(scheme);
+        let (ok, text) = c2tcp(&["run", scenario.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+        assert!(ok, "{scheme}: {text}");
+        let rows = state_rows(&out.join("netassist-flow0.csv"));
+        let at = |from: f64, to: f64| rows.iter().filter(move |r| r.0 >= from && r.0 < to);
+        // Assisted, paced at the link's rate in payload bytes (12 x 1448/1500), before the silence.
+        assert!(at(1.0, 3.0).count() > 10, "{scheme}: feedback applied every period before 3 s: {rows:?}");
+        assert!(at(1.0, 3.0).all(|r| r.1 == "assisted" && (r.4 - 11.58).abs() < 0.2), "{scheme}: {rows:?}");
+        // Fallen back within the timeout (+ an RTT and the sampling slack), unpaced.
+        let fell = rows.iter().find(|r| r.1 == "fallback").unwrap_or_else(|| panic!("{scheme}: never fell back: {rows:?}"));
+        assert!(fell.0 > 3.0 && fell.0 < 3.5, "{scheme}: fell back at {} s: {rows:?}", fell.0);
+        assert_eq!(fell.4, 0.0, "{scheme}: a fallen-back flow is not paced");
+        assert!(at(3.5, 5.0).all(|r| r.1 == "fallback"), "{scheme}: feedback applied while NetAssist was silent: {rows:?}");
+        // Back to assisted once feedback returns.
+        let back = at(5.0, 8.0).find(|r| r.1 == "assisted").unwrap_or_else(|| panic!("{scheme}: never resumed: {rows:?}"));
+        assert!(back.0 < 5.5 && back.5 == 1, "{scheme}: resumed at {} s: {back:?}", back.0);
+        let na = json(&out.join("netassist.json"));
+        let withheld = na["netassist"]["withheld"].as_u64().unwrap();
+        assert!((38..=42).contains(&withheld), "{scheme}: 40 periods withheld, got {withheld}");
+        let agent = &na["agent"]["datagrams"];
+        assert_eq!(agent["accepted"], na["netassist"]["sent"], "{scheme}: {na}");
+        for r in ["bad_mac", "unauthenticated", "stale", "replayed", "truncated", "malformed"] {
+            assert_eq!(agent[r], 0, "{scheme}: {r}: {na}");
+        }
+        assert_eq!(json(&out.join("run.json"))["status"], "done");
+    }
+}
+
+/// Two NATCP flows to one UE on a real cellular trace: the UE reports
+/// beta = 2, each flow takes half of eq. 1's window and pacing, and they
+/// share the link with Jain's fairness >= 0.9.
+#[test]
+fn two_natcp_flows_to_one_ue_share_the_link_fairly() {
+    let test = "two_natcp_flows_to_one_ue_share_the_link_fairly";
+    if !testkit::require_root(test) {
+        return;
+    }
+    let Some(traces) = testkit::traces_dir(test) else { return };
+    let trace = traces.join("mahimahi/TMobile-LTE-driving.down");
+    let _kernel = testkit::kernel_lock();
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/natcp-fairness.toml");
+    let out = tmp.path().join("fair");
+    let args = ["run", scenario.to_str().unwrap(), "--downlink", trace.to_str().unwrap(), "--duration", "15", "--warmup", "3"];
+    let (ok, text) = c2tcp(&[&args[..], &["--out", out.to_str().unwrap(), "--quiet"]].concat());
+    assert!(ok, "{text}");
+    let m = json(&out.join("metrics.json"));
+    let jain = m["aggregate"]["jain_fairness"].as_f64().unwrap();
+    assert!(jain >= 0.9, "Jain's fairness {jain}: {}", m["flows"]);
+    for f in m["flows"].as_array().unwrap() {
+        assert!(f["throughput_mbps"].as_f64().unwrap() > 0.5, "{f}");
+    }
+    // Both connections saw beta = 2 in the feedback they applied (at the
+    // very end the flows close before NetAssist stops, so its last beta may be lower).
+    for i in 0..2 {
+        let text = std::fs::read_to_string(out.join(format!("netassist-flow{i}.csv"))).unwrap();
+        assert!(text.lines().filter(|l| l.contains(",assisted,")).any(|l| l.split(',').nth(7) == Some("2")), "flow {i}: {text}");
+    }
+}

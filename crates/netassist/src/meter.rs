@@ -1,0 +1,154 @@
+//! What NetAssist measures for a UE each period: the bottleneck bandwidth
+//! the cellular link offered and the minimum RTT a packet could see.
+//!
+//! The "base station's scheduler" is the trace: NetAssist walks the same
+//! delivery schedule as the emulator's link (same traces, same trace time 0,
+//! same offset and looping), so the bandwidth of a period is exactly the
+//! capacity the link offered in it, used or not, whether or not the
+//! emulator's thread happened to be awake. It counts opportunities at trace
+//! times in (end - period, end].
+//!
+//! - bandwidth = opportunities x 1500 bytes / period. A period without any
+//!   opportunity (an outage) reports the last non-zero bandwidth, flagged as
+//!   carried: a zero would make eq. 1's window collapse to its floor, and the
+//!   link's capacity is not known to be zero, only unobserved.
+//! - minimum RTT = the propagation delay both ways + the time one MTU takes
+//!   at the period's downlink bandwidth + the time one MTU takes at its
+//!   uplink bandwidth (the paper's three parts: network delay, downlink and
+//!   uplink transmission/scheduling delay).
+use emu::trace::{Cursor, Trace};
+
+/// Bytes of one delivery opportunity (the emulator's link).
+pub const MTU_BYTES: u64 = emu::link::OPPORTUNITY_BYTES as u64;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Figures {
+    /// End of the period, µs of trace time.
+    pub end_us: u64,
+    /// Downlink bottleneck bandwidth, bytes/s.
+    pub bw_bps: u64,
+    /// Uplink bandwidth, bytes/s (only used for the minimum RTT).
+    pub up_bps: u64,
+    pub min_rtt_us: u32,
+    /// The downlink offered nothing this period: bw_bps is the last non-zero one.
+    pub carried: bool,
+}
+
+struct Direction {
+    cursor: Cursor,
+    last_bps: u64,
+}
+
+impl Direction {
+    /// Bytes/s offered in (.., end_us], and whether it was carried over.
+    fn take(&mut self, end_us: u64, period_us: u64) -> (u64, bool) {
+        let mut n = 0u64;
+        while let Some(t) = self.cursor.peek_us() {
+            if t > end_us {
+                break;
+            }
+            n += 1;
+            self.cursor.advance();
+        }
+        if n == 0 {
+            return (self.last_bps, true);
+        }
+        self.last_bps = n * MTU_BYTES * 1_000_000 / period_us;
+        (self.last_bps, false)
+    }
+}
+
+pub struct Meter {
+    down: Direction,
+    up: Direction,
+    period_us: u64,
+    prop_us: u64,
+    next_end_us: u64,
+}
+
+fn mtu_time_us(bps: u64) -> u64 {
+    if bps == 0 {
+        0
+    } else {
+        (MTU_BYTES * 1_000_000).div_ceil(bps)
+    }
+}
+
+impl Meter {
+    /// `offset_ms` and `once` as the emulator's; `prop_us` its one-way delay.
+    pub fn new(down: &Trace, up: &Trace, offset_ms: u64, once: bool, prop_us: u64, period_us: u64) -> anyhow::Result<Meter> {
+        anyhow::ensure!(period_us >= 1_000, "the NetAssist period must be at least 1 ms");
+        Ok(Meter {
+            down: Direction { cursor: Cursor::new(down, offset_ms, once)?, last_bps: 0 },
+            up: Direction { cursor: Cursor::new(up, offset_ms, once)?, last_bps: 0 },
+            period_us,
+            prop_us,
+            next_end_us: period_us,
+        })
+    }
+
+    /// Trace time at which the next period ends.
+    pub fn next_end_us(&self) -> u64 {
+        self.next_end_us
+    }
+
+    /// The figures of the period ending at `next_end_us()`; moves on.
+    /// None while the downlink has never offered anything.
+    pub fn measure(&mut self) -> Option<Figures> {
+        let end = self.next_end_us;
+        self.next_end_us += self.period_us;
+        let (bw, carried) = self.down.take(end, self.period_us);
+        let (up, _) = self.up.take(end, self.period_us);
+        if bw == 0 {
+            return None;
+        }
+        let rtt = 2 * self.prop_us + mtu_time_us(bw) + mtu_time_us(up);
+        Some(Figures { end_us: end, bw_bps: bw, up_bps: up, min_rtt_us: rtt.min(u32::MAX as u64) as u32, carried })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn trace(ms: impl IntoIterator<Item = u64>) -> Trace {
+        let text: Vec<String> = ms.into_iter().map(|t| t.to_string()).collect();
+        Trace::parse(Path::new("t"), &text.join("\n")).unwrap()
+    }
+
+    #[test]
+    fn bandwidth_and_min_rtt_of_each_period() {
+        // Downlink: 1 opportunity per ms for 100 ms (12 Mbit/s), then none
+        // until 200 ms, then 2 per ms; uplink constant 4 per ms (48 Mbit/s).
+        let mut down: Vec<u64> = (1..=100).collect();
+        down.extend((201..=300).flat_map(|t| [t, t]));
+        let up = trace((1..=300).flat_map(|t| [t; 4]));
+        let mut m = Meter::new(&trace(down), &up, 0, false, 5_000, 50_000).unwrap();
+        let f = m.measure().unwrap();
+        assert_eq!((f.end_us, f.bw_bps, f.up_bps, f.carried), (50_000, 1_500_000, 6_000_000, false));
+        // 10 ms of propagation + 1 ms for the MTU down + 0.25 ms up.
+        assert_eq!(f.min_rtt_us, 11_250);
+        assert_eq!(m.measure().unwrap().bw_bps, 1_500_000);
+        // The outage: the last non-zero bandwidth, flagged.
+        let f = m.measure().unwrap();
+        assert_eq!((f.bw_bps, f.carried, f.min_rtt_us), (1_500_000, true, 11_250));
+        assert!(m.measure().unwrap().carried);
+        let f = m.measure().unwrap();
+        assert_eq!((f.end_us, f.bw_bps, f.carried), (250_000, 3_000_000, false));
+        assert_eq!(f.min_rtt_us, 10_000 + 500 + 250);
+    }
+
+    #[test]
+    fn nothing_before_the_first_capacity_and_offsets_follow_the_emulator() {
+        let down = trace([120, 200]);
+        let up = trace([1, 200]);
+        let mut m = Meter::new(&down, &up, 0, false, 0, 50_000).unwrap();
+        assert_eq!(m.measure(), None);
+        assert_eq!(m.measure(), None);
+        assert_eq!(m.measure().unwrap().bw_bps, 30_000); // one MTU in 50 ms
+        // Starting 100 ms in: the opportunity at 120 ms is at 20 ms.
+        let mut m = Meter::new(&down, &up, 100, false, 0, 50_000).unwrap();
+        assert_eq!(m.measure().unwrap().bw_bps, 30_000);
+    }
+}
