@@ -13,17 +13,18 @@ BIN=${BIN:-target/release/c2tcp}
 OUT=${DFCSD_OUT:-bench-out/dfcsd}
 SCHEMES=${SCHEMES:-cubic,drwa,dfcsd}
 REPS=${REPS:-3}
+JOBS=${JOBS:-1}
 export C2TCP_TRACES=${C2TCP_TRACES:-$(realpath ../shared/traces)}
 [ "$(id -u)" = 0 ] || { echo "needs root (network namespaces, TUN)" >&2; exit 1; }
 
 for s in short-long link-rate short-size many-short short-long-trace; do
   echo "== dfcsd-$s" >&2
   reps=1; [ "$s" = short-long ] && reps=$REPS
-  $BIN bench "scenarios/dfcsd-$s.toml" --schemes "$SCHEMES" --reference cubic --reps "$reps" --jobs 1 --out "$OUT/$s"
+  $BIN bench "scenarios/dfcsd-$s.toml" --schemes "$SCHEMES" --reference cubic --reps "$reps" --jobs "$JOBS" --out "$OUT/$s"
 done
 # DFCSD alone over its γ_max (the other schemes do not take it).
 echo "== dfcsd-gamma" >&2
-$BIN bench scenarios/dfcsd-gamma.toml --schemes dfcsd --reference dfcsd --reference-label gamma_max=10 --jobs 1 --out "$OUT/gamma"
+$BIN bench scenarios/dfcsd-gamma.toml --schemes dfcsd --reference dfcsd --reference-label gamma_max=10 --jobs "$JOBS" --out "$OUT/gamma"
 
 # The short-vs-long table from each run's flows.csv (label, scheme,
 # size_bytes, fct_s and retransmits are columns 2, 3, 6, 14 and 15), means

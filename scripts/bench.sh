@@ -6,6 +6,9 @@
 #   target-sweep  C2TCP Fig. 20: Target 25-75 ms vs Cubic and Cubic+CoDel
 #   buffer-sweep  C2TCP Fig. 21: bottleneck buffer 75 KB - 1.5 MB
 #   friendliness  C2TCP Fig. 18: a Cubic flow, then the scheme under test
+#   sprout        Sprout NSDI'13 set-up (20 ms each way, unlimited queue)
+#   natcp         NATCP/NACubic over live NetAssist, the MEC set-up (Table 2)
+#   dfcsd         DFCSD/DRWA short-vs-long and its variants (scripts/bench-dfcsd.sh)
 #
 # BENCH_OUT (default bench-out) holds one directory per part with its report;
 # BENCH_JOBS (default 2) runs at a time; BENCH_PARTS selects parts.
@@ -14,7 +17,7 @@ cd "$(dirname "$0")/.."
 BIN=target/release/c2tcp
 OUT=${BENCH_OUT:-bench-out}
 JOBS=${BENCH_JOBS:-2}
-PARTS=${BENCH_PARTS:-"table1 target-sweep buffer-sweep friendliness"}
+PARTS=${BENCH_PARTS:-"table1 target-sweep buffer-sweep friendliness sprout natcp dfcsd"}
 TRACES=${C2TCP_TRACES:-../shared/traces}
 export C2TCP_TRACES=$TRACES
 
@@ -26,7 +29,7 @@ part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 if part table1; then
   echo "== table1: the authors' set-up over every downlink trace"
-  $BIN bench --schemes "${TABLE1_SCHEMES:-cubic,bbr,cubic-codel,westwood,vegas,c2tcp}" \
+  $BIN bench --schemes "${TABLE1_SCHEMES:-cubic,bbr,cubic-codel,westwood,vegas,sprout,sprout-ewma,c2tcp}" \
     --traces all --jobs "$JOBS" --out "$OUT/table1"
 fi
 if part target-sweep; then
@@ -43,5 +46,19 @@ if part friendliness; then
   echo "== friendliness (C2TCP Fig. 18)"
   $BIN bench scenarios/tcp-friendliness.toml --schemes cubic,bbr,westwood,c2tcp \
     --reference cubic --jobs "$JOBS" --out "$OUT/friendliness"
+fi
+if part sprout; then
+  echo "== sprout (Sprout NSDI'13 set-up)"
+  $BIN bench scenarios/sprout-paper.toml --schemes cubic,sprout,sprout-ewma \
+    --traces all --reference cubic --jobs "$JOBS" --out "$OUT/sprout"
+fi
+if part natcp; then
+  echo "== natcp (NATCP MEC set-up, live NetAssist)"
+  $BIN bench scenarios/natcp-mec.toml --schemes natcp,nacubic,c2tcp,cubic \
+    --traces all --reference c2tcp --jobs "$JOBS" --out "$OUT/natcp"
+fi
+if part dfcsd; then
+  echo "== dfcsd (receiver-side short-vs-long and variants)"
+  DFCSD_OUT="$OUT/dfcsd" JOBS="$JOBS" BIN="$BIN" ./scripts/bench-dfcsd.sh
 fi
 echo "reports: $(ls -d "$OUT"/*/report.md 2>/dev/null | tr '\n' ' ')"

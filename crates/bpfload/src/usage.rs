@@ -63,6 +63,7 @@ impl BpfUse {
         let todo = missing(ccs);
         if !todo.is_empty() {
             for (cc, outcome) in crate::load(&todo, &LoadOptions::default())? {
+                debug(&format!("loaded {cc}: {outcome:?}"));
                 if outcome == LoadOutcome::Loaded {
                     fs::create_dir_all(AUTOLOAD_DIR)?;
                     fs::write(mark(cc), std::process::id().to_string())?;
@@ -77,12 +78,14 @@ impl BpfUse {
 impl Drop for BpfUse {
     fn drop(&mut self) {
         let Some(lock) = self.lock.take() else { return };
-        if !upgrade_soon(&lock) {
+        if !lock.try_upgrade() {
+            debug("another user holds the lock: leaving the auto-loaded programs to it");
             return; // someone else still uses them; the last one out unloads
         }
         let marked: Vec<String> = fs::read_dir(AUTOLOAD_DIR)
             .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
             .unwrap_or_default();
+        debug(&format!("sole user; auto-loaded: {marked:?}"));
         if marked.is_empty() {
             return;
         }
@@ -93,23 +96,11 @@ impl Drop for BpfUse {
     }
 }
 
-/// Sole ownership, if it comes within a moment. Another user's hold can be
-/// a run that is itself on its way out (its own upgrade attempt fails while
-/// we hold ours): a few short retries keep two runs ending together from
-/// each leaving the other's programs loaded. A bench holding the shared side
-/// for its whole life still wins, as it should.
-fn upgrade_soon(lock: &BpfLock) -> bool {
-    for _ in 0..10 {
-        if lock.try_upgrade() {
-            return true;
-        }
-        // A failed conversion left us holding nothing: take our share back.
-        if lock.downgrade().is_err() {
-            return false;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
+/// `C2TCP_DEBUG_BPF=1` traces the shared-use decisions on stderr.
+fn debug(msg: &str) {
+    if std::env::var_os("C2TCP_DEBUG_BPF").is_some() {
+        eprintln!("c2tcp[{}] bpf use: {msg}", std::process::id());
     }
-    false
 }
 
 /// After a crash: unloads what a dead run auto-loaded, when no run is using

@@ -26,7 +26,7 @@ fn load_is_idempotent_and_unload_leaves_nothing() {
         assert!(allowed("c2tcp"), "c2tcp must be selectable by unprivileged programs");
         let (ok, out) = c2tcp(&["load", "c2tcp"]);
         assert!(ok && out.contains("already loaded"), "second load: {out}");
-        let (ok, out) = c2tcp(&["load", "--default-target", "60"]);
+        let (ok, out) = c2tcp(&["load", "c2tcp", "--default-target", "60"]);
         assert!(ok && out.contains("options updated"), "reconfiguring load: {out}");
 
         let (ok, json) = c2tcp(&["status", "--json"]);
@@ -41,8 +41,11 @@ fn load_is_idempotent_and_unload_leaves_nothing() {
         let s = tcp_socket();
         sockopt::set_target_us(&s, 20_000).unwrap();
     }
-    // Unloaded: no congestion control, no pins, no socket-option programs.
-    assert!(!registered("c2tcp"));
+    // Unloaded: no congestion control, no pins, no socket-option programs,
+    // and none of the others was loaded along the way.
+    for cc in ["c2tcp", "westwood", "vegas", "natcp", "nacubic"] {
+        assert!(!registered(cc), "{cc} left loaded");
+    }
     assert!(!allowed("c2tcp"));
     assert!(!Path::new("/sys/fs/bpf/c2tcp/c2tcp").exists(), "pins left behind");
     let s = tcp_socket();
