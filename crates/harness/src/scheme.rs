@@ -68,6 +68,12 @@ const SPROUT_KNOBS: &[Knob] = &[
         min: 1.0,
         max: 100.0,
     },
+    Knob {
+        name: "rtt_lookahead",
+        about: "1: the window looks one min RTT past 100 ms of forecast (default); 0: the paper's window",
+        min: 0.0,
+        max: 1.0,
+    },
 ];
 const CODEL_KNOBS: &[Knob] = &[
     Knob { name: "codel_target_ms", about: "CoDel target sojourn time (default 5)", min: 0.1, max: 10_000.0 },

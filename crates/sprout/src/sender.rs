@@ -6,7 +6,15 @@
 //!   taken when a forecast arrives; then +bytes sent, −the forecast's drain of
 //!   each tick that passes, never below zero.
 //! - Window: bytes the forecast says will drain in the next `target_ticks`
-//!   ticks (100 ms) minus the queue estimate.
+//!   ticks (100 ms) plus one minimum RTT, minus the queue estimate. The
+//!   estimate counts everything not yet reported received, so it holds the
+//!   bytes on both propagation legs as well as the queued ones: the paper's
+//!   window (100 ms of forecast minus that estimate) shrinks by an RTT of
+//!   sending and, at a 40-ms RTT, starves the link (docs/sprout.md,
+//!   "the RTT look-ahead"). Looking one minimum RTT further ahead gives
+//!   those bytes the forecast drain of the time they spend in flight.
+//! - Minimum RTT: when feedback advances the received-or-lost count, the
+//!   time since the last byte it covers was sent; the smallest such sample.
 //! - Time-to-next: 0 while the window allows another full packet; otherwise
 //!   the heartbeat interval, the longest the sender will stay silent.
 //! - Heartbeats: a header-only datagram when nothing was sent for an interval;
@@ -33,6 +41,9 @@ pub const INITIAL_WINDOW_PACKETS: u64 = 10;
 /// Capped so a lost heartbeat costs at most a second of silence.
 pub const HEARTBEAT_MAX_US: u64 = 1_000_000;
 
+/// Datagrams remembered for RTT samples while feedback is missing.
+const MAX_UNREPORTED: usize = 1 << 16;
+
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
     pub session: u32,
@@ -46,6 +57,9 @@ pub struct SenderConfig {
     pub heartbeat_max_us: u64,
     /// Packets sent further apart than this are assumed not reordered.
     pub reorder_us: u64,
+    /// Look one minimum RTT past `target_ticks` (see the module comment);
+    /// false is the paper's window.
+    pub rtt_lookahead: bool,
     /// Bytes the sender may have in flight before the first forecast.
     pub initial_window: u64,
 }
@@ -61,6 +75,7 @@ impl SenderConfig {
             heartbeat_us: 50_000,
             heartbeat_max_us: HEARTBEAT_MAX_US,
             reorder_us: 10_000,
+            rtt_lookahead: true,
             initial_window: INITIAL_WINDOW_PACKETS * crate::DEFAULT_PACKET_SIZE as u64,
         }
     }
@@ -104,6 +119,10 @@ pub struct Sender {
     received_at_heartbeat: Option<u64>,
     /// (send time, seq) of the datagrams sent within the reorder window.
     recent: VecDeque<(u64, u64)>,
+    /// (send time, end seq) of the datagrams not yet reported received.
+    unreported: VecDeque<(u64, u64)>,
+    /// Smallest RTT sample (0: none yet).
+    min_rtt_us: u64,
     pub counters: SenderCounters,
 }
 
@@ -122,6 +141,8 @@ impl Sender {
             last_send_us: None,
             received_at_heartbeat: None,
             recent: VecDeque::new(),
+            unreported: VecDeque::with_capacity(4096),
+            min_rtt_us: 0,
             counters: SenderCounters::default(),
         }
     }
@@ -144,6 +165,7 @@ impl Sender {
             self.counters.feedback_inconsistent += 1;
             return false;
         }
+        self.sample_rtt(now_us, fb.received_or_lost);
         self.forecast = Some(Forecast { counts: fb.counts, n: fb.n, at_us: now_us, tick: fb.tick });
         self.cur = 0;
         self.queue_est = self.next_seq - fb.received_or_lost;
@@ -151,6 +173,26 @@ impl Sender {
         self.counters.received_or_lost = fb.received_or_lost;
         self.counters.received_bytes = fb.received_bytes;
         true
+    }
+
+    /// The datagrams the receiver now reports received (or written off)
+    /// leave `unreported`; the newest of them gives an RTT sample.
+    fn sample_rtt(&mut self, now_us: u64, received_or_lost: u64) {
+        let mut newest = None;
+        while self.unreported.front().is_some_and(|&(_, end)| end <= received_or_lost) {
+            newest = self.unreported.pop_front().map(|(t, _)| t);
+        }
+        if let Some(sent_us) = newest {
+            let rtt = now_us.saturating_sub(sent_us).max(1);
+            if self.min_rtt_us == 0 || rtt < self.min_rtt_us {
+                self.min_rtt_us = rtt;
+            }
+        }
+    }
+
+    /// The smallest RTT seen, µs (0 before the first sample).
+    pub fn min_rtt_us(&self) -> u64 {
+        self.min_rtt_us
     }
 
     /// Moves into the forecast tick `now` falls in, draining the estimate.
@@ -168,7 +210,8 @@ impl Sender {
     fn window_now(&self) -> u64 {
         let Some(f) = &self.forecast else { return self.cfg.initial_window.saturating_sub(self.queue_est) };
         let before = if self.cur == 0 { 0 } else { f.counts[self.cur - 1] };
-        let end = (self.cur + self.cfg.target_ticks - 1).min(f.n - 1);
+        let lookahead = if self.cfg.rtt_lookahead { (self.min_rtt_us / self.cfg.tick_us) as usize } else { 0 };
+        let end = (self.cur + self.cfg.target_ticks + lookahead - 1).min(f.n - 1);
         (f.counts[end] - before).saturating_sub(self.queue_est)
     }
 
@@ -247,6 +290,10 @@ impl Sender {
         };
         let n = wire::write_data(&d, buf);
         self.recent.push_back((now_us, seq));
+        if self.unreported.len() >= MAX_UNREPORTED {
+            self.unreported.pop_front(); // a receiver silent this long: oldest samples are moot
+        }
+        self.unreported.push_back((now_us, seq + n as u64));
         self.next_seq += n as u64;
         self.next_pkt += 1;
         self.queue_est += n as u64;
@@ -437,5 +484,20 @@ mod tests {
         assert_eq!(sent[4].throwaway, sent[4].seq, "nothing within 10 ms");
         assert!(sent.windows(2).all(|w| w[1].seq == w[0].seq + w[0].len as u64));
         assert!(sent.windows(2).all(|w| w[1].pkt_no == w[0].pkt_no + 1));
+    }
+
+    #[test]
+    fn the_window_looks_one_min_rtt_further_ahead() {
+        // 10 packets per tick forecast; feedback reports everything received
+        // 40 ms after it was sent, so the minimum RTT is two ticks.
+        let per_tick = [10u64; 8];
+        for (lookahead, want_ticks) in [(false, 5u64), (true, 7)] {
+            let mut s = Sender::new(SenderConfig { rtt_lookahead: lookahead, initial_window: P, ..SenderConfig::new(1) });
+            let mut buf = [0u8; 2000];
+            assert!(s.poll_transmit(0, &mut buf).is_some());
+            assert!(s.on_feedback(40_000, &fb(1, s.bytes_sent(), per_tick)));
+            assert_eq!(s.min_rtt_us(), 40_000);
+            assert_eq!(s.window(40_000), want_ticks * 10 * P, "lookahead {lookahead}");
+        }
     }
 }

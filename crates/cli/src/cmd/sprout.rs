@@ -66,6 +66,10 @@ pub struct SendArgs {
     /// UDP payload bytes of a full data packet
     #[arg(long, default_value_t = DEFAULT_PACKET_SIZE)]
     packet_size: usize,
+    /// The paper's window: 100 ms of forecast minus the queue estimate, without
+    /// looking one minimum RTT further (docs/sprout.md, "the RTT look-ahead")
+    #[arg(long)]
+    paper_window: bool,
     /// Also write the JSON summary to this file
     #[arg(long, value_name = "FILE")]
     stats: Option<PathBuf>,
@@ -119,7 +123,11 @@ pub fn send(a: SendArgs) -> Result<ExitCode> {
     if a.packet_size < sprout::wire::DATA_HEADER || a.packet_size > 65507 {
         bail!("--packet-size must be in {}..=65507, got {}", sprout::wire::DATA_HEADER, a.packet_size);
     }
-    let config = SenderConfig { packet_size: a.packet_size, ..SenderConfig::new(net::new_session()) };
+    let config = SenderConfig {
+        packet_size: a.packet_size,
+        rtt_lookahead: !a.paper_window,
+        ..SenderConfig::new(net::new_session())
+    };
     let duration = seconds("duration", a.duration)?;
     if !(a.start_in.is_finite() && (0.0..1e7).contains(&a.start_in)) {
         bail!("--start-in must be a number of seconds >= 0, got {}", a.start_in);

@@ -84,6 +84,9 @@ pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, variant: &str) -> Result<Box<
         .args(["--duration", &format!("{duration:.3}"), "--start-in", &format!("{start_in:.3}")])
         .arg("--stats")
         .arg(&send_stats);
+    if plan.flow.param_f64("rtt_lookahead") == Some(0.0) {
+        send.arg("--paper-window");
+    }
     let sender = match spawn(&mut send, "sprout-send") {
         Ok(s) => s,
         Err(e) => {
