@@ -19,8 +19,8 @@ fn num(v: &Value, key: &str) -> f64 {
 
 /// The authors' set-up on Verizon-LTE-short for 20 s, Cubic then Sprout:
 /// Sprout's 95th-percentile queueing delay is far below Cubic's (the Sprout
-/// paper: Cubic's delay is 79x Sprout's on average; measured here ~0.13x)
-/// while it still carries a sane share of the link (~0.8x Cubic's).
+/// paper: Cubic's delay is 79x Sprout's on average; measured here ~0.17x)
+/// while it still carries a sane share of the link (~0.94x Cubic's).
 #[test]
 fn sprout_queues_far_less_than_cubic_through_the_emulator() {
     let test = "sprout_queues_far_less_than_cubic_through_the_emulator";
