@@ -68,13 +68,18 @@ const SPROUT_KNOBS: &[Knob] = &[
         min: 1.0,
         max: 100.0,
     },
-    Knob {
-        name: "rtt_lookahead",
-        about: "1: the window looks one min RTT past 100 ms of forecast (default); 0: the paper's window",
-        min: 0.0,
-        max: 1.0,
-    },
+    RTT_LOOKAHEAD,
 ];
+
+/// The sender's window rule, shared by both variants (same sender).
+const RTT_LOOKAHEAD: Knob = Knob {
+    name: "rtt_lookahead",
+    about: "1: the window looks one min RTT past 100 ms of forecast (default); 0: the paper's window",
+    min: 0.0,
+    max: 1.0,
+};
+
+const SPROUT_EWMA_KNOBS: &[Knob] = &[RTT_LOOKAHEAD];
 const CODEL_KNOBS: &[Knob] = &[
     Knob { name: "codel_target_ms", about: "CoDel target sojourn time (default 5)", min: 0.1, max: 10_000.0 },
     Knob { name: "codel_interval_ms", about: "CoDel interval (default 100)", min: 1.0, max: 100_000.0 },
@@ -139,7 +144,7 @@ fn registry() -> Vec<Entry> {
             name: "sprout-ewma",
             summary: "Sprout-EWMA over UDP: EWMA rate estimate, no caution (saturating sender)",
             kind: Kind::Sprout { variant: "ewma" },
-            knobs: &[],
+            knobs: SPROUT_EWMA_KNOBS,
         },
         Entry {
             name: "natcp",
