@@ -283,6 +283,10 @@ pub struct SenderReport {
     pub local: String,
     pub session: u32,
     pub packet_size: usize,
+    /// The window looked one minimum RTT past 100 ms of forecast (false: the
+    /// paper's window), and that minimum RTT (0: never sampled).
+    pub rtt_lookahead: bool,
+    pub min_rtt_ms: f64,
     pub duration_s: f64,
     /// signal | duration
     pub ended_by: &'static str,
@@ -372,6 +376,8 @@ pub fn run_sender(opts: SenderOpts, stop: &AtomicBool) -> Result<SenderReport> {
         local: local.to_string(),
         session: opts.config.session,
         packet_size: opts.config.packet_size,
+        rtt_lookahead: opts.config.rtt_lookahead,
+        min_rtt_ms: s.min_rtt_us() as f64 / 1000.0,
         duration_s,
         ended_by,
         bytes_sent: s.bytes_sent(),
