@@ -85,6 +85,7 @@ struct na_flow_state {
 };
 
 struct na_sk {
+	__u64 pacing_rate; /* assisted mode's rate, set with target (per feedback, not per ACK) */
 	__u32 prr_delivered;
 	__u32 seq;
 	__u32 target;
@@ -253,6 +254,7 @@ static __always_inline void na_init(struct sock *sk)
 	struct na_sk *s = na_sk(sk);
 
 	cubictcp_init(sk);
+	s->pacing_rate = 0;
 	s->prr_delivered = 0;
 	s->seq = 0;
 	s->target = 0;
@@ -300,6 +302,7 @@ static __always_inline void na_cong_control(struct sock *sk, __u32 ack, int flag
 			s->seq = fb->seq;
 			s->applied = 1;
 			s->target = na_target_cwnd(fb->bw_Bps, fb->min_rtt_us, fb->alpha_pct, fb->beta, na_wire(tp));
+			s->pacing_rate = na_pacing_rate(fb->bw_Bps, fb->beta, tp->mss_cache, na_wire(tp));
 			changed = true;
 		}
 	} else if (was == NA_MODE_ASSISTED) {
@@ -329,7 +332,7 @@ static __always_inline void na_cong_control(struct sock *sk, __u32 ack, int flag
 	}
 
 	if (s->mode == NA_MODE_ASSISTED) {
-		__u64 rate = na_pacing_rate(fb ? fb->bw_Bps : 0, fb ? fb->beta : 1, tp->mss_cache, na_wire(tp));
+		__u64 rate = s->pacing_rate;
 
 		sk->sk_pacing_rate = rate < sk->sk_max_pacing_rate ? rate : sk->sk_max_pacing_rate;
 	} else {
