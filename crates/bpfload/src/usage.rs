@@ -20,6 +20,13 @@ fn mark(cc: &str) -> PathBuf {
     PathBuf::from(AUTOLOAD_DIR).join(cc)
 }
 
+/// The congestion controls marked auto-loaded.
+fn marked() -> Vec<String> {
+    fs::read_dir(AUTOLOAD_DIR)
+        .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default()
+}
+
 /// Forgets the auto-load marks of these congestion controls (all when empty):
 /// called by an explicit `c2tcp load` / `unload`.
 pub fn clear_marks(ccs: &[&str]) {
@@ -82,9 +89,7 @@ impl Drop for BpfUse {
             debug("another user holds the lock: leaving the auto-loaded programs to it");
             return; // someone else still uses them; the last one out unloads
         }
-        let marked: Vec<String> = fs::read_dir(AUTOLOAD_DIR)
-            .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
-            .unwrap_or_default();
+        let marked = marked();
         debug(&format!("sole user; auto-loaded: {marked:?}"));
         if marked.is_empty() {
             return;
@@ -106,9 +111,7 @@ fn debug(msg: &str) {
 /// After a crash: unloads what a dead run auto-loaded, when no run is using
 /// the registrations (the exclusive lock is free). Returns what it unloaded.
 pub fn cleanup_autoloaded() -> Result<Vec<String>> {
-    let marked: Vec<String> = fs::read_dir(AUTOLOAD_DIR)
-        .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
-        .unwrap_or_default();
+    let marked = marked();
     if marked.is_empty() {
         return Ok(Vec::new());
     }

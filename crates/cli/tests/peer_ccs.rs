@@ -57,7 +57,9 @@ fn run_scheme(dir: &Path, scenario: &Path, scheme: &str) -> serde_json::Value {
     let (ok, text) = c2tcp(&["run", scenario.to_str().unwrap(), "--scheme", scheme, "--out", out.to_str().unwrap(), "-q"]);
     assert!(ok, "c2tcp run --scheme {scheme}: {text}");
     // A run loads the BPF congestion control it needs and unloads it as it ends.
-    assert!(!registered(scheme) || !["westwood", "vegas"].contains(&scheme), "{scheme} left loaded by its run: {text}");
+    if ["westwood", "vegas"].contains(&scheme) {
+        assert!(!registered(scheme), "{scheme} left loaded by its run: {text}");
+    }
     let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).unwrap()).unwrap();
     m["aggregate"].clone()
 }
@@ -106,7 +108,4 @@ fn vegas_keeps_the_queue_short_and_westwood_shrugs_off_random_loss() {
         t(&westwood),
         t(&reno)
     );
-    for cc in ["westwood", "vegas"] {
-        assert!(!registered(cc), "{cc} left loaded by the runs");
-    }
 }
