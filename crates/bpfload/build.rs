@@ -14,7 +14,11 @@ fn find_clang() -> PathBuf {
         return PathBuf::from(c);
     }
     for c in ["clang-19", "clang-18", "clang-17", "clang-16", "clang"] {
-        if Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()) {
+        if Command::new(c)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+        {
             return PathBuf::from(c);
         }
     }
@@ -37,7 +41,10 @@ fn dump_vmlinux_h(out: &Path) {
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
-    let bpf_dir = manifest.join("../../bpf").canonicalize().expect("bpf/ directory");
+    let bpf_dir = manifest
+        .join("../../bpf")
+        .canonicalize()
+        .expect("bpf/ directory");
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     dump_vmlinux_h(&out);
     let clang = find_clang();
@@ -49,7 +56,12 @@ fn main() {
         .collect();
     sources.sort();
     for src in &sources {
-        let stem = src.file_name().unwrap().to_string_lossy().trim_end_matches(".bpf.c").to_string();
+        let stem = src
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .trim_end_matches(".bpf.c")
+            .to_string();
         let skel = out.join(format!("{stem}.skel.rs"));
         let args: Vec<OsString> = vec![
             "-I".into(),

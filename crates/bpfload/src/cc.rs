@@ -33,7 +33,9 @@ pub struct LoadOptions {
 pub enum LoadOutcome {
     Loaded,
     /// It was loaded already; `reconfigured` says whether the options changed.
-    AlreadyLoaded { reconfigured: bool },
+    AlreadyLoaded {
+        reconfigured: bool,
+    },
 }
 
 /// One BPF congestion control of the project.
@@ -83,7 +85,10 @@ pub static CCS: &[CcSpec] = &[
 pub fn spec(name: &str) -> Result<&'static CcSpec> {
     CCS.iter().find(|c| c.name == name).with_context(|| {
         let known: Vec<&str> = CCS.iter().map(|c| c.name).collect();
-        format!("unknown congestion control `{name}`; this build has: {}", known.join(", "))
+        format!(
+            "unknown congestion control `{name}`; this build has: {}",
+            known.join(", ")
+        )
     })
 }
 
@@ -139,7 +144,10 @@ fn load_one(cc: &CcSpec, opts: &LoadOptions) -> Result<LoadOutcome> {
     }
     if !sys::is_registered(cc.name) {
         let _ = remove_pins(&dir);
-        bail!("{} was attached but the kernel does not list it as available", cc.name);
+        bail!(
+            "{} was attached but the kernel does not list it as available",
+            cc.name
+        );
     }
     Ok(LoadOutcome::Loaded)
 }
@@ -210,16 +218,29 @@ macro_rules! attach_struct_ops_only {
     ($fn_name:ident, $builder:path, $map:ident) => {
         fn $fn_name(_opts: &LoadOptions, dir: &Path) -> Result<()> {
             let mut storage = MaybeUninit::uninit();
-            let open = <$builder>::default().open(&mut storage).context("opening the BPF object")?;
-            let mut skel = open.load().context("the kernel's verifier rejected the programs")?;
-            let mut ops = skel.maps.$map.attach_struct_ops().context("registering the congestion control")?;
-            ops.pin(ops_pin(dir)).context("pinning the struct_ops link")?;
+            let open = <$builder>::default()
+                .open(&mut storage)
+                .context("opening the BPF object")?;
+            let mut skel = open
+                .load()
+                .context("the kernel's verifier rejected the programs")?;
+            let mut ops = skel
+                .maps
+                .$map
+                .attach_struct_ops()
+                .context("registering the congestion control")?;
+            ops.pin(ops_pin(dir))
+                .context("pinning the struct_ops link")?;
             Ok(())
         }
     };
 }
 
-attach_struct_ops_only!(attach_westwood, crate::skel::westwood::WestwoodSkelBuilder, westwood);
+attach_struct_ops_only!(
+    attach_westwood,
+    crate::skel::westwood::WestwoodSkelBuilder,
+    westwood
+);
 attach_struct_ops_only!(attach_vegas, crate::skel::vegas::VegasSkelBuilder, vegas);
 
 fn no_options(_opts: &LoadOptions, _dir: &Path) -> Result<bool> {
@@ -234,30 +255,52 @@ fn c2tcp_config_bytes(opts: &LoadOptions) -> [u8; 4] {
 
 fn attach_c2tcp(opts: &LoadOptions, dir: &Path) -> Result<()> {
     let mut storage = MaybeUninit::uninit();
-    let open = C2tcpSkelBuilder::default().open(&mut storage).context("opening the BPF object")?;
-    let mut skel = open.load().context("the kernel's verifier rejected the programs")?;
+    let open = C2tcpSkelBuilder::default()
+        .open(&mut storage)
+        .context("opening the BPF object")?;
+    let mut skel = open
+        .load()
+        .context("the kernel's verifier rejected the programs")?;
 
     let key = 0u32.to_ne_bytes();
     skel.maps
         .c2tcp_config_map
         .update(&key, &c2tcp_config_bytes(opts), MapFlags::ANY)
         .context("writing the configuration map")?;
-    skel.maps.c2tcp_config_map.pin(dir.join("config")).context("pinning the configuration map")?;
+    skel.maps
+        .c2tcp_config_map
+        .pin(dir.join("config"))
+        .context("pinning the configuration map")?;
 
-    let mut ops = skel.maps.c2tcp.attach_struct_ops().context("registering the congestion control")?;
-    ops.pin(ops_pin(dir)).context("pinning the struct_ops link")?;
+    let mut ops = skel
+        .maps
+        .c2tcp
+        .attach_struct_ops()
+        .context("registering the congestion control")?;
+    ops.pin(ops_pin(dir))
+        .context("pinning the struct_ops link")?;
 
     let cgroup_path = sys::cgroup2_root()?;
-    let cgroup = File::open(&cgroup_path).with_context(|| format!("opening {}", cgroup_path.display()))?;
-    let mut set = skel.progs.c2tcp_setsockopt.attach_cgroup(cgroup.as_raw_fd()).context("attaching cgroup/setsockopt")?;
+    let cgroup =
+        File::open(&cgroup_path).with_context(|| format!("opening {}", cgroup_path.display()))?;
+    let mut set = skel
+        .progs
+        .c2tcp_setsockopt
+        .attach_cgroup(cgroup.as_raw_fd())
+        .context("attaching cgroup/setsockopt")?;
     set.pin(dir.join("setsockopt"))?;
-    let mut get = skel.progs.c2tcp_getsockopt.attach_cgroup(cgroup.as_raw_fd()).context("attaching cgroup/getsockopt")?;
+    let mut get = skel
+        .progs
+        .c2tcp_getsockopt
+        .attach_cgroup(cgroup.as_raw_fd())
+        .context("attaching cgroup/getsockopt")?;
     get.pin(dir.join("getsockopt"))?;
     Ok(())
 }
 
 fn reconfigure_c2tcp(opts: &LoadOptions, dir: &Path) -> Result<bool> {
-    let map = MapHandle::from_pinned_path(dir.join("config")).context("opening the pinned configuration map")?;
+    let map = MapHandle::from_pinned_path(dir.join("config"))
+        .context("opening the pinned configuration map")?;
     let key = 0u32.to_ne_bytes();
     let want = c2tcp_config_bytes(opts);
     let have = map.lookup(&key, MapFlags::ANY)?.unwrap_or_default();

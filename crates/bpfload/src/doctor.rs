@@ -23,8 +23,16 @@ pub struct Check {
 
 fn check(name: &'static str, r: Result<String, String>) -> Check {
     match r {
-        Ok(detail) => Check { name, ok: true, detail },
-        Err(detail) => Check { name, ok: false, detail },
+        Ok(detail) => Check {
+            name,
+            ok: true,
+            detail,
+        },
+        Err(detail) => Check {
+            name,
+            ok: false,
+            detail,
+        },
     }
 }
 
@@ -41,7 +49,11 @@ pub fn checks() -> Vec<Check> {
     let root = sys::is_root();
     let mut out = vec![check(
         "root",
-        if root { Ok("running as root".into()) } else { Err("not root: run c2tcp with sudo".into()) },
+        if root {
+            Ok("running as root".into())
+        } else {
+            Err("not root: run c2tcp with sudo".into())
+        },
     )];
 
     let btf_path = "/sys/kernel/btf/vmlinux";
@@ -50,7 +62,9 @@ pub fn checks() -> Vec<Check> {
         if Path::new(btf_path).exists() {
             Ok(btf_path.into())
         } else {
-            Err(format!("{btf_path} is missing: boot a kernel built with CONFIG_DEBUG_INFO_BTF=y"))
+            Err(format!(
+                "{btf_path} is missing: boot a kernel built with CONFIG_DEBUG_INFO_BTF=y"
+            ))
         },
     ));
 
@@ -67,12 +81,18 @@ pub fn checks() -> Vec<Check> {
 
     out.push(check(
         "cgroup v2",
-        sys::cgroup2_root().map(|p| format!("mounted at {}", p.display())).map_err(|e| e.to_string()),
+        sys::cgroup2_root()
+            .map(|p| format!("mounted at {}", p.display()))
+            .map_err(|e| e.to_string()),
     ));
 
     out.push(check(
         "bpffs",
-        if fs::read_to_string("/proc/mounts").unwrap_or_default().lines().any(|l| l.contains(" /sys/fs/bpf bpf ")) {
+        if fs::read_to_string("/proc/mounts")
+            .unwrap_or_default()
+            .lines()
+            .any(|l| l.contains(" /sys/fs/bpf bpf "))
+        {
             Ok("mounted at /sys/fs/bpf".into())
         } else if root {
             Ok("not mounted; `c2tcp load` mounts it on /sys/fs/bpf".into())
@@ -111,7 +131,10 @@ fn kfuncs_present() -> Result<String, String> {
     let missing: Vec<&str> = KFUNCS
         .iter()
         .copied()
-        .filter(|name| btf.type_by_name::<libbpf_rs::btf::types::Func<'_>>(name).is_none())
+        .filter(|name| {
+            btf.type_by_name::<libbpf_rs::btf::types::Func<'_>>(name)
+                .is_none()
+        })
         .collect();
     if missing.is_empty() {
         Ok(format!("{} found in kernel BTF", KFUNCS.len()))
@@ -129,14 +152,20 @@ fn try_load_objects() -> Result<String, String> {
     macro_rules! try_load {
         ($builder:ty, $name:literal) => {{
             let mut storage = MaybeUninit::uninit();
-            let open = <$builder>::default().open(&mut storage).map_err(|e| format!("opening {}: {e}", $name))?;
-            open.load().map_err(|e| format!("the verifier rejected {}: {e:#}", $name))?;
+            let open = <$builder>::default()
+                .open(&mut storage)
+                .map_err(|e| format!("opening {}: {e}", $name))?;
+            open.load()
+                .map_err(|e| format!("the verifier rejected {}: {e:#}", $name))?;
         }};
     }
     try_load!(C2tcpSkelBuilder, "c2tcp");
     try_load!(WestwoodSkelBuilder, "westwood");
     try_load!(VegasSkelBuilder, "vegas");
-    Ok("c2tcp, westwood and vegas pass the verifier (loaded and released, nothing attached)".into())
+    Ok(
+        "c2tcp, westwood and vegas pass the verifier (loaded and released, nothing attached)"
+            .into(),
+    )
 }
 
 fn try_netns() -> Result<String, String> {

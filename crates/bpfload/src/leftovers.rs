@@ -25,7 +25,10 @@ pub fn unregister(cc: &str) -> Result<()> {
         bail!("`{cc}` is registered by something that is not a c2tcp BPF object (a kernel module?); refusing to touch it");
     }
     if !failed.is_empty() && crate::sys::is_registered(cc) {
-        bail!("could not unregister a leftover `{cc}`: {}", failed.join("; "));
+        bail!(
+            "could not unregister a leftover `{cc}`: {}",
+            failed.join("; ")
+        );
     }
     Ok(())
 }

@@ -74,14 +74,23 @@ fn from_bytes<T: Copy + Default>(b: &[u8]) -> Option<T> {
     }
     let mut v = T::default();
     // SAFETY: T is plain old data and b holds at least size_of::<T>() bytes.
-    unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), (&mut v as *mut T).cast::<u8>(), std::mem::size_of::<T>()) };
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            b.as_ptr(),
+            (&mut v as *mut T).cast::<u8>(),
+            std::mem::size_of::<T>(),
+        )
+    };
     Some(v)
 }
 
 /// CLOCK_MONOTONIC in µs: the clock of tcp_mstamp, which the programs
 /// compare `updated_us` with.
 pub fn monotonic_us() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: clock_gettime writes into a timespec we own.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000 + ts.tv_nsec as u64 / 1_000
@@ -91,19 +100,38 @@ macro_rules! attach_netassist {
     ($fn_name:ident, $builder:path, $ops:ident) => {
         pub(crate) fn $fn_name(_opts: &crate::LoadOptions, dir: &Path) -> Result<()> {
             let mut storage = MaybeUninit::uninit();
-            let open = <$builder>::default().open(&mut storage).context("opening the BPF object")?;
-            let mut skel = open.load().context("the kernel's verifier rejected the programs")?;
-            skel.maps.na_feedback.pin(dir.join("feedback")).context("pinning the feedback map")?;
-            skel.maps.na_flows.pin(dir.join("flows")).context("pinning the flow-state map")?;
-            let mut ops = skel.maps.$ops.attach_struct_ops().context("registering the congestion control")?;
-            ops.pin(dir.join("ops")).context("pinning the struct_ops link")?;
+            let open = <$builder>::default()
+                .open(&mut storage)
+                .context("opening the BPF object")?;
+            let mut skel = open
+                .load()
+                .context("the kernel's verifier rejected the programs")?;
+            skel.maps
+                .na_feedback
+                .pin(dir.join("feedback"))
+                .context("pinning the feedback map")?;
+            skel.maps
+                .na_flows
+                .pin(dir.join("flows"))
+                .context("pinning the flow-state map")?;
+            let mut ops = skel
+                .maps
+                .$ops
+                .attach_struct_ops()
+                .context("registering the congestion control")?;
+            ops.pin(dir.join("ops"))
+                .context("pinning the struct_ops link")?;
             Ok(())
         }
     };
 }
 
 attach_netassist!(attach_natcp, crate::skel::natcp::NatcpSkelBuilder, natcp);
-attach_netassist!(attach_nacubic, crate::skel::nacubic::NacubicSkelBuilder, nacubic);
+attach_netassist!(
+    attach_nacubic,
+    crate::skel::nacubic::NacubicSkelBuilder,
+    nacubic
+);
 
 /// The agent's handle on the `feedback` maps of the loaded NetAssist
 /// congestion controls.
@@ -178,7 +206,8 @@ pub fn flow_state_in(map: &MapHandle, ue: Ipv4Addr, port: u16) -> Option<FlowSta
 /// Opens `cc`'s pinned flow-state map.
 pub fn flows_map(cc: &str) -> Result<MapHandle> {
     let path = sys::pin_dir(cc).join("flows");
-    MapHandle::from_pinned_path(&path).with_context(|| format!("opening {} (is {cc} loaded?)", path.display()))
+    MapHandle::from_pinned_path(&path)
+        .with_context(|| format!("opening {} (is {cc} loaded?)", path.display()))
 }
 
 #[cfg(test)]
@@ -190,7 +219,16 @@ mod tests {
         // struct na_feedback and struct na_flow_state in bpf/netassist.h.
         assert_eq!(std::mem::size_of::<Feedback>(), 40);
         assert_eq!(std::mem::size_of::<FlowState>(), 56);
-        let fb = Feedback { bw_bps: 1, updated_us: 2, min_rtt_us: 3, beta: 4, seq: 5, timeout_us: 6, alpha_pct: 7, flags: 8 };
+        let fb = Feedback {
+            bw_bps: 1,
+            updated_us: 2,
+            min_rtt_us: 3,
+            beta: 4,
+            seq: 5,
+            timeout_us: 6,
+            alpha_pct: 7,
+            flags: 8,
+        };
         assert_eq!(from_bytes::<Feedback>(as_bytes(&fb)), Some(fb));
         assert_eq!(from_bytes::<Feedback>(&[0u8; 39]), None);
     }
@@ -205,13 +243,24 @@ mod verifier {
     #[test]
     fn natcp_and_nacubic_pass_the_verifier() {
         if !crate::sys::is_root() {
-            assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true requires root");
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "CI=true requires root"
+            );
             eprintln!("skipped: needs root to load BPF programs");
             return;
         }
         let mut s1 = MaybeUninit::uninit();
-        crate::skel::natcp::NatcpSkelBuilder::default().open(&mut s1).unwrap().load().expect("natcp verifies");
+        crate::skel::natcp::NatcpSkelBuilder::default()
+            .open(&mut s1)
+            .unwrap()
+            .load()
+            .expect("natcp verifies");
         let mut s2 = MaybeUninit::uninit();
-        crate::skel::nacubic::NacubicSkelBuilder::default().open(&mut s2).unwrap().load().expect("nacubic verifies");
+        crate::skel::nacubic::NacubicSkelBuilder::default()
+            .open(&mut s2)
+            .unwrap()
+            .load()
+            .expect("nacubic verifies");
     }
 }

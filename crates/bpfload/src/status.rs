@@ -42,7 +42,11 @@ pub struct Status {
 
 fn pins_of(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
-        .map(|rd| rd.flatten().map(|e| e.path().display().to_string()).collect())
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path().display().to_string())
+                .collect()
+        })
         .unwrap_or_default();
     v.sort();
     v
@@ -52,7 +56,11 @@ pub fn status() -> Status {
     let available = sys::available_ccs();
     let allowed = sys::allowed_ccs();
     // Our programs are named <cc>_<hook>; names are cut at 15 characters.
-    let progs: Vec<_> = if sys::is_root() { ProgInfoIter::default().collect() } else { Vec::new() };
+    let progs: Vec<_> = if sys::is_root() {
+        ProgInfoIter::default().collect()
+    } else {
+        Vec::new()
+    };
     let ccs = CCS
         .iter()
         .map(|spec| {

@@ -44,8 +44,14 @@ pub fn ensure_bpffs() -> Result<()> {
         return Ok(());
     }
     fs::create_dir_all(BPFFS).ok();
-    nix::mount::mount(Some("bpf"), BPFFS, Some("bpf"), nix::mount::MsFlags::empty(), None::<&str>)
-        .with_context(|| format!("mounting bpffs on {BPFFS}"))?;
+    nix::mount::mount(
+        Some("bpf"),
+        BPFFS,
+        Some("bpf"),
+        nix::mount::MsFlags::empty(),
+        None::<&str>,
+    )
+    .with_context(|| format!("mounting bpffs on {BPFFS}"))?;
     fs::create_dir_all("/run/c2tcp").ok();
     let _ = fs::write(MOUNTED_MARK, "");
     Ok(())
@@ -101,7 +107,9 @@ pub fn is_registered(name: &str) -> bool {
 }
 
 pub fn default_cc() -> String {
-    fs::read_to_string(DEFAULT_CC).map(|s| s.trim().to_string()).unwrap_or_default()
+    fs::read_to_string(DEFAULT_CC)
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
 }
 
 pub fn set_default_cc(name: &str) -> Result<()> {

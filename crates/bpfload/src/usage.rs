@@ -10,9 +10,9 @@
 use std::fs;
 use std::path::PathBuf;
 
-use anyhow::Result;
 use crate::lock::BpfLock;
 use crate::{LoadOptions, LoadOutcome};
+use anyhow::Result;
 
 const AUTOLOAD_DIR: &str = "/run/c2tcp/autoload";
 
@@ -23,7 +23,11 @@ fn mark(cc: &str) -> PathBuf {
 /// The congestion controls marked auto-loaded.
 fn marked() -> Vec<String> {
     fs::read_dir(AUTOLOAD_DIR)
-        .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -53,7 +57,11 @@ impl BpfUse {
         }
         let missing = |ccs: &[&str]| -> Vec<String> {
             ccs.iter()
-                .filter(|cc| crate::cc::spec(cc).map(|s| !crate::cc::is_loaded(s)).unwrap_or(true))
+                .filter(|cc| {
+                    crate::cc::spec(cc)
+                        .map(|s| !crate::cc::is_loaded(s))
+                        .unwrap_or(true)
+                })
                 .map(|cc| cc.to_string())
                 .collect()
         };
@@ -96,7 +104,10 @@ impl Drop for BpfUse {
         }
         match crate::unload(&marked) {
             Ok(_) => clear_marks(&[]),
-            Err(e) => eprintln!("c2tcp: could not unload auto-loaded {}: {e:#}", marked.join(", ")),
+            Err(e) => eprintln!(
+                "c2tcp: could not unload auto-loaded {}: {e:#}",
+                marked.join(", ")
+            ),
         }
     }
 }
@@ -117,7 +128,10 @@ pub fn cleanup_autoloaded() -> Result<Vec<String>> {
     }
     let lock = BpfLock::shared()?;
     if !lock.try_upgrade() {
-        anyhow::bail!("auto-loaded {} still in use by a running c2tcp run or bench; not unloading", marked.join(", "));
+        anyhow::bail!(
+            "auto-loaded {} still in use by a running c2tcp run or bench; not unloading",
+            marked.join(", ")
+        );
     }
     let done = crate::unload(&marked)?;
     clear_marks(&[]);

@@ -23,17 +23,28 @@ fn load_is_idempotent_and_unload_leaves_nothing() {
     {
         let _loaded = Loaded::new(&["c2tcp"]);
         assert!(registered("c2tcp"));
-        assert!(allowed("c2tcp"), "c2tcp must be selectable by unprivileged programs");
+        assert!(
+            allowed("c2tcp"),
+            "c2tcp must be selectable by unprivileged programs"
+        );
         let (ok, out) = c2tcp(&["load", "c2tcp"]);
         assert!(ok && out.contains("already loaded"), "second load: {out}");
         let (ok, out) = c2tcp(&["load", "c2tcp", "--default-target", "60"]);
-        assert!(ok && out.contains("options updated"), "reconfiguring load: {out}");
+        assert!(
+            ok && out.contains("options updated"),
+            "reconfiguring load: {out}"
+        );
 
         let (ok, json) = c2tcp(&["status", "--json"]);
         assert!(ok, "{json}");
         let st: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(st["c2tcp_default_target_us"], 60000);
-        let cc = st["ccs"].as_array().unwrap().iter().find(|c| c["name"] == "c2tcp").unwrap();
+        let cc = st["ccs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "c2tcp")
+            .unwrap();
         assert_eq!(cc["registered"], true);
         assert_eq!(cc["pinned"], true);
         assert!(cc["programs"].as_array().unwrap().len() >= 9, "{cc}");
@@ -47,12 +58,25 @@ fn load_is_idempotent_and_unload_leaves_nothing() {
         assert!(!registered(cc), "{cc} left loaded");
     }
     assert!(!allowed("c2tcp"));
-    assert!(!Path::new("/sys/fs/bpf/c2tcp/c2tcp").exists(), "pins left behind");
+    assert!(
+        !Path::new("/sys/fs/bpf/c2tcp/c2tcp").exists(),
+        "pins left behind"
+    );
     let s = tcp_socket();
-    assert_eq!(errno_of(sockopt::set_target_us(&s, 20_000)), Some(libc::ENOPROTOOPT), "cgroup program still attached");
-    assert_eq!(errno_of(sockopt::set_congestion(&s, "c2tcp")), Some(libc::ENOENT));
+    assert_eq!(
+        errno_of(sockopt::set_target_us(&s, 20_000)),
+        Some(libc::ENOPROTOOPT),
+        "cgroup program still attached"
+    );
+    assert_eq!(
+        errno_of(sockopt::set_congestion(&s, "c2tcp")),
+        Some(libc::ENOENT)
+    );
     let (ok, out) = c2tcp(&["unload", "c2tcp"]);
-    assert!(ok && out.contains("nothing was loaded"), "unloading twice: {out}");
+    assert!(
+        ok && out.contains("nothing was loaded"),
+        "unloading twice: {out}"
+    );
 }
 
 #[test]
@@ -69,29 +93,63 @@ fn socket_option_validates_its_input() {
     assert_eq!(set(C2TCP_TARGET, &1000u32.to_ne_bytes()), None);
     assert_eq!(set(C2TCP_TARGET, &10_000_000u32.to_ne_bytes()), None);
     assert_eq!(set(C2TCP_TARGET, &999u32.to_ne_bytes()), Some(libc::EINVAL));
-    assert_eq!(set(C2TCP_TARGET, &10_000_001u32.to_ne_bytes()), Some(libc::EINVAL));
-    assert_eq!(set(C2TCP_TARGET, &[1, 2]), Some(libc::EINVAL), "short optlen");
-    assert_eq!(set(C2TCP_TARGET, &50_000u64.to_ne_bytes()), Some(libc::EINVAL), "long optlen");
+    assert_eq!(
+        set(C2TCP_TARGET, &10_000_001u32.to_ne_bytes()),
+        Some(libc::EINVAL)
+    );
+    assert_eq!(
+        set(C2TCP_TARGET, &[1, 2]),
+        Some(libc::EINVAL),
+        "short optlen"
+    );
+    assert_eq!(
+        set(C2TCP_TARGET, &50_000u64.to_ne_bytes()),
+        Some(libc::EINVAL),
+        "long optlen"
+    );
     assert_eq!(set(C2TCP_ALPHA, &100u32.to_ne_bytes()), None);
     assert_eq!(set(C2TCP_ALPHA, &1000u32.to_ne_bytes()), None);
     assert_eq!(set(C2TCP_ALPHA, &0u32.to_ne_bytes()), None);
     assert_eq!(set(C2TCP_ALPHA, &99u32.to_ne_bytes()), Some(libc::EINVAL));
     assert_eq!(set(C2TCP_ALPHA, &1001u32.to_ne_bytes()), Some(libc::EINVAL));
-    assert_eq!(set(C2TCP_INFO, &0u32.to_ne_bytes()), Some(libc::ENOPROTOOPT), "INFO is read-only");
+    assert_eq!(
+        set(C2TCP_INFO, &0u32.to_ne_bytes()),
+        Some(libc::ENOPROTOOPT),
+        "INFO is read-only"
+    );
     assert_eq!(set(77, &0u32.to_ne_bytes()), Some(libc::ENOPROTOOPT));
 
     // The refused values did not stick.
     assert_eq!(sockopt::target_us(&s).unwrap(), 10_000_000);
     let mut short = [0u8; 16];
-    assert_eq!(sockopt::get_raw(fd, SOL_C2TCP, C2TCP_INFO, &mut short).unwrap_err().raw_os_error(), Some(libc::EINVAL));
+    assert_eq!(
+        sockopt::get_raw(fd, SOL_C2TCP, C2TCP_INFO, &mut short)
+            .unwrap_err()
+            .raw_os_error(),
+        Some(libc::EINVAL)
+    );
     let mut b = [0u8; 4];
-    assert_eq!(sockopt::get_raw(fd, SOL_C2TCP, 77, &mut b).unwrap_err().raw_os_error(), Some(libc::ENOPROTOOPT));
+    assert_eq!(
+        sockopt::get_raw(fd, SOL_C2TCP, 77, &mut b)
+            .unwrap_err()
+            .raw_os_error(),
+        Some(libc::ENOPROTOOPT)
+    );
 
     // Other levels are untouched; UDP sockets get the kernel's own answer.
-    sockopt::set_raw(fd, libc::SOL_SOCKET, libc::SO_KEEPALIVE, &1i32.to_ne_bytes()).unwrap();
+    sockopt::set_raw(
+        fd,
+        libc::SOL_SOCKET,
+        libc::SO_KEEPALIVE,
+        &1i32.to_ne_bytes(),
+    )
+    .unwrap();
     // SAFETY: plain socket(2).
     let udp = unsafe { OwnedFd::from_raw_fd(libc::socket(libc::AF_INET, libc::SOCK_DGRAM, 0)) };
-    assert_eq!(errno_of(sockopt::set_target_us(&udp, 50_000)), Some(libc::ENOPROTOOPT));
+    assert_eq!(
+        errno_of(sockopt::set_target_us(&udp, 50_000)),
+        Some(libc::ENOPROTOOPT)
+    );
 
     // Values are per socket: another socket does not see them.
     let other = tcp_socket();
@@ -119,11 +177,25 @@ fn unprivileged_programs_can_select_c2tcp() {
             }
             let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0);
             let name = b"c2tcp";
-            if libc::setsockopt(fd, libc::IPPROTO_TCP, libc::TCP_CONGESTION, name.as_ptr().cast(), 5) != 0 {
+            if libc::setsockopt(
+                fd,
+                libc::IPPROTO_TCP,
+                libc::TCP_CONGESTION,
+                name.as_ptr().cast(),
+                5,
+            ) != 0
+            {
                 code |= 1;
             }
             let target: u32 = 30_000;
-            if libc::setsockopt(fd, SOL_C2TCP, C2TCP_TARGET, (&target as *const u32).cast(), 4) != 0 {
+            if libc::setsockopt(
+                fd,
+                SOL_C2TCP,
+                C2TCP_TARGET,
+                (&target as *const u32).cast(),
+                4,
+            ) != 0
+            {
                 code |= 2;
             }
             libc::_exit(code);
@@ -132,7 +204,11 @@ fn unprivileged_programs_can_select_c2tcp() {
     let mut status = 0;
     unsafe { libc::waitpid(pid, &mut status, 0) };
     assert!(libc::WIFEXITED(status));
-    assert_eq!(libc::WEXITSTATUS(status), 0, "1: TCP_CONGESTION refused, 2: C2TCP_TARGET refused, 10: setuid failed");
+    assert_eq!(
+        libc::WEXITSTATUS(status),
+        0,
+        "1: TCP_CONGESTION refused, 2: C2TCP_TARGET refused, 10: setuid failed"
+    );
 }
 
 /// A bulk transfer from namespace `server` to namespace `ue` over veth with
@@ -191,7 +267,10 @@ fn real_transfer_between_namespaces_uses_c2tcp() {
     let (inherited, received) = receiver.join().unwrap();
 
     assert_eq!(cc, "c2tcp");
-    assert_eq!(inherited, 77_000, "listener's Target not inherited by the accepted socket");
+    assert_eq!(
+        inherited, 77_000,
+        "listener's Target not inherited by the accepted socket"
+    );
     assert_eq!(received, sent);
     assert_eq!(info_before.version, 1);
     assert_eq!(info_before.target_us, 30_000);
@@ -200,7 +279,13 @@ fn real_transfer_between_namespaces_uses_c2tcp() {
     assert!(info_mid.setpoint_us >= info_mid.min_rtt_us, "{info_mid:?}");
     assert!((100..=1000).contains(&info_mid.alpha_pct), "{info_mid:?}");
     assert_eq!(info_end.target_us, 40_000, "{info_end:?}");
-    assert!(info_end.tune_cycles >= 2, "Tuner cycles must advance every 500 ms: {info_end:?}");
-    assert!(info_end.tune_cycles > info_mid.tune_cycles, "{info_mid:?} -> {info_end:?}");
+    assert!(
+        info_end.tune_cycles >= 2,
+        "Tuner cycles must advance every 500 ms: {info_end:?}"
+    );
+    assert!(
+        info_end.tune_cycles > info_mid.tune_cycles,
+        "{info_mid:?} -> {info_end:?}"
+    );
     assert!(info_end.last_avg_rtt_us > 0, "{info_end:?}");
 }

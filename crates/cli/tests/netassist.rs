@@ -14,7 +14,14 @@ fn state_rows(path: &Path) -> Vec<(f64, String, u32, u32, f64, u32)> {
         .skip(1)
         .map(|l| {
             let f: Vec<&str> = l.split(',').collect();
-            (f[0].parse().unwrap(), f[1].to_string(), f[2].parse().unwrap(), f[3].parse().unwrap(), f[4].parse().unwrap(), f[10].parse().unwrap())
+            (
+                f[0].parse().unwrap(),
+                f[1].to_string(),
+                f[2].parse().unwrap(),
+                f[3].parse().unwrap(),
+                f[4].parse().unwrap(),
+                f[10].parse().unwrap(),
+            )
         })
         .collect()
 }
@@ -60,27 +67,65 @@ scheme = "{scheme}"
         )
         .unwrap();
         let out = tmp.path().join(scheme);
-        let (ok, text) = c2tcp(&["run", scenario.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+        let (ok, text) = c2tcp(&[
+            "run",
+            scenario.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]);
         assert!(ok, "{scheme}: {text}");
         let rows = state_rows(&out.join("netassist-flow0.csv"));
         let at = |from: f64, to: f64| rows.iter().filter(move |r| r.0 >= from && r.0 < to);
         // Assisted, paced at the link's rate in payload bytes (12 x 1448/1500), before the silence.
-        assert!(at(1.0, 3.0).count() > 10, "{scheme}: feedback applied every period before 3 s: {rows:?}");
-        assert!(at(1.0, 3.0).all(|r| r.1 == "assisted" && (r.4 - 11.58).abs() < 0.2), "{scheme}: {rows:?}");
+        assert!(
+            at(1.0, 3.0).count() > 10,
+            "{scheme}: feedback applied every period before 3 s: {rows:?}"
+        );
+        assert!(
+            at(1.0, 3.0).all(|r| r.1 == "assisted" && (r.4 - 11.58).abs() < 0.2),
+            "{scheme}: {rows:?}"
+        );
         // Fallen back within the timeout (+ an RTT and the sampling slack), unpaced.
-        let fell = rows.iter().find(|r| r.1 == "fallback").unwrap_or_else(|| panic!("{scheme}: never fell back: {rows:?}"));
-        assert!(fell.0 > 3.0 && fell.0 < 3.5, "{scheme}: fell back at {} s: {rows:?}", fell.0);
+        let fell = rows
+            .iter()
+            .find(|r| r.1 == "fallback")
+            .unwrap_or_else(|| panic!("{scheme}: never fell back: {rows:?}"));
+        assert!(
+            fell.0 > 3.0 && fell.0 < 3.5,
+            "{scheme}: fell back at {} s: {rows:?}",
+            fell.0
+        );
         assert_eq!(fell.4, 0.0, "{scheme}: a fallen-back flow is not paced");
-        assert!(at(3.5, 5.0).all(|r| r.1 == "fallback"), "{scheme}: feedback applied while NetAssist was silent: {rows:?}");
+        assert!(
+            at(3.5, 5.0).all(|r| r.1 == "fallback"),
+            "{scheme}: feedback applied while NetAssist was silent: {rows:?}"
+        );
         // Back to assisted once feedback returns.
-        let back = at(5.0, 8.0).find(|r| r.1 == "assisted").unwrap_or_else(|| panic!("{scheme}: never resumed: {rows:?}"));
-        assert!(back.0 < 5.5 && back.5 == 1, "{scheme}: resumed at {} s: {back:?}", back.0);
+        let back = at(5.0, 8.0)
+            .find(|r| r.1 == "assisted")
+            .unwrap_or_else(|| panic!("{scheme}: never resumed: {rows:?}"));
+        assert!(
+            back.0 < 5.5 && back.5 == 1,
+            "{scheme}: resumed at {} s: {back:?}",
+            back.0
+        );
         let na = json(&out.join("netassist.json"));
         let withheld = na["netassist"]["withheld"].as_u64().unwrap();
-        assert!((38..=42).contains(&withheld), "{scheme}: 40 periods withheld, got {withheld}");
+        assert!(
+            (38..=42).contains(&withheld),
+            "{scheme}: 40 periods withheld, got {withheld}"
+        );
         let agent = &na["agent"]["datagrams"];
         assert_eq!(agent["accepted"], na["netassist"]["sent"], "{scheme}: {na}");
-        for r in ["bad_mac", "unauthenticated", "stale", "replayed", "truncated", "malformed"] {
+        for r in [
+            "bad_mac",
+            "unauthenticated",
+            "stale",
+            "replayed",
+            "truncated",
+            "malformed",
+        ] {
             assert_eq!(agent[r], 0, "{scheme}: {r}: {na}");
         }
         assert_eq!(json(&out.join("run.json"))["status"], "done");
@@ -96,13 +141,25 @@ fn two_natcp_flows_to_one_ue_share_the_link_fairly() {
     if !testkit::require_root(test) {
         return;
     }
-    let Some(traces) = testkit::traces_dir(test) else { return };
+    let Some(traces) = testkit::traces_dir(test) else {
+        return;
+    };
     let trace = traces.join("mahimahi/TMobile-LTE-driving.down");
     let _kernel = testkit::kernel_lock();
     let tmp = tempfile::tempdir().unwrap();
-    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/natcp-fairness.toml");
+    let scenario =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/natcp-fairness.toml");
     let out = tmp.path().join("fair");
-    let args = ["run", scenario.to_str().unwrap(), "--downlink", trace.to_str().unwrap(), "--duration", "15", "--warmup", "3"];
+    let args = [
+        "run",
+        scenario.to_str().unwrap(),
+        "--downlink",
+        trace.to_str().unwrap(),
+        "--duration",
+        "15",
+        "--warmup",
+        "3",
+    ];
     let (ok, text) = c2tcp(&[&args[..], &["--out", out.to_str().unwrap(), "--quiet"]].concat());
     assert!(ok, "{text}");
     let m = json(&out.join("metrics.json"));
@@ -115,6 +172,11 @@ fn two_natcp_flows_to_one_ue_share_the_link_fairly() {
     // very end the flows close before NetAssist stops, so its last beta may be lower).
     for i in 0..2 {
         let text = std::fs::read_to_string(out.join(format!("netassist-flow{i}.csv"))).unwrap();
-        assert!(text.lines().filter(|l| l.contains(",assisted,")).any(|l| l.split(',').nth(7) == Some("2")), "flow {i}: {text}");
+        assert!(
+            text.lines()
+                .filter(|l| l.contains(",assisted,"))
+                .any(|l| l.split(',').nth(7) == Some("2")),
+            "flow {i}: {text}"
+        );
     }
 }

@@ -16,9 +16,15 @@ fn westwood_and_vegas_load_as_a_subset_carry_traffic_and_unload() {
     {
         let _loaded = Loaded::new(&["westwood", "vegas"]);
         for cc in ["westwood", "vegas"] {
-            assert!(registered(cc) && allowed(cc), "{cc} not selectable after load");
+            assert!(
+                registered(cc) && allowed(cc),
+                "{cc} not selectable after load"
+            );
         }
-        assert!(!registered("c2tcp"), "loading a subset must not load the others");
+        assert!(
+            !registered("c2tcp"),
+            "loading a subset must not load the others"
+        );
         for cc in ["westwood", "vegas"] {
             let (sent, received, got) = transfer_with(cc, Duration::from_millis(700));
             assert_eq!(got, cc);
@@ -29,7 +35,12 @@ fn westwood_and_vegas_load_as_a_subset_carry_traffic_and_unload() {
         assert!(ok, "{out}");
         let st: serde_json::Value = serde_json::from_str(&out).unwrap();
         for cc in ["westwood", "vegas"] {
-            let s = st["ccs"].as_array().unwrap().iter().find(|c| c["name"] == cc).unwrap();
+            let s = st["ccs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["name"] == cc)
+                .unwrap();
             assert_eq!(s["pinned"], true, "{s}");
             assert!(!s["programs"].as_array().unwrap().is_empty(), "{s}");
         }
@@ -38,7 +49,10 @@ fn westwood_and_vegas_load_as_a_subset_carry_traffic_and_unload() {
         assert!(!registered(cc) && !allowed(cc), "{cc} left registered");
     }
     for cc in ["westwood", "vegas"] {
-        assert!(!Path::new("/sys/fs/bpf/c2tcp").join(cc).exists(), "{cc}'s pins left behind");
+        assert!(
+            !Path::new("/sys/fs/bpf/c2tcp").join(cc).exists(),
+            "{cc}'s pins left behind"
+        );
     }
 }
 
@@ -49,18 +63,34 @@ fn an_unknown_name_is_refused_with_the_known_ones() {
     }
     let (ok, out) = c2tcp(&["load", "hybla"]);
     assert!(!ok);
-    assert!(out.contains("unknown congestion control `hybla`") && out.contains("c2tcp, westwood, vegas"), "{out}");
+    assert!(
+        out.contains("unknown congestion control `hybla`")
+            && out.contains("c2tcp, westwood, vegas"),
+        "{out}"
+    );
 }
 
 fn run_scheme(dir: &Path, scenario: &Path, scheme: &str) -> serde_json::Value {
     let out = dir.join(scheme);
-    let (ok, text) = c2tcp(&["run", scenario.to_str().unwrap(), "--scheme", scheme, "--out", out.to_str().unwrap(), "-q"]);
+    let (ok, text) = c2tcp(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--scheme",
+        scheme,
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
     assert!(ok, "c2tcp run --scheme {scheme}: {text}");
     // A run loads the BPF congestion control it needs and unloads it as it ends.
     if ["westwood", "vegas"].contains(&scheme) {
-        assert!(!registered(scheme), "{scheme} left loaded by its run: {text}");
+        assert!(
+            !registered(scheme),
+            "{scheme} left loaded by its run: {text}"
+        );
     }
-    let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).unwrap()).unwrap();
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).unwrap()).unwrap();
     m["aggregate"].clone()
 }
 
@@ -94,8 +124,18 @@ fn vegas_keeps_the_queue_short_and_westwood_shrugs_off_random_loss() {
     let vegas = run_scheme(tmp.path(), &clean, "vegas");
     let q = |m: &serde_json::Value| m["avg_queue_delay_ms"].as_f64().unwrap();
     let t = |m: &serde_json::Value| m["throughput_mbps"].as_f64().unwrap();
-    assert!(q(&vegas) < 0.2 * q(&cubic), "Vegas queueing {:.1} ms vs Cubic {:.1} ms", q(&vegas), q(&cubic));
-    assert!(t(&vegas) >= 0.9 * t(&cubic), "Vegas {:.2} Mbit/s vs Cubic {:.2}", t(&vegas), t(&cubic));
+    assert!(
+        q(&vegas) < 0.2 * q(&cubic),
+        "Vegas queueing {:.1} ms vs Cubic {:.1} ms",
+        q(&vegas),
+        q(&cubic)
+    );
+    assert!(
+        t(&vegas) >= 0.9 * t(&cubic),
+        "Vegas {:.2} Mbit/s vs Cubic {:.2}",
+        t(&vegas),
+        t(&cubic)
+    );
 
     let lossy = scenario("lossy", 0.01);
     let loss_dir = tmp.path().join("lossy");

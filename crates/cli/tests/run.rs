@@ -22,13 +22,22 @@ fn status(dir: &Path) -> String {
 }
 
 fn net_namespaces() -> usize {
-    let out = Command::new("lsns").args(["-t", "net", "-n"]).output().unwrap();
+    let out = Command::new("lsns")
+        .args(["-t", "net", "-n"])
+        .output()
+        .unwrap();
     String::from_utf8_lossy(&out.stdout).lines().count()
 }
 
 fn our_tun_devices() -> usize {
-    let out = Command::new("ip").args(["-o", "link", "show", "type", "tun"]).output().unwrap();
-    String::from_utf8_lossy(&out.stdout).lines().filter(|l| l.contains("c2e")).count()
+    let out = Command::new("ip")
+        .args(["-o", "link", "show", "type", "tun"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains("c2e"))
+        .count()
 }
 
 /// C2TCP and Cubic on the same real trace in the same test: C2TCP's mean
@@ -39,7 +48,9 @@ fn c2tcp_keeps_queueing_delay_below_half_of_cubics_on_a_real_trace() {
     if !testkit::require_root(test) {
         return;
     }
-    let Some(traces) = testkit::traces_dir(test) else { return };
+    let Some(traces) = testkit::traces_dir(test) else {
+        return;
+    };
     let _kernel = testkit::kernel_lock();
     let was_loaded = common::registered("c2tcp");
     let tmp = tempfile::tempdir().unwrap();
@@ -50,7 +61,15 @@ fn c2tcp_keeps_queueing_delay_below_half_of_cubics_on_a_real_trace() {
         let (ok, text) = common::run_authors_setup(scheme, &trace, 15, &out);
         assert!(ok, "c2tcp run --scheme {scheme} failed: {text}");
         assert_eq!(status(&out), "done");
-        for f in ["downlink.log", "uplink.log", "metrics.json", "flows.csv", "timeseries.csv", "tcpinfo.csv", "report.md"] {
+        for f in [
+            "downlink.log",
+            "uplink.log",
+            "metrics.json",
+            "flows.csv",
+            "timeseries.csv",
+            "tcpinfo.csv",
+            "report.md",
+        ] {
             assert!(out.join(f).is_file(), "{scheme}: {f} missing");
         }
         let m = metrics(&out);
@@ -69,7 +88,11 @@ fn c2tcp_keeps_queueing_delay_below_half_of_cubics_on_a_real_trace() {
             "self_inflicted_delay_ms",
             "avg_rtt_ms",
         ] {
-            assert!(agg[field].is_number(), "{scheme}: aggregate.{field} = {}", agg[field]);
+            assert!(
+                agg[field].is_number(),
+                "{scheme}: aggregate.{field} = {}",
+                agg[field]
+            );
         }
         assert_eq!(m["flows"].as_array().unwrap().len(), 1, "{scheme}");
         let util = agg["utilization"].as_f64().unwrap();
@@ -77,7 +100,10 @@ fn c2tcp_keeps_queueing_delay_below_half_of_cubics_on_a_real_trace() {
         delays.push(agg["avg_queue_delay_ms"].as_f64().unwrap());
     }
     let (cubic, c2) = (delays[0], delays[1]);
-    assert!(c2 < 0.5 * cubic, "C2TCP mean queueing delay {c2:.1} ms is not below half of Cubic's {cubic:.1} ms");
+    assert!(
+        c2 < 0.5 * cubic,
+        "C2TCP mean queueing delay {c2:.1} ms is not below half of Cubic's {cubic:.1} ms"
+    );
     // The run loaded c2tcp for itself and left the kernel as it found it.
     assert_eq!(common::registered("c2tcp"), was_loaded);
 }
@@ -121,7 +147,10 @@ fn an_interrupted_bench_cleans_up_and_resumes() {
     let first = out.join("runs/constant:12/cubic/default/rep1");
     let start = Instant::now();
     while !(first.join("run.json").exists() && status(&first) == "done") {
-        assert!(start.elapsed() < Duration::from_secs(30), "the first run never finished");
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the first run never finished"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     std::thread::sleep(Duration::from_millis(1500));
@@ -133,42 +162,106 @@ fn an_interrupted_bench_cleans_up_and_resumes() {
     assert!(stderr.contains("interrupted"), "{stderr}");
     assert_eq!(status(&first), "done");
     let second = out.join("runs/constant:12/reno/default/rep1");
-    assert_eq!(status(&second), "interrupted", "the run cut short must be marked");
+    assert_eq!(
+        status(&second),
+        "interrupted",
+        "the run cut short must be marked"
+    );
     // Nothing left behind.
     assert_eq!(our_tun_devices(), 0, "TUN devices left");
     assert_eq!(net_namespaces(), ns_before, "network namespaces left");
-    let ps = Command::new("pgrep").args(["-f", out.to_str().unwrap()]).output().unwrap();
-    assert!(ps.stdout.is_empty(), "processes left: {}", String::from_utf8_lossy(&ps.stdout));
+    let ps = Command::new("pgrep")
+        .args(["-f", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        ps.stdout.is_empty(),
+        "processes left: {}",
+        String::from_utf8_lossy(&ps.stdout)
+    );
 
     // Resume: the done run is not redone, the others finish.
-    let before = std::fs::metadata(first.join("metrics.json")).unwrap().modified().unwrap();
+    let before = std::fs::metadata(first.join("metrics.json"))
+        .unwrap()
+        .modified()
+        .unwrap();
     let (ok, text) = c2tcp(&bench_args);
     assert!(ok, "resumed bench failed: {text}");
     assert!(text.contains("(1 already done)"), "{text}");
-    assert_eq!(std::fs::metadata(first.join("metrics.json")).unwrap().modified().unwrap(), before);
+    assert_eq!(
+        std::fs::metadata(first.join("metrics.json"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        before
+    );
     for scheme in ["cubic", "reno", "bbr"] {
         let dir = out.join(format!("runs/constant:12/{scheme}/default/rep1"));
         assert_eq!(status(&dir), "done", "{scheme}");
-        assert!(metrics(&dir)["aggregate"]["throughput_mbps"].as_f64().unwrap() > 5.0, "{scheme}");
+        assert!(
+            metrics(&dir)["aggregate"]["throughput_mbps"]
+                .as_f64()
+                .unwrap()
+                > 5.0,
+            "{scheme}"
+        );
     }
 }
 
 #[test]
 fn bad_input_is_named() {
-    let (ok, text) = c2tcp(&["run", "--scheme", "tcp-foo", "--downlink", "constant:12", "--out", "/tmp/x"]);
+    let (ok, text) = c2tcp(&[
+        "run",
+        "--scheme",
+        "tcp-foo",
+        "--downlink",
+        "constant:12",
+        "--out",
+        "/tmp/x",
+    ]);
     assert!(!ok);
     // Non-root machines stop at the privilege check first.
     if testkit::require_root("bad_input_is_named") {
-        assert!(text.contains("unknown scheme `tcp-foo`") && text.contains("c2tcp"), "{text}");
-        let (ok, text) = c2tcp(&["run", "--scheme", "cubic", "--downlink", "no-such-trace.down", "--out", "/tmp/x"]);
-        assert!(!ok && text.contains("trace `no-such-trace.down` not found"), "{text}");
-        let (ok, text) =
-            c2tcp(&["run", "--scheme", "cubic", "--downlink", "constant:12", "--queue", "droptial:packets=5", "--out", "/tmp/x"]);
+        assert!(
+            text.contains("unknown scheme `tcp-foo`") && text.contains("c2tcp"),
+            "{text}"
+        );
+        let (ok, text) = c2tcp(&[
+            "run",
+            "--scheme",
+            "cubic",
+            "--downlink",
+            "no-such-trace.down",
+            "--out",
+            "/tmp/x",
+        ]);
+        assert!(
+            !ok && text.contains("trace `no-such-trace.down` not found"),
+            "{text}"
+        );
+        let (ok, text) = c2tcp(&[
+            "run",
+            "--scheme",
+            "cubic",
+            "--downlink",
+            "constant:12",
+            "--queue",
+            "droptial:packets=5",
+            "--out",
+            "/tmp/x",
+        ]);
         assert!(!ok && text.contains("droptial"), "{text}");
         let tmp = tempfile::tempdir().unwrap();
         let bad = tmp.path().join("bad.toml");
-        std::fs::write(&bad, "[link]\ndownlink = \"constant:1\"\ndelay_ms = -3\n[[flows]]\nscheme = \"cubic\"\n").unwrap();
+        std::fs::write(
+            &bad,
+            "[link]\ndownlink = \"constant:1\"\ndelay_ms = -3\n[[flows]]\nscheme = \"cubic\"\n",
+        )
+        .unwrap();
         let (ok, text) = c2tcp(&["run", bad.to_str().unwrap(), "--out", "/tmp/x"]);
-        assert!(!ok && text.contains("link.delay_ms") && text.contains("bad.toml"), "{text}");
+        assert!(
+            !ok && text.contains("link.delay_ms") && text.contains("bad.toml"),
+            "{text}"
+        );
     }
 }

@@ -31,7 +31,12 @@ size_bytes = 131072
 "#;
 
 fn flow<'a>(m: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
-    m["flows"].as_array().unwrap().iter().find(|f| f["name"] == name).unwrap_or_else(|| panic!("no flow {name}"))
+    m["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == name)
+        .unwrap_or_else(|| panic!("no flow {name}"))
 }
 
 fn metrics(dir: &Path) -> serde_json::Value {
@@ -53,11 +58,20 @@ fn dfcsd_shortens_a_short_flow_next_to_a_long_one() {
     let mut long_mbps = Vec::new();
     for scheme in ["cubic", "dfcsd"] {
         let out = tmp.path().join(scheme);
-        let (ok, text) = c2tcp(&["run", scenario.to_str().unwrap(), "--scheme", scheme, "--out", out.to_str().unwrap()]);
+        let (ok, text) = c2tcp(&[
+            "run",
+            scenario.to_str().unwrap(),
+            "--scheme",
+            scheme,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
         assert!(ok, "c2tcp run --scheme {scheme} failed: {text}");
         let m = metrics(&out);
         let short = flow(&m, "short")["fct_s"].as_f64();
-        fct.push(short.unwrap_or_else(|| panic!("{scheme}: the short flow did not complete: {text}")));
+        fct.push(
+            short.unwrap_or_else(|| panic!("{scheme}: the short flow did not complete: {text}")),
+        );
         long_mbps.push(flow(&m, "long")["throughput_mbps"].as_f64().unwrap());
         // Only the controlled run has the controller's record. The long
         // flow's allowance falls towards γ_min (2) only while the short flow
@@ -74,14 +88,39 @@ fn dfcsd_shortens_a_short_flow_next_to_a_long_one() {
                 .filter(|c| c[1] == "long")
                 .map(|c| (c[3].parse().unwrap(), c[9].parse().unwrap()))
                 .collect();
-            assert!(gammas.len() >= 20, "{} decisions for the long flow", gammas.len());
-            assert!(gammas.iter().filter(|(t, _)| *t < 4.0).all(|(_, g)| *g == 10.0), "alone it gets γ_max");
-            let low = gammas.iter().filter(|(_, g)| *g < 5.0).map(|(t, _)| *t).fold(f64::MAX, f64::min);
-            assert!(low >= 4.0 && low < 4.0 + fct[1], "the long flow's γ fell first at {low} s");
+            assert!(
+                gammas.len() >= 20,
+                "{} decisions for the long flow",
+                gammas.len()
+            );
+            assert!(
+                gammas
+                    .iter()
+                    .filter(|(t, _)| *t < 4.0)
+                    .all(|(_, g)| *g == 10.0),
+                "alone it gets γ_max"
+            );
+            let low = gammas
+                .iter()
+                .filter(|(_, g)| *g < 5.0)
+                .map(|(t, _)| *t)
+                .fold(f64::MAX, f64::min);
+            assert!(
+                low >= 4.0 && low < 4.0 + fct[1],
+                "the long flow's γ fell first at {low} s"
+            );
         }
     }
     let (cubic, dfcsd) = (fct[0], fct[1]);
-    eprintln!("short-flow FCT: cubic {cubic:.3} s, dfcsd {dfcsd:.3} s; long flow {long_mbps:?} Mbit/s");
-    assert!(dfcsd < 0.5 * cubic, "DFCSD's short flow took {dfcsd:.3} s, Cubic's {cubic:.3} s");
-    assert!(long_mbps[1] > 0.7 * long_mbps[0], "the long flow under DFCSD: {long_mbps:?} Mbit/s");
+    eprintln!(
+        "short-flow FCT: cubic {cubic:.3} s, dfcsd {dfcsd:.3} s; long flow {long_mbps:?} Mbit/s"
+    );
+    assert!(
+        dfcsd < 0.5 * cubic,
+        "DFCSD's short flow took {dfcsd:.3} s, Cubic's {cubic:.3} s"
+    );
+    assert!(
+        long_mbps[1] > 0.7 * long_mbps[0],
+        "the long flow under DFCSD: {long_mbps:?} Mbit/s"
+    );
 }

@@ -9,12 +9,15 @@ use common::c2tcp;
 use serde_json::Value;
 
 fn json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
 }
 
 fn num(v: &Value, key: &str) -> f64 {
-    v[key].as_f64().unwrap_or_else(|| panic!("no number `{key}` in {v}"))
+    v[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no number `{key}` in {v}"))
 }
 
 /// The authors' set-up on Verizon-LTE-short for 20 s, Cubic then Sprout:
@@ -27,7 +30,9 @@ fn sprout_queues_far_less_than_cubic_through_the_emulator() {
     if !testkit::require_root(test) {
         return;
     }
-    let Some(traces) = testkit::traces_dir(test) else { return };
+    let Some(traces) = testkit::traces_dir(test) else {
+        return;
+    };
     let tmp = tempfile::tempdir().unwrap();
     let trace = traces.join("mahimahi/Verizon-LTE-short.down");
     let mut results = Vec::new();
@@ -37,31 +42,69 @@ fn sprout_queues_far_less_than_cubic_through_the_emulator() {
         assert!(ok, "c2tcp run --scheme {scheme} failed: {text}");
         assert_eq!(json(&out.join("run.json"))["status"], "done", "{scheme}");
         let agg = json(&out.join("metrics.json"))["aggregate"].clone();
-        results.push((scheme, num(&agg, "p95_queue_delay_ms"), num(&agg, "throughput_mbps"), num(&agg, "utilization")));
+        results.push((
+            scheme,
+            num(&agg, "p95_queue_delay_ms"),
+            num(&agg, "throughput_mbps"),
+            num(&agg, "utilization"),
+        ));
     }
-    let [(_, cubic_p95, cubic_mbps, _), (_, sprout_p95, sprout_mbps, sprout_util)] = results[..] else { unreachable!() };
-    assert!(sprout_p95 < 0.4 * cubic_p95, "Sprout's p95 queueing delay is not far below Cubic's: {results:?}");
-    assert!(sprout_mbps > 0.5 * cubic_mbps && sprout_util > 0.5, "Sprout's throughput is not sane: {results:?}");
+    let [(_, cubic_p95, cubic_mbps, _), (_, sprout_p95, sprout_mbps, sprout_util)] = results[..]
+    else {
+        unreachable!()
+    };
+    assert!(
+        sprout_p95 < 0.4 * cubic_p95,
+        "Sprout's p95 queueing delay is not far below Cubic's: {results:?}"
+    );
+    assert!(
+        sprout_mbps > 0.5 * cubic_mbps && sprout_util > 0.5,
+        "Sprout's throughput is not sane: {results:?}"
+    );
 
     // What the endpoints reported made it into flows.json.
     let sp = tmp.path().join("sprout");
     let flow = &json(&sp.join("flows.json"))[0];
     assert!(flow["error"].is_null(), "{flow}");
     let s = &flow["sprout"];
-    assert_eq!((s["sender_ended_by"].as_str(), s["variant"].as_str()), (Some("duration"), Some("sprout")), "{s}");
+    assert_eq!(
+        (s["sender_ended_by"].as_str(), s["variant"].as_str()),
+        (Some("duration"), Some("sprout")),
+        "{s}"
+    );
     assert_eq!(num(s, "confidence_percent"), 5.0);
     // Everything the sender sent either arrived or was written off.
-    assert_eq!(num(s, "packets_received") + num(s, "packets_lost"), num(s, "packets_sent"), "{s}");
-    assert!(num(flow, "bytes_received") > 0.0 && num(flow, "bytes_received") <= num(flow, "bytes_sent"), "{flow}");
+    assert_eq!(
+        num(s, "packets_received") + num(s, "packets_lost"),
+        num(s, "packets_sent"),
+        "{s}"
+    );
+    assert!(
+        num(flow, "bytes_received") > 0.0 && num(flow, "bytes_received") <= num(flow, "bytes_sent"),
+        "{flow}"
+    );
     // One inference per 20-ms tick, each far cheaper than the tick.
     assert!(num(s, "inference_ticks") > 0.8 * 20.0 / 0.02, "{s}");
-    assert!(num(s, "inference_cpu_mean_us") > 0.0 && num(s, "inference_cpu_mean_us") < 5000.0, "{s}");
+    assert!(
+        num(s, "inference_cpu_mean_us") > 0.0 && num(s, "inference_cpu_mean_us") < 5000.0,
+        "{s}"
+    );
     for side in ["receiver", "sender"] {
-        assert!(sp.join(format!("sprout-flow0-{side}.json")).is_file(), "{side} stats missing");
+        assert!(
+            sp.join(format!("sprout-flow0-{side}.json")).is_file(),
+            "{side} stats missing"
+        );
     }
     // No endpoint outlived its run.
-    let ps = Command::new("pgrep").args(["-f", sp.to_str().unwrap()]).output().unwrap();
-    assert!(ps.stdout.is_empty(), "processes left: {}", String::from_utf8_lossy(&ps.stdout));
+    let ps = Command::new("pgrep")
+        .args(["-f", sp.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        ps.stdout.is_empty(),
+        "processes left: {}",
+        String::from_utf8_lossy(&ps.stdout)
+    );
 }
 
 /// Sprout's sender is always backlogged: a sized flow is refused by name.
@@ -69,10 +112,22 @@ fn sprout_queues_far_less_than_cubic_through_the_emulator() {
 fn a_sized_sprout_flow_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let sc = tmp.path().join("s.toml");
-    std::fs::write(&sc, "[link]\ndownlink = \"constant:12\"\n[[flows]]\nscheme = \"sprout\"\nsize_bytes = 100000\n").unwrap();
-    let (ok, text) = c2tcp(&["run", sc.to_str().unwrap(), "--out", tmp.path().join("o").to_str().unwrap()]);
+    std::fs::write(
+        &sc,
+        "[link]\ndownlink = \"constant:12\"\n[[flows]]\nscheme = \"sprout\"\nsize_bytes = 100000\n",
+    )
+    .unwrap();
+    let (ok, text) = c2tcp(&[
+        "run",
+        sc.to_str().unwrap(),
+        "--out",
+        tmp.path().join("o").to_str().unwrap(),
+    ]);
     assert!(!ok);
     if testkit::require_root("a_sized_sprout_flow_is_refused") {
-        assert!(text.contains("flows[0].size_bytes") && text.contains("always backlogged"), "{text}");
+        assert!(
+            text.contains("flows[0].size_bytes") && text.contains("always backlogged"),
+            "{text}"
+        );
     }
 }

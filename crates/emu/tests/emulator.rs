@@ -320,12 +320,25 @@ fn oversize_packets_are_dropped_and_counted() {
     let ue = Netns::new("ue").unwrap();
     let emu = Emulator::start(config(12.0, 1.0), &server, &ue).unwrap();
     let (outside_if, _) = emu.ifnames();
-    server.ip(&["link", "set", "dev", &outside_if, "mtu", "1800"]).unwrap();
+    server
+        .ip(&["link", "set", "dev", &outside_if, "mtu", "1800"])
+        .unwrap();
     let dst = emu.inside_addr().to_string();
     // 1672 bytes of ICMP payload: a 1700-byte IP packet, not fragmented.
-    let big = server.command("ping").args(["-n", "-c", "2", "-W", "1", "-M", "do", "-s", "1672", &dst]).output().unwrap();
-    assert!(!big.status.success(), "the oversize echo must not get through");
-    let small = server.command("ping").args(["-n", "-c", "1", "-W", "2", &dst]).output().unwrap();
+    let big = server
+        .command("ping")
+        .args(["-n", "-c", "2", "-W", "1", "-M", "do", "-s", "1672", &dst])
+        .output()
+        .unwrap();
+    assert!(
+        !big.status.success(),
+        "the oversize echo must not get through"
+    );
+    let small = server
+        .command("ping")
+        .args(["-n", "-c", "1", "-W", "2", &dst])
+        .output()
+        .unwrap();
     assert!(small.status.success(), "the emulator still forwards");
     let s = emu.stop().unwrap();
     assert_eq!(s.downlink.drops.oversize, 2, "{s:?}");

@@ -33,7 +33,10 @@ fn by_label<'a>(outcomes: &[&'a FlowOutcome]) -> Vec<(String, Vec<&'a FlowOutcom
 fn config(sc: &Scenario, outcomes: &[&FlowOutcome]) -> AnalysisConfig {
     let groups: Vec<FlowGroup> = by_label(outcomes)
         .into_iter()
-        .map(|(label, flows)| FlowGroup { label, members: flows.iter().map(|o| FlowMatch::port(o.port)).collect() })
+        .map(|(label, flows)| FlowGroup {
+            label,
+            members: flows.iter().map(|o| FlowMatch::port(o.port)).collect(),
+        })
         .collect();
     AnalysisConfig {
         warmup_s: sc.link.warmup_s,
@@ -45,12 +48,23 @@ fn config(sc: &Scenario, outcomes: &[&FlowOutcome]) -> AnalysisConfig {
 }
 
 /// Analyses one direction's flows: data on `data_log`, ACKs on `ack_log`.
-fn analyze_direction(sc: &Scenario, data_log: &Path, ack_log: &Path, outcomes: &[&FlowOutcome]) -> Result<Analysis> {
+fn analyze_direction(
+    sc: &Scenario,
+    data_log: &Path,
+    ack_log: &Path,
+    outcomes: &[&FlowOutcome],
+) -> Result<Analysis> {
     let cfg = config(sc, outcomes);
-    let mut a = metrics::analyze(data_log, &cfg).with_context(|| format!("analysing {}", data_log.display()))?;
-    let acks = metrics::analyze(ack_log, &cfg).with_context(|| format!("analysing {}", ack_log.display()))?;
+    let mut a = metrics::analyze(data_log, &cfg)
+        .with_context(|| format!("analysing {}", data_log.display()))?;
+    let acks = metrics::analyze(ack_log, &cfg)
+        .with_context(|| format!("analysing {}", ack_log.display()))?;
     for (label, flows) in by_label(outcomes) {
-        let ack_delay = acks.flows.iter().find(|f| f.name == label).and_then(|f| f.metrics.avg_delay_ms);
+        let ack_delay = acks
+            .flows
+            .iter()
+            .find(|f| f.name == label)
+            .and_then(|f| f.metrics.avg_delay_ms);
         if let Some(f) = a.flow_mut(&label) {
             let fcts: Option<Vec<f64>> = flows.iter().map(|o| o.fct_s).collect();
             f.metrics.fct_s = fcts.map(|v| v.iter().sum::<f64>() / v.len() as f64);
@@ -58,7 +72,11 @@ fn analyze_direction(sc: &Scenario, data_log: &Path, ack_log: &Path, outcomes: &
             f.metrics.avg_rtt_ms = f.metrics.avg_delay_ms.zip(ack_delay).map(|(d, r)| d + r);
         }
     }
-    a.aggregate.avg_rtt_ms = a.aggregate.avg_delay_ms.zip(acks.aggregate.avg_delay_ms).map(|(d, r)| d + r);
+    a.aggregate.avg_rtt_ms = a
+        .aggregate
+        .avg_delay_ms
+        .zip(acks.aggregate.avg_delay_ms)
+        .map(|(d, r)| d + r);
     a.aggregate.retransmits = Some(outcomes.iter().map(|o| o.retransmits as u64).sum());
     Ok(a)
 }
@@ -67,8 +85,14 @@ fn analyze_direction(sc: &Scenario, data_log: &Path, ack_log: &Path, outcomes: &
 /// (or the uplink one when every flow is an uplink flow).
 pub fn analyze(sc: &Scenario, out: &Path, outcomes: &[FlowOutcome]) -> Result<Analysis> {
     let (down_log, up_log) = (out.join("downlink.log"), out.join("uplink.log"));
-    let down: Vec<&FlowOutcome> = outcomes.iter().filter(|o| o.direction == Direction::Downlink.to_string()).collect();
-    let up: Vec<&FlowOutcome> = outcomes.iter().filter(|o| o.direction == Direction::Uplink.to_string()).collect();
+    let down: Vec<&FlowOutcome> = outcomes
+        .iter()
+        .filter(|o| o.direction == Direction::Downlink.to_string())
+        .collect();
+    let up: Vec<&FlowOutcome> = outcomes
+        .iter()
+        .filter(|o| o.direction == Direction::Uplink.to_string())
+        .collect();
     let main = if !down.is_empty() {
         let a = analyze_direction(sc, &down_log, &up_log, &down)?;
         if !up.is_empty() {
@@ -89,13 +113,30 @@ pub fn analyze(sc: &Scenario, out: &Path, outcomes: &[FlowOutcome]) -> Result<An
 fn write_flows_csv(out: &Path, outcomes: &[FlowOutcome], a: &Analysis) -> Result<()> {
     let mut w = csv::Writer::from_path(out.join("flows.csv"))?;
     w.write_record([
-        "flow", "label", "scheme", "direction", "start_s", "size_bytes", "bytes_sent", "bytes_received",
-        "throughput_mbps", "avg_queue_delay_ms", "p95_queue_delay_ms", "avg_rtt_ms", "loss_rate", "fct_s",
-        "retransmits", "error",
+        "flow",
+        "label",
+        "scheme",
+        "direction",
+        "start_s",
+        "size_bytes",
+        "bytes_sent",
+        "bytes_received",
+        "throughput_mbps",
+        "avg_queue_delay_ms",
+        "p95_queue_delay_ms",
+        "avg_rtt_ms",
+        "loss_rate",
+        "fct_s",
+        "retransmits",
+        "error",
     ])?;
     let num = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
     for o in outcomes {
-        let m = a.flows.iter().find(|f| f.name == o.label).map(|f| &f.metrics);
+        let m = a
+            .flows
+            .iter()
+            .find(|f| f.name == o.label)
+            .map(|f| &f.metrics);
         w.write_record([
             o.index.to_string(),
             o.label.clone(),

@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
-use report::layout::{run_dir, RunInfo};
 pub use report::layout::RunStatus;
+use report::layout::{run_dir, RunInfo};
 use serde::Serialize;
 
 use crate::scenario::{Scenario, SweepKey};
@@ -38,7 +38,13 @@ pub struct Job {
 impl Job {
     pub fn label(&self) -> String {
         let p = RunInfo::label_for(&self.params);
-        format!("{} {} {} rep{}", self.trace, self.scheme, if p.is_empty() { "default" } else { &p }, self.rep)
+        format!(
+            "{} {} {} rep{}",
+            self.trace,
+            self.scheme,
+            if p.is_empty() { "default" } else { &p },
+            self.rep
+        )
     }
 }
 
@@ -61,23 +67,39 @@ pub struct Plan {
 /// `<label>_flows` (`short_bytes`, `short_flows`); other values keep their key.
 pub fn param_of(key: &str, v: &toml::Value) -> (String, serde_json::Value) {
     if let SweepKey::Flows { label, field } = SweepKey::of(key) {
-        let name = if field == "count" { format!("{label}_flows") } else { format!("{label}_bytes") };
+        let name = if field == "count" {
+            format!("{label}_flows")
+        } else {
+            format!("{label}_bytes")
+        };
         return (name, param_of(field, v).1);
     }
     if key == "downlink" {
         if let Some(d) = v.as_str() {
-            if let Some(mbps) = d.strip_prefix("constant:").and_then(|m| m.parse::<f64>().ok()) {
-                let n = if mbps.fract() == 0.0 { serde_json::json!(mbps as i64) } else { serde_json::json!(mbps) };
+            if let Some(mbps) = d
+                .strip_prefix("constant:")
+                .and_then(|m| m.parse::<f64>().ok())
+            {
+                let n = if mbps.fract() == 0.0 {
+                    serde_json::json!(mbps as i64)
+                } else {
+                    serde_json::json!(mbps)
+                };
                 return ("downlink_mbps".into(), n);
             }
-            let name = Path::new(d).file_name().map_or(d.into(), |n| n.to_string_lossy().into_owned());
+            let name = Path::new(d)
+                .file_name()
+                .map_or(d.into(), |n| n.to_string_lossy().into_owned());
             return ("downlink".into(), serde_json::json!(name));
         }
     }
     if key == "queue" {
         if let Some(q) = v.as_str() {
             for (arg, name) in [("bytes=", "buffer_bytes"), ("packets=", "buffer_packets")] {
-                if let Some(n) = q.split([':', ',']).find_map(|a| a.strip_prefix(arg)?.parse::<u64>().ok()) {
+                if let Some(n) = q
+                    .split([':', ','])
+                    .find_map(|a| a.strip_prefix(arg)?.parse::<u64>().ok())
+                {
                     return (name.to_string(), serde_json::json!(n));
                 }
             }
@@ -94,7 +116,9 @@ pub fn param_of(key: &str, v: &toml::Value) -> (String, serde_json::Value) {
 
 fn uplink_sibling(trace: &Path) -> Option<String> {
     let name = trace.to_str()?;
-    let up = name.strip_suffix(".down").map(|stem| format!("{stem}.up"))?;
+    let up = name
+        .strip_suffix(".down")
+        .map(|stem| format!("{stem}.up"))?;
     Path::new(&up).is_file().then_some(up)
 }
 
@@ -103,7 +127,9 @@ fn uplink_sibling(trace: &Path) -> Option<String> {
 pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
     let swept_downlink = plan.scenario.sweep.contains_key("downlink");
     if swept_downlink && !plan.traces.is_empty() {
-        anyhow::bail!("sweep.downlink: the scenario sweeps the downlink, so give no traces to run it over");
+        anyhow::bail!(
+            "sweep.downlink: the scenario sweeps the downlink, so give no traces to run it over"
+        );
     }
     let traces: Vec<(String, Scenario)> = if plan.traces.is_empty() {
         // A swept downlink is not one trace: its runs are grouped under
@@ -128,7 +154,10 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
                 if plan.scenario.link.uplink.is_none() {
                     sc.link.uplink = uplink_sibling(t);
                 }
-                let name = t.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let name = t
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
                 (name, sc)
             })
             .collect()
@@ -151,7 +180,10 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
             .collect(),
     };
     if plan.scenario.sweep.len() > 1 {
-        anyhow::bail!("sweep: one swept key per scenario (found {})", plan.scenario.sweep.len());
+        anyhow::bail!(
+            "sweep: one swept key per scenario (found {})",
+            plan.scenario.sweep.len()
+        );
     }
     let mut jobs = Vec::new();
     for rep in 1..=plan.reps.max(1) {
@@ -162,7 +194,8 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
                     None => sc.clone(),
                 };
                 let scheme_label = scheme.map(str::to_string).unwrap_or_else(|| {
-                    let mut names: Vec<&str> = base.flows.iter().map(|f| f.scheme.as_str()).collect();
+                    let mut names: Vec<&str> =
+                        base.flows.iter().map(|f| f.scheme.as_str()).collect();
                     names.dedup();
                     names.join("+")
                 });
@@ -183,7 +216,13 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
                             b
                         }
                     };
-                    let dir = run_dir(&plan.out, trace, &scheme_label, &RunInfo::label_for(params), rep);
+                    let dir = run_dir(
+                        &plan.out,
+                        trace,
+                        &scheme_label,
+                        &RunInfo::label_for(params),
+                        rep,
+                    );
                     jobs.push(Job {
                         trace: trace.clone(),
                         scheme: scheme_label.clone(),
@@ -241,11 +280,14 @@ pub fn execute(
                 if stop.load(Ordering::Relaxed) {
                     return;
                 }
-                let Some(job) = queue.lock().unwrap().pop_front() else { return };
+                let Some(job) = queue.lock().unwrap().pop_front() else {
+                    return;
+                };
                 let outcome = (|| -> Result<RunStatus> {
                     if job.dir.exists() {
-                        fs::remove_dir_all(&job.dir)
-                            .with_context(|| format!("clearing the unfinished run {}", job.dir.display()))?;
+                        fs::remove_dir_all(&job.dir).with_context(|| {
+                            format!("clearing the unfinished run {}", job.dir.display())
+                        })?;
                     }
                     fs::create_dir_all(&job.dir)?;
                     run(&job)
@@ -309,15 +351,27 @@ mod tests {
         assert_eq!(jobs.len(), 6);
         let c2 = jobs
             .iter()
-            .find(|j| j.scheme == "c2tcp" && j.params.get("target_ms") == Some(&serde_json::json!(25)) && j.rep == 1)
+            .find(|j| {
+                j.scheme == "c2tcp"
+                    && j.params.get("target_ms") == Some(&serde_json::json!(25))
+                    && j.rep == 1
+            })
             .unwrap();
         assert_eq!(c2.scenario.flows[0].param_f64("target_ms"), Some(25.0));
         assert!(c2.scenario.sweep.is_empty());
-        assert!(c2.dir.ends_with("runs/constant:12/c2tcp/target_ms=25/rep1"), "{}", c2.dir.display());
+        assert!(
+            c2.dir.ends_with("runs/constant:12/c2tcp/target_ms=25/rep1"),
+            "{}",
+            c2.dir.display()
+        );
         let cubic: Vec<_> = jobs.iter().filter(|j| j.scheme == "cubic").collect();
         assert_eq!(cubic.len(), 2);
-        assert!(cubic.iter().all(|j| j.params.is_empty() && j.scenario.flows[0].params.is_empty()));
-        assert!(cubic[0].dir.ends_with("runs/constant:12/cubic/default/rep1"));
+        assert!(cubic
+            .iter()
+            .all(|j| j.params.is_empty() && j.scenario.flows[0].params.is_empty()));
+        assert!(cubic[0]
+            .dir
+            .ends_with("runs/constant:12/cubic/default/rep1"));
         // Repetition is the outer loop.
         assert!(jobs[..3].iter().all(|j| j.rep == 1));
     }
@@ -338,7 +392,10 @@ mod tests {
         }
         let ran = Mutex::new(Vec::new());
         let run = |j: &Job| -> Result<RunStatus> {
-            assert!(!j.dir.join("leftover").exists(), "an unfinished run's files must be cleared");
+            assert!(
+                !j.dir.join("leftover").exists(),
+                "an unfinished run's files must be cleared"
+            );
             let mut info = RunInfo::started("t", &j.scheme, &j.trace, j.params.clone(), j.rep);
             info.finished(None);
             info.write(&j.dir)?;
@@ -374,20 +431,47 @@ mod tests {
     #[test]
     fn a_swept_queue_is_named_by_its_size() {
         let q = |s: &str| param_of("queue", &toml::Value::String(s.into()));
-        assert_eq!(q("droptail:bytes=75000"), ("buffer_bytes".into(), serde_json::json!(75000)));
-        assert_eq!(q("codel:target=5,packets=100"), ("buffer_packets".into(), serde_json::json!(100)));
-        assert_eq!(param_of("target_ms", &toml::Value::Integer(25)), ("target_ms".into(), serde_json::json!(25)));
+        assert_eq!(
+            q("droptail:bytes=75000"),
+            ("buffer_bytes".into(), serde_json::json!(75000))
+        );
+        assert_eq!(
+            q("codel:target=5,packets=100"),
+            ("buffer_packets".into(), serde_json::json!(100))
+        );
+        assert_eq!(
+            param_of("target_ms", &toml::Value::Integer(25)),
+            ("target_ms".into(), serde_json::json!(25))
+        );
     }
 
     #[test]
     fn swept_flows_and_rates_are_named_by_the_number_they_plot() {
         let s = |x: &str| toml::Value::String(x.into());
-        assert_eq!(param_of("downlink", &s("constant:54")), ("downlink_mbps".into(), serde_json::json!(54)));
-        assert_eq!(param_of("downlink", &s("constant:1.5")), ("downlink_mbps".into(), serde_json::json!(1.5)));
-        assert_eq!(param_of("downlink", &s("/t/Verizon-LTE-short.down")), ("downlink".into(), serde_json::json!("Verizon-LTE-short.down")));
+        assert_eq!(
+            param_of("downlink", &s("constant:54")),
+            ("downlink_mbps".into(), serde_json::json!(54))
+        );
+        assert_eq!(
+            param_of("downlink", &s("constant:1.5")),
+            ("downlink_mbps".into(), serde_json::json!(1.5))
+        );
+        assert_eq!(
+            param_of("downlink", &s("/t/Verizon-LTE-short.down")),
+            (
+                "downlink".into(),
+                serde_json::json!("Verizon-LTE-short.down")
+            )
+        );
         let n = toml::Value::Integer(65536);
-        assert_eq!(param_of("short.size_bytes", &n), ("short_bytes".into(), serde_json::json!(65536)));
-        assert_eq!(param_of("short.count", &toml::Value::Integer(3)), ("short_flows".into(), serde_json::json!(3)));
+        assert_eq!(
+            param_of("short.size_bytes", &n),
+            ("short_bytes".into(), serde_json::json!(65536))
+        );
+        assert_eq!(
+            param_of("short.count", &toml::Value::Integer(3)),
+            ("short_flows".into(), serde_json::json!(3))
+        );
     }
 
     #[test]
@@ -400,11 +484,27 @@ mod tests {
         p.reps = 1;
         let jobs = expand(&p).unwrap();
         assert_eq!(jobs.len(), 4);
-        let j = jobs.iter().find(|j| j.scheme == "cubic" && j.params.get("downlink_mbps") == Some(&serde_json::json!(54))).unwrap();
-        assert_eq!((j.trace.as_str(), j.scenario.link.downlink.as_str()), ("downlink-sweep", "constant:54"));
-        assert!(j.dir.ends_with("runs/downlink-sweep/cubic/downlink_mbps=54/rep1"), "{}", j.dir.display());
+        let j = jobs
+            .iter()
+            .find(|j| {
+                j.scheme == "cubic" && j.params.get("downlink_mbps") == Some(&serde_json::json!(54))
+            })
+            .unwrap();
+        assert_eq!(
+            (j.trace.as_str(), j.scenario.link.downlink.as_str()),
+            ("downlink-sweep", "constant:54")
+        );
+        assert!(
+            j.dir
+                .ends_with("runs/downlink-sweep/cubic/downlink_mbps=54/rep1"),
+            "{}",
+            j.dir.display()
+        );
         p.traces = vec![tmp.path().join("X.down")];
-        assert!(expand(&p).unwrap_err().to_string().contains("sweep.downlink"));
+        assert!(expand(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("sweep.downlink"));
     }
 
     #[test]
@@ -418,6 +518,9 @@ mod tests {
         p.reps = 1;
         let jobs = expand(&p).unwrap();
         assert!(jobs.iter().all(|j| j.trace == "X.down"));
-        assert_eq!(jobs[0].scenario.link.uplink.as_deref(), Some(tmp.path().join("X.up").to_str().unwrap()));
+        assert_eq!(
+            jobs[0].scenario.link.uplink.as_deref(),
+            Some(tmp.path().join("X.up").to_str().unwrap())
+        );
     }
 }

@@ -15,12 +15,12 @@
 //! controller's decisions, when a scheme uses one), for NetAssist runs
 //! `netassist.json` and `netassist-flow<N>.csv`, and the analysis
 //! (`metrics.json`, ...).
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -71,7 +71,11 @@ impl Identity {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| sc.link.downlink.clone());
         Identity {
-            scenario: if sc.name.is_empty() { "run".into() } else { sc.name.clone() },
+            scenario: if sc.name.is_empty() {
+                "run".into()
+            } else {
+                sc.name.clone()
+            },
             scheme: schemes.join("+"),
             trace,
             params: BTreeMap::new(),
@@ -120,10 +124,19 @@ pub struct ResolvedLink {
 /// `constant:MBPS`, or a trace file found by [`resolve_trace`].
 fn load_trace(spec: &str, scenario_dir: Option<&Path>) -> Result<(Trace, String)> {
     if let Some(mbps) = spec.strip_prefix("constant:") {
-        let mbps: f64 = mbps.parse().with_context(|| format!("`{spec}`: constant:<Mbit/s> needs a number"))?;
+        let mbps: f64 = mbps
+            .parse()
+            .with_context(|| format!("`{spec}`: constant:<Mbit/s> needs a number"))?;
         // One second of opportunities; the trace loops.
-        let opportunities = emu::synth::constant(mbps, 1000).with_context(|| format!("`{spec}`"))?;
-        return Ok((Trace { path: PathBuf::from(spec), opportunities }, spec.to_string()));
+        let opportunities =
+            emu::synth::constant(mbps, 1000).with_context(|| format!("`{spec}`"))?;
+        return Ok((
+            Trace {
+                path: PathBuf::from(spec),
+                opportunities,
+            },
+            spec.to_string(),
+        ));
     }
     let path = resolve_trace(spec, scenario_dir)?;
     Ok((Trace::load(&path)?, path.display().to_string()))
@@ -131,12 +144,15 @@ fn load_trace(spec: &str, scenario_dir: Option<&Path>) -> Result<(Trace, String)
 
 pub fn resolve_link(sc: &Scenario, scenario_dir: Option<&Path>) -> Result<ResolvedLink> {
     let l = &sc.link;
-    let (downlink, downlink_name) = load_trace(&l.downlink, scenario_dir).context("link.downlink")?;
+    let (downlink, downlink_name) =
+        load_trace(&l.downlink, scenario_dir).context("link.downlink")?;
     let uplink_spec = match &l.uplink {
         Some(u) => u.clone(),
         None => {
             // The `.up` sibling of a `.down` trace, else the authors' wired48.
-            let sibling = downlink_name.strip_suffix(".down").map(|s| format!("{s}.up"));
+            let sibling = downlink_name
+                .strip_suffix(".down")
+                .map(|s| format!("{s}.up"));
             match sibling {
                 Some(s) if Path::new(&s).is_file() => s,
                 _ => "constant:48".to_string(),
@@ -157,13 +173,22 @@ pub fn resolve_link(sc: &Scenario, scenario_dir: Option<&Path>) -> Result<Resolv
         Some((name, down, up)) => {
             if let Some((other, d2, _)) = overrides.next() {
                 if d2 != down {
-                    bail!("flows: `{name}` and `{other}` want different queues on the one bottleneck");
+                    bail!(
+                        "flows: `{name}` and `{other}` want different queues on the one bottleneck"
+                    );
                 }
             }
             (down, up)
         }
     };
-    Ok(ResolvedLink { downlink, uplink, downlink_name, uplink_name, downlink_queue, uplink_queue })
+    Ok(ResolvedLink {
+        downlink,
+        uplink,
+        downlink_name,
+        uplink_name,
+        downlink_queue,
+        uplink_queue,
+    })
 }
 
 fn write_json(path: &Path, v: &impl Serialize) -> Result<()> {
@@ -179,7 +204,13 @@ fn write_json(path: &Path, v: &impl Serialize) -> Result<()> {
 pub fn run(sc: &Scenario, opts: &RunOptions, interrupt: &AtomicBool) -> Result<RunStatus> {
     fs::create_dir_all(&opts.out).with_context(|| format!("creating {}", opts.out.display()))?;
     let id = opts.identity.clone().unwrap_or_else(|| Identity::of(sc));
-    let mut info = RunInfo::started(&id.scenario, &id.scheme, &id.trace, id.params.clone(), id.rep);
+    let mut info = RunInfo::started(
+        &id.scenario,
+        &id.scheme,
+        &id.trace,
+        id.params.clone(),
+        id.rep,
+    );
     info.seed = Some(opts.seed);
     info.write(&opts.out)?; // "interrupted" until it finishes
 
@@ -251,7 +282,11 @@ fn execute(
     let (trace_offset_ms, delay_us) = (cfg.trace_offset_ms, cfg.delay_us);
     let emulator = Emulator::start(cfg, &server, &ue)?;
     // NATCP/NACubic flows need NetAssist, its agent and the UE's reporter.
-    let netassist = match sc.flows.iter().any(|f| scheme::lookup(&f.scheme).is_ok_and(|s| s.needs_netassist())) {
+    let netassist = match sc
+        .flows
+        .iter()
+        .any(|f| scheme::lookup(&f.scheme).is_ok_and(|s| s.needs_netassist()))
+    {
         false => None,
         true => {
             let model = netassist::LinkModel {
@@ -263,7 +298,16 @@ fn execute(
                 start_us: emulator.start_us(),
             };
             let na_opts = sc.netassist.clone().unwrap_or_default();
-            Some(netassist::Deployment::start(&server, &ue, emulator.inside_addr(), &model, &na_opts).context("starting NetAssist")?)
+            Some(
+                netassist::Deployment::start(
+                    &server,
+                    &ue,
+                    emulator.inside_addr(),
+                    &model,
+                    &na_opts,
+                )
+                .context("starting NetAssist")?,
+            )
         }
     };
 
@@ -307,13 +351,20 @@ fn execute(
         match flows::start(&ctx, i, &sc.flows[i]) {
             Ok(f) => running.push(f),
             Err(e) => {
-                start_error = Some(e.context(format!("starting flow {i} ({})", sc.flows[i].scheme)));
+                start_error =
+                    Some(e.context(format!("starting flow {i} ({})", sc.flows[i].scheme)));
                 break;
             }
         }
     }
     if start_error.is_none() {
-        wait_until(run_end, interrupt, run_start, sc.link.duration_s, opts.progress.as_deref());
+        wait_until(
+            run_end,
+            interrupt,
+            run_start,
+            sc.link.duration_s,
+            opts.progress.as_deref(),
+        );
     }
     // Time is up (or we were stopped): endpoints see the stop flag.
     stop.store(true, Ordering::Relaxed);
@@ -372,8 +423,20 @@ fn write_flow_files(out: &Path, outcomes: &[FlowOutcome]) -> Result<()> {
     write_json(&out.join("flows.json"), &outcomes)?;
     let mut w = csv::Writer::from_path(out.join("tcpinfo.csv"))?;
     w.write_record([
-        "flow", "t_s", "cwnd", "ssthresh", "srtt_ms", "min_rtt_ms", "retrans", "delivery_rate_mbps", "bytes_acked",
-        "c2tcp_alpha", "c2tcp_setpoint_ms", "c2tcp_condition", "c2tcp_bad_events", "c2tcp_avg_rtt_ms",
+        "flow",
+        "t_s",
+        "cwnd",
+        "ssthresh",
+        "srtt_ms",
+        "min_rtt_ms",
+        "retrans",
+        "delivery_rate_mbps",
+        "bytes_acked",
+        "c2tcp_alpha",
+        "c2tcp_setpoint_ms",
+        "c2tcp_condition",
+        "c2tcp_bad_events",
+        "c2tcp_avg_rtt_ms",
     ])?;
     for o in outcomes {
         for s in &o.samples {

@@ -140,7 +140,9 @@ pub struct Flow {
 
 impl Flow {
     pub fn param_f64(&self, key: &str) -> Option<f64> {
-        self.params.get(key).and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))
+        self.params
+            .get(key)
+            .and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))
     }
 
     pub fn param_str(&self, key: &str) -> Option<&str> {
@@ -148,7 +150,9 @@ impl Flow {
     }
 
     pub fn label_or(&self, index: usize) -> String {
-        self.label.clone().unwrap_or_else(|| format!("flow{index}-{}", self.scheme))
+        self.label
+            .clone()
+            .unwrap_or_else(|| format!("flow{index}-{}", self.scheme))
     }
 }
 
@@ -170,8 +174,10 @@ impl Link {
 impl Scenario {
     /// Reads and validates a scenario file.
     pub fn load(path: &Path) -> Result<Scenario> {
-        let text = std::fs::read_to_string(path).with_context(|| format!("reading scenario {}", path.display()))?;
-        let sc = Scenario::parse(&text).with_context(|| format!("in scenario {}", path.display()))?;
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading scenario {}", path.display()))?;
+        let sc =
+            Scenario::parse(&text).with_context(|| format!("in scenario {}", path.display()))?;
         Ok(sc)
     }
 
@@ -188,7 +194,11 @@ impl Scenario {
         field_range("link.duration_s", l.duration_s, 0.001, 86_400.0)?;
         field_range("link.warmup_s", l.warmup_s, 0.0, l.duration_s)?;
         if l.warmup_s >= l.duration_s {
-            bail!("link.warmup_s ({}) must be shorter than link.duration_s ({})", l.warmup_s, l.duration_s);
+            bail!(
+                "link.warmup_s ({}) must be shorter than link.duration_s ({})",
+                l.warmup_s,
+                l.duration_s
+            );
         }
         field_range("link.trace_offset_s", l.trace_offset_s, 0.0, 1e9)?;
         field_range("link.loss", l.loss, 0.0, 0.999)?;
@@ -209,25 +219,45 @@ impl Scenario {
             let sch = scheme::lookup(&f.scheme).with_context(|| at("scheme"))?;
             field_range(&at("start_s"), f.start_s, 0.0, l.duration_s)?;
             if f.start_s >= l.duration_s {
-                bail!("{}: the flow starts at {} s, after the run ends ({} s)", at("start_s"), f.start_s, l.duration_s);
+                bail!(
+                    "{}: the flow starts at {} s, after the run ends ({} s)",
+                    at("start_s"),
+                    f.start_s,
+                    l.duration_s
+                );
             }
             if let Some(d) = f.duration_s {
                 field_range(&at("duration_s"), d, 0.001, 86_400.0)?;
             }
             if f.duration_s.is_some() && f.size_bytes.is_some() {
-                bail!("{}: give duration_s or size_bytes, not both", at("size_bytes"));
+                bail!(
+                    "{}: give duration_s or size_bytes, not both",
+                    at("size_bytes")
+                );
             }
             if f.size_bytes.is_some() && !sch.takes_size() {
-                bail!("{}: `{}` flows are always backlogged; give duration_s instead", at("size_bytes"), f.scheme);
+                bail!(
+                    "{}: `{}` flows are always backlogged; give duration_s instead",
+                    at("size_bytes"),
+                    f.scheme
+                );
             }
             if f.size_bytes == Some(0) {
                 bail!("{}: must be at least 1 byte", at("size_bytes"));
             }
-            sch.check_params(&f.params).map_err(|e| anyhow::anyhow!("{}: {e}", at("")))?;
-            if sch.receiver_rule(&f.params).map_err(|e| anyhow::anyhow!("{}: {e}", at("")))?.is_some()
+            sch.check_params(&f.params)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", at("")))?;
+            if sch
+                .receiver_rule(&f.params)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", at("")))?
+                .is_some()
                 && f.direction != Direction::Downlink
             {
-                bail!("{}: `{}` controls the UE's receivers, so its flows must be downlink", at("direction"), f.scheme);
+                bail!(
+                    "{}: `{}` controls the UE's receivers, so its flows must be downlink",
+                    at("direction"),
+                    f.scheme
+                );
             }
         }
         self.receiver_rule()?;
@@ -239,15 +269,29 @@ impl Scenario {
                 SweepKey::Link(_) => {}
                 SweepKey::Flows { label, field } => {
                     if !FLOW_FIELDS.contains(&field) {
-                        bail!("sweep.{key}: `{field}` is not a flow field that can be swept ({})", FLOW_FIELDS.join(", "));
+                        bail!(
+                            "sweep.{key}: `{field}` is not a flow field that can be swept ({})",
+                            FLOW_FIELDS.join(", ")
+                        );
                     }
                     if !self.flows.iter().any(|f| f.label.as_deref() == Some(label)) {
-                        let labels: Vec<&str> = self.flows.iter().filter_map(|f| f.label.as_deref()).collect();
-                        bail!("sweep.{key}: no flow is labelled `{label}` (labels: {})", labels.join(", "));
+                        let labels: Vec<&str> = self
+                            .flows
+                            .iter()
+                            .filter_map(|f| f.label.as_deref())
+                            .collect();
+                        bail!(
+                            "sweep.{key}: no flow is labelled `{label}` (labels: {})",
+                            labels.join(", ")
+                        );
                     }
                 }
                 SweepKey::Param(_) => {
-                    if !self.flows.iter().any(|f| scheme::lookup(&f.scheme).is_ok_and(|s| s.takes(key))) {
+                    if !self
+                        .flows
+                        .iter()
+                        .any(|f| scheme::lookup(&f.scheme).is_ok_and(|s| s.takes(key)))
+                    {
                         bail!(
                             "sweep.{key}: neither a link field ({}), a flow field (<label>.{}) nor a parameter of \
                              these flows' schemes",
@@ -259,7 +303,8 @@ impl Scenario {
             }
             // Every value must make a valid scenario.
             for (i, v) in values.iter().enumerate() {
-                self.with_value(key, v).with_context(|| format!("sweep.{key}[{i}] = {v}"))?;
+                self.with_value(key, v)
+                    .with_context(|| format!("sweep.{key}[{i}] = {v}"))?;
             }
         }
         Ok(())
@@ -271,8 +316,12 @@ impl Scenario {
     pub fn receiver_rule(&self) -> Result<Option<rxctl::Rule>> {
         let mut found: Option<(usize, rxctl::Rule)> = None;
         for (i, f) in self.flows.iter().enumerate() {
-            let Ok(sch) = scheme::lookup(&f.scheme) else { continue };
-            let Some(rule) = sch.receiver_rule(&f.params)? else { continue };
+            let Ok(sch) = scheme::lookup(&f.scheme) else {
+                continue;
+            };
+            let Some(rule) = sch.receiver_rule(&f.params)? else {
+                continue;
+            };
             match found {
                 None => found = Some((i, rule)),
                 Some((j, first)) if first != rule => bail!(
@@ -290,28 +339,48 @@ impl Scenario {
     pub fn with_value(&self, key: &str, value: &toml::Value) -> Result<Scenario> {
         let mut sc = self.clone();
         sc.sweep.clear();
-        let num = || value.as_float().or_else(|| value.as_integer().map(|i| i as f64));
-        let string = || value.as_str().map(str::to_string).with_context(|| format!("sweep.{key}: values must be strings"));
+        let num = || {
+            value
+                .as_float()
+                .or_else(|| value.as_integer().map(|i| i as f64))
+        };
+        let string = || {
+            value
+                .as_str()
+                .map(str::to_string)
+                .with_context(|| format!("sweep.{key}: values must be strings"))
+        };
         match SweepKey::of(key) {
             SweepKey::Link("queue") => sc.link.queue = string()?,
             SweepKey::Link("downlink") => sc.link.downlink = string()?,
-            SweepKey::Link("delay_ms") => sc.link.delay_ms = num().context("sweep.delay_ms: values must be numbers")?,
-            SweepKey::Link(_) => sc.link.loss = num().context("sweep.loss: values must be numbers")?,
+            SweepKey::Link("delay_ms") => {
+                sc.link.delay_ms = num().context("sweep.delay_ms: values must be numbers")?
+            }
+            SweepKey::Link(_) => {
+                sc.link.loss = num().context("sweep.loss: values must be numbers")?
+            }
             SweepKey::Flows { label, field } => {
-                let n = value
-                    .as_integer()
-                    .filter(|&n| n >= 1)
-                    .with_context(|| format!("sweep.{key}: values must be whole numbers of at least 1"))?;
+                let n = value.as_integer().filter(|&n| n >= 1).with_context(|| {
+                    format!("sweep.{key}: values must be whole numbers of at least 1")
+                })?;
                 let of_label = |f: &Flow| f.label.as_deref() == Some(label);
                 match field {
-                    "size_bytes" => sc.flows.iter_mut().filter(|f| of_label(f)).for_each(|f| f.size_bytes = Some(n as u64)),
+                    "size_bytes" => sc
+                        .flows
+                        .iter_mut()
+                        .filter(|f| of_label(f))
+                        .for_each(|f| f.size_bytes = Some(n as u64)),
                     "count" => {
                         if n > MAX_COUNT {
                             bail!("sweep.{key}: at most {MAX_COUNT} flows");
                         }
                         // Keep the first n flows of the label; copy its last one to make up n.
-                        let at: Vec<usize> = (0..sc.flows.len()).filter(|&i| of_label(&sc.flows[i])).collect();
-                        let Some(&last) = at.last() else { bail!("sweep.{key}: no flow is labelled `{label}`") };
+                        let at: Vec<usize> = (0..sc.flows.len())
+                            .filter(|&i| of_label(&sc.flows[i]))
+                            .collect();
+                        let Some(&last) = at.last() else {
+                            bail!("sweep.{key}: no flow is labelled `{label}`")
+                        };
                         let model = sc.flows[last].clone();
                         for &i in at.iter().skip(n as usize).rev() {
                             sc.flows.remove(i);
@@ -348,7 +417,9 @@ impl Scenario {
         let flows = sc.flows.clone();
         sc.sweep.retain(|k, _| match SweepKey::of(k) {
             SweepKey::Link(_) | SweepKey::Flows { .. } => true,
-            SweepKey::Param(_) => flows.iter().any(|f| scheme::lookup(&f.scheme).is_ok_and(|s| s.takes(k))),
+            SweepKey::Param(_) => flows
+                .iter()
+                .any(|f| scheme::lookup(&f.scheme).is_ok_and(|s| s.takes(k))),
         });
         sc.validate()?;
         Ok(sc)
@@ -421,7 +492,9 @@ pub fn resolve_trace(name: &str, scenario_dir: Option<&Path>) -> Result<PathBuf>
 
 /// $C2TCP_TRACES, default `../shared/traces` (relative to the working directory).
 pub fn traces_dir() -> PathBuf {
-    std::env::var_os("C2TCP_TRACES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("../shared/traces"))
+    std::env::var_os("C2TCP_TRACES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("../shared/traces"))
 }
 
 #[cfg(test)]
@@ -468,7 +541,10 @@ mod tests {
         assert!(e.contains("flows[0]") && e.contains("bogus"), "{e}");
         let e = err(&GOOD.replace("start_s = 5", "start_s = 25"));
         assert!(e.contains("flows[1].start_s"), "{e}");
-        let e = err(&GOOD.replace("size_bytes = 1000000", "size_bytes = 1000000\nduration_s = 3"));
+        let e = err(&GOOD.replace(
+            "size_bytes = 1000000",
+            "size_bytes = 1000000\nduration_s = 3",
+        ));
         assert!(e.contains("flows[1].size_bytes"), "{e}");
         let e = err(&GOOD.replace("delay_ms = 10", "delay_ms = 10\ndelay = 3"));
         assert!(e.contains("unknown field `delay`"), "{e}");
@@ -480,7 +556,10 @@ mod tests {
     fn unknown_scheme_lists_the_known_ones() {
         let e = err(&GOOD.replace("scheme = \"cubic\"", "scheme = \"tcp-foo\""));
         assert!(e.contains("flows[1].scheme"), "{e}");
-        assert!(e.contains("unknown scheme `tcp-foo`") && e.contains("cubic") && e.contains("bbr"), "{e}");
+        assert!(
+            e.contains("unknown scheme `tcp-foo`") && e.contains("cubic") && e.contains("bbr"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -492,21 +571,30 @@ mod tests {
     #[test]
     fn sweeps_apply_to_the_flows_that_take_the_parameter() {
         let mut sc = Scenario::parse(GOOD).unwrap();
-        sc.sweep.insert("target_ms".into(), vec![toml::Value::Integer(25)]);
+        sc.sweep
+            .insert("target_ms".into(), vec![toml::Value::Integer(25)]);
         sc.validate().unwrap();
-        let v = sc.with_value("target_ms", &toml::Value::Integer(25)).unwrap();
+        let v = sc
+            .with_value("target_ms", &toml::Value::Integer(25))
+            .unwrap();
         assert_eq!(v.flows[0].param_f64("target_ms"), Some(25.0));
         assert!(!v.flows[1].params.contains_key("target_ms"));
-        let q = sc.with_value("queue", &toml::Value::String("droptail:bytes=75000".into())).unwrap();
+        let q = sc
+            .with_value("queue", &toml::Value::String("droptail:bytes=75000".into()))
+            .unwrap();
         assert_eq!(q.link.queue, "droptail:bytes=75000");
-        sc.sweep.insert("nonsense".into(), vec![toml::Value::Integer(1)]);
+        sc.sweep
+            .insert("nonsense".into(), vec![toml::Value::Integer(1)]);
         assert!(format!("{:#}", sc.validate().unwrap_err()).contains("sweep.nonsense"));
     }
 
     #[test]
     fn with_scheme_replaces_every_flow_and_drops_foreign_params() {
         let sc = Scenario::parse(GOOD).unwrap().with_scheme("bbr").unwrap();
-        assert!(sc.flows.iter().all(|f| f.scheme == "bbr" && f.params.is_empty()));
+        assert!(sc
+            .flows
+            .iter()
+            .all(|f| f.scheme == "bbr" && f.params.is_empty()));
         let kept = Scenario::parse(&GOOD.replace("start_s = 5", "start_s = 5\nkeep_scheme = true"))
             .unwrap()
             .with_scheme("bbr")
@@ -538,42 +626,90 @@ mod tests {
     #[test]
     fn flow_fields_of_one_label_are_swept() {
         let sc = Scenario::parse(SHORT_LONG).unwrap();
-        let v = sc.with_value("short.size_bytes", &toml::Value::Integer(65536)).unwrap();
-        assert_eq!(v.flows.iter().map(|f| f.size_bytes).collect::<Vec<_>>(), [Some(10_000_000), Some(65536), None]);
+        let v = sc
+            .with_value("short.size_bytes", &toml::Value::Integer(65536))
+            .unwrap();
+        assert_eq!(
+            v.flows.iter().map(|f| f.size_bytes).collect::<Vec<_>>(),
+            [Some(10_000_000), Some(65536), None]
+        );
         // count: the last flow of the label is copied, in place ...
-        let three = sc.with_value("short.count", &toml::Value::Integer(3)).unwrap();
-        let labels: Vec<&str> = three.flows.iter().map(|f| f.label.as_deref().unwrap()).collect();
+        let three = sc
+            .with_value("short.count", &toml::Value::Integer(3))
+            .unwrap();
+        let labels: Vec<&str> = three
+            .flows
+            .iter()
+            .map(|f| f.label.as_deref().unwrap())
+            .collect();
         assert_eq!(labels, ["long", "short", "short", "short", "other"]);
-        assert!(three.flows[1..4].iter().all(|f| f.start_s == 30.0 && f.size_bytes == Some(131072)));
+        assert!(three.flows[1..4]
+            .iter()
+            .all(|f| f.start_s == 30.0 && f.size_bytes == Some(131072)));
         // ... or the first ones kept.
-        let one = three.with_value("short.count", &toml::Value::Integer(1)).unwrap();
+        let one = three
+            .with_value("short.count", &toml::Value::Integer(1))
+            .unwrap();
         assert_eq!(one.flows, sc.flows);
-        let rate = sc.with_value("downlink", &toml::Value::String("constant:54".into())).unwrap();
+        let rate = sc
+            .with_value("downlink", &toml::Value::String("constant:54".into()))
+            .unwrap();
         assert_eq!(rate.link.downlink, "constant:54");
     }
 
     #[test]
     fn sweep_errors_name_the_key() {
-        let with = |sweep: &str| format!("{:#}", Scenario::parse(&format!("{SHORT_LONG}
+        let with = |sweep: &str| {
+            format!(
+                "{:#}",
+                Scenario::parse(&format!(
+                    "{SHORT_LONG}
 [sweep]
 {sweep}
-")).unwrap_err());
+"
+                ))
+                .unwrap_err()
+            )
+        };
         let e = with(r#""tiny.size_bytes" = [1000]"#);
-        assert!(e.contains("sweep.tiny.size_bytes") && e.contains("no flow is labelled `tiny`") && e.contains("long, short"), "{e}");
+        assert!(
+            e.contains("sweep.tiny.size_bytes")
+                && e.contains("no flow is labelled `tiny`")
+                && e.contains("long, short"),
+            "{e}"
+        );
         let e = with(r#""short.start" = [1]"#);
-        assert!(e.contains("sweep.short.start") && e.contains("size_bytes, count"), "{e}");
+        assert!(
+            e.contains("sweep.short.start") && e.contains("size_bytes, count"),
+            "{e}"
+        );
         let e = with(r#""short.size_bytes" = [65536, 0]"#);
-        assert!(e.contains("sweep.short.size_bytes[1]") && e.contains("at least 1"), "{e}");
+        assert!(
+            e.contains("sweep.short.size_bytes[1]") && e.contains("at least 1"),
+            "{e}"
+        );
         let e = with(r#""short.count" = [2, 500]"#);
-        assert!(e.contains("sweep.short.count[1]") && e.contains("at most 64"), "{e}");
+        assert!(
+            e.contains("sweep.short.count[1]") && e.contains("at most 64"),
+            "{e}"
+        );
         let e = with(r#"downlink = [54]"#);
         assert!(e.contains("sweep.downlink") && e.contains("strings"), "{e}");
         let e = with(r#"gamma_max = [5, 0.1]"#);
-        assert!(e.contains("sweep.gamma_max[1]") && e.contains("gamma_max"), "{e}");
+        assert!(
+            e.contains("sweep.gamma_max[1]") && e.contains("gamma_max"),
+            "{e}"
+        );
         let e = with(r#"bogus = [1]"#);
-        assert!(e.contains("sweep.bogus") && e.contains("downlink") && e.contains("<label>.size_bytes"), "{e}");
+        assert!(
+            e.contains("sweep.bogus") && e.contains("downlink") && e.contains("<label>.size_bytes"),
+            "{e}"
+        );
         // The flows' own fields are swept for every scheme: with_scheme keeps them.
-        let sc = Scenario::parse(&format!("{SHORT_LONG}\n[sweep]\n\"short.count\" = [1, 2]\ngamma_k = [2, 4]\n")).unwrap();
+        let sc = Scenario::parse(&format!(
+            "{SHORT_LONG}\n[sweep]\n\"short.count\" = [1, 2]\ngamma_k = [2, 4]\n"
+        ))
+        .unwrap();
         let c = sc.with_scheme("cubic").unwrap();
         assert_eq!(c.sweep.keys().collect::<Vec<_>>(), ["short.count"]);
     }
@@ -581,22 +717,41 @@ mod tests {
     #[test]
     fn receiver_side_flows_share_one_rule_and_are_downlink() {
         let sc = Scenario::parse(SHORT_LONG).unwrap();
-        assert!(matches!(sc.receiver_rule().unwrap(), Some(rxctl::Rule::Dfcsd(_))));
-        assert_eq!(sc.with_scheme("cubic").unwrap().receiver_rule().unwrap(), None);
+        assert!(matches!(
+            sc.receiver_rule().unwrap(),
+            Some(rxctl::Rule::Dfcsd(_))
+        ));
+        assert_eq!(
+            sc.with_scheme("cubic").unwrap().receiver_rule().unwrap(),
+            None
+        );
         let e = err(&SHORT_LONG.replacen("scheme = \"dfcsd\"", "scheme = \"drwa\"", 1));
-        assert!(e.contains("flows[1].scheme") && e.contains("one controller"), "{e}");
+        assert!(
+            e.contains("flows[1].scheme") && e.contains("one controller"),
+            "{e}"
+        );
         let e = err(&SHORT_LONG.replace("start_s = 30", "start_s = 30\ngamma_max = 20"));
         assert!(e.contains("flows[1].scheme"), "{e}");
         let e = err(&SHORT_LONG.replace("start_s = 30", "start_s = 30\ndirection = \"uplink\""));
-        assert!(e.contains("flows[1].direction") && e.contains("downlink"), "{e}");
+        assert!(
+            e.contains("flows[1].direction") && e.contains("downlink"),
+            "{e}"
+        );
         // A plain flow beside them is not controlled and may go either way.
-        Scenario::parse(&SHORT_LONG.replace("start_s = 1", "start_s = 1\ndirection = \"uplink\"")).unwrap();
+        Scenario::parse(&SHORT_LONG.replace("start_s = 1", "start_s = 1\ndirection = \"uplink\""))
+            .unwrap();
     }
 
     #[test]
     fn missing_trace_names_the_places_looked() {
-        let e = format!("{:#}", resolve_trace("no-such.down", Some(Path::new("/tmp"))).unwrap_err());
-        assert!(e.contains("no-such.down") && e.contains("/tmp/no-such.down"), "{e}");
+        let e = format!(
+            "{:#}",
+            resolve_trace("no-such.down", Some(Path::new("/tmp"))).unwrap_err()
+        );
+        assert!(
+            e.contains("no-such.down") && e.contains("/tmp/no-such.down"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -611,6 +766,10 @@ mod tests {
                 n += 1;
             }
         }
-        assert!(n >= 5, "expected the papers' scenarios in {}", dir.display());
+        assert!(
+            n >= 5,
+            "expected the papers' scenarios in {}",
+            dir.display()
+        );
     }
 }

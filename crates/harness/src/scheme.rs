@@ -50,8 +50,18 @@ pub struct Scheme {
 }
 
 const C2TCP_KNOBS: &[Knob] = &[
-    Knob { name: "target_ms", about: "average-delay Target given through SOL_C2TCP", min: 1.0, max: 10_000.0 },
-    Knob { name: "alpha", about: "pin alpha (Setpoint = alpha x minRTT) and stop the Tuner", min: 1.0, max: 10.0 },
+    Knob {
+        name: "target_ms",
+        about: "average-delay Target given through SOL_C2TCP",
+        min: 1.0,
+        max: 10_000.0,
+    },
+    Knob {
+        name: "alpha",
+        about: "pin alpha (Setpoint = alpha x minRTT) and stop the Tuner",
+        min: 1.0,
+        max: 10.0,
+    },
 ];
 /// Sprout's receiver model (`c2tcp sprout-recv`, docs/sprout.md).
 const SPROUT_KNOBS: &[Knob] = &[
@@ -74,28 +84,64 @@ const SPROUT_KNOBS: &[Knob] = &[
 /// The sender's window rule, shared by both variants (same sender).
 const RTT_LOOKAHEAD: Knob = Knob {
     name: "rtt_lookahead",
-    about: "1: the window looks one min RTT past 100 ms of forecast (default); 0: the paper's window",
+    about:
+        "1: the window looks one min RTT past 100 ms of forecast (default); 0: the paper's window",
     min: 0.0,
     max: 1.0,
 };
 
 const SPROUT_EWMA_KNOBS: &[Knob] = &[RTT_LOOKAHEAD];
 const CODEL_KNOBS: &[Knob] = &[
-    Knob { name: "codel_target_ms", about: "CoDel target sojourn time (default 5)", min: 0.1, max: 10_000.0 },
-    Knob { name: "codel_interval_ms", about: "CoDel interval (default 100)", min: 1.0, max: 100_000.0 },
+    Knob {
+        name: "codel_target_ms",
+        about: "CoDel target sojourn time (default 5)",
+        min: 0.1,
+        max: 10_000.0,
+    },
+    Knob {
+        name: "codel_interval_ms",
+        about: "CoDel interval (default 100)",
+        min: 1.0,
+        max: 100_000.0,
+    },
 ];
 const PIE_KNOBS: &[Knob] = &[
-    Knob { name: "pie_qdelay_ref_ms", about: "PIE reference queueing delay (default 15)", min: 0.1, max: 10_000.0 },
-    Knob { name: "pie_max_burst_ms", about: "PIE maximum burst allowance (default 150)", min: 0.0, max: 100_000.0 },
+    Knob {
+        name: "pie_qdelay_ref_ms",
+        about: "PIE reference queueing delay (default 15)",
+        min: 0.1,
+        max: 10_000.0,
+    },
+    Knob {
+        name: "pie_max_burst_ms",
+        about: "PIE maximum burst allowance (default 150)",
+        min: 0.0,
+        max: 100_000.0,
+    },
 ];
 
 // Receiver-side rules: the parameters worth sweeping (rxctl's `params.rs`
 // gives the defaults and the reasons for them). One UE runs one controller,
 // so every controlled flow of a scenario must give the same values.
 const DFCSD_KNOBS: &[Knob] = &[
-    Knob { name: "gamma_max", about: "DFCSD allowance of the smallest flow, packets (default 10)", min: 0.5, max: 1000.0 },
-    Knob { name: "gamma_min", about: "DFCSD allowance of the largest flow, packets, > 0 (default 2)", min: 0.1, max: 1000.0 },
-    Knob { name: "gamma_k", about: "DFCSD decay of the allowance with the bytes received (default 3)", min: 0.0, max: 50.0 },
+    Knob {
+        name: "gamma_max",
+        about: "DFCSD allowance of the smallest flow, packets (default 10)",
+        min: 0.5,
+        max: 1000.0,
+    },
+    Knob {
+        name: "gamma_min",
+        about: "DFCSD allowance of the largest flow, packets, > 0 (default 2)",
+        min: 0.1,
+        max: 1000.0,
+    },
+    Knob {
+        name: "gamma_k",
+        about: "DFCSD decay of the allowance with the bytes received (default 3)",
+        min: 0.0,
+        max: 50.0,
+    },
 ];
 const DRWA_KNOBS: &[Knob] = &[Knob {
     name: "drwa_lambda",
@@ -184,7 +230,11 @@ pub fn names() -> Vec<String> {
 
 /// A name the kernel could know as a congestion control (TCP_CA_NAME_MAX).
 fn cc_name_ok(cc: &str) -> bool {
-    !cc.is_empty() && cc.len() <= 15 && cc.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    !cc.is_empty()
+        && cc.len() <= 15
+        && cc
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 pub fn lookup(name: &str) -> Result<Scheme> {
@@ -206,8 +256,16 @@ pub fn lookup(name: &str) -> Result<Scheme> {
         bail!("`{name}`: give the sender's congestion control after the +, e.g. dfcsd+bbr");
     }
     match registry().into_iter().find(|e| e.name == name) {
-        Some(e) => Ok(Scheme { name: e.name.to_string(), summary: e.summary, kind: e.kind, knobs: e.knobs.to_vec() }),
-        None => bail!("unknown scheme `{name}`; known schemes: {}", names().join(", ")),
+        Some(e) => Ok(Scheme {
+            name: e.name.to_string(),
+            summary: e.summary,
+            kind: e.kind,
+            knobs: e.knobs.to_vec(),
+        }),
+        None => bail!(
+            "unknown scheme `{name}`; known schemes: {}",
+            names().join(", ")
+        ),
     }
 }
 
@@ -215,7 +273,11 @@ pub fn lookup(name: &str) -> Result<Scheme> {
 /// registry (e.g. `dfcsd+c2tcp`), that sender's knobs too. A sender the
 /// registry does not know is passed to the kernel as it is, as iperf3:<cc>.
 fn receiver_side(name: &str, rule: &'static str, cc: &str) -> Result<Scheme> {
-    let mut knobs = if rule == "dfcsd" { DFCSD_KNOBS.to_vec() } else { DRWA_KNOBS.to_vec() };
+    let mut knobs = if rule == "dfcsd" {
+        DFCSD_KNOBS.to_vec()
+    } else {
+        DRWA_KNOBS.to_vec()
+    };
     match registry().into_iter().find(|e| e.name == cc) {
         Some(Entry { kind: Kind::Kernel { .. } | Kind::Bpf { .. }, knobs: sender, .. }) => knobs.extend_from_slice(sender),
         Some(_) => bail!("`{name}`: `{cc}` is not a sender congestion control (an AQM scheme cannot follow the +)"),
@@ -223,12 +285,24 @@ fn receiver_side(name: &str, rule: &'static str, cc: &str) -> Result<Scheme> {
         None => bail!("`{name}`: `{cc}` is not a congestion-control name"),
     }
     let summary = match (rule, name.contains('+')) {
-        ("dfcsd", false) => "DFCSD receivers (rxctl) with Cubic senders: short flows may queue more than long ones",
+        ("dfcsd", false) => {
+            "DFCSD receivers (rxctl) with Cubic senders: short flows may queue more than long ones"
+        }
         ("dfcsd", true) => "DFCSD receivers (rxctl) with this sender congestion control",
-        (_, false) => "DRWA receivers (rxctl) with Cubic senders: rwnd = lambda x RTT_min/RTT x cwnd_est",
+        (_, false) => {
+            "DRWA receivers (rxctl) with Cubic senders: rwnd = lambda x RTT_min/RTT x cwnd_est"
+        }
         (_, true) => "DRWA receivers (rxctl) with this sender congestion control",
     };
-    Ok(Scheme { name: name.to_string(), summary, kind: Kind::ReceiverSide { rule, cc: cc.to_string() }, knobs })
+    Ok(Scheme {
+        name: name.to_string(),
+        summary,
+        kind: Kind::ReceiverSide {
+            rule,
+            cc: cc.to_string(),
+        },
+        knobs,
+    })
 }
 
 impl Scheme {
@@ -244,13 +318,24 @@ impl Scheme {
                 bail!(
                     "{key}: scheme `{}` has no parameter `{key}`; it takes {}",
                     self.name,
-                    if takes.is_empty() { "none".to_string() } else { takes.join(", ") }
+                    if takes.is_empty() {
+                        "none".to_string()
+                    } else {
+                        takes.join(", ")
+                    }
                 );
             };
-            let v = value.as_float().or_else(|| value.as_integer().map(|i| i as f64));
+            let v = value
+                .as_float()
+                .or_else(|| value.as_integer().map(|i| i as f64));
             match v {
                 Some(v) if v.is_finite() && v >= knob.min && v <= knob.max => {}
-                Some(v) => bail!("{key}: {v} is out of range [{}, {}] ({})", knob.min, knob.max, knob.about),
+                Some(v) => bail!(
+                    "{key}: {v} is out of range [{}, {}] ({})",
+                    knob.min,
+                    knob.max,
+                    knob.about
+                ),
                 None => bail!("{key}: must be a number ({})", knob.about),
             }
         }
@@ -289,9 +374,18 @@ impl Scheme {
     /// The receiver-side rule of a `dfcsd` / `drwa` scheme with the flow's
     /// parameters applied (rxctl's defaults for the others); None for the
     /// other schemes.
-    pub fn receiver_rule(&self, params: &BTreeMap<String, toml::Value>) -> Result<Option<rxctl::Rule>> {
-        let Kind::ReceiverSide { rule, .. } = self.kind else { return Ok(None) };
-        let num = |k: &str| params.get(k).and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)));
+    pub fn receiver_rule(
+        &self,
+        params: &BTreeMap<String, toml::Value>,
+    ) -> Result<Option<rxctl::Rule>> {
+        let Kind::ReceiverSide { rule, .. } = self.kind else {
+            return Ok(None);
+        };
+        let num = |k: &str| {
+            params
+                .get(k)
+                .and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))
+        };
         let (r, _) = rxctl::scheme(rule).expect("a rule rxctl names");
         Ok(Some(match r {
             rxctl::Rule::Dfcsd(mut p) => {
@@ -299,7 +393,11 @@ impl Scheme {
                 p.gamma_min = num("gamma_min").unwrap_or(p.gamma_min);
                 p.k = num("gamma_k").unwrap_or(p.k);
                 if p.gamma_min > p.gamma_max {
-                    bail!("gamma_min ({}) must not exceed gamma_max ({})", p.gamma_min, p.gamma_max);
+                    bail!(
+                        "gamma_min ({}) must not exceed gamma_max ({})",
+                        p.gamma_min,
+                        p.gamma_max
+                    );
                 }
                 rxctl::Rule::Dfcsd(p)
             }
@@ -317,9 +415,19 @@ impl Scheme {
 
     /// The bottleneck queue this scheme runs over, given the scenario's
     /// (whose size limit it keeps): Some only for AQM schemes.
-    pub fn queue_override(&self, scenario_queue: &str, params: &BTreeMap<String, toml::Value>) -> Option<String> {
-        let Kind::CubicOverAqm { aqm } = self.kind else { return None };
-        let num = |k: &str| params.get(k).and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)));
+    pub fn queue_override(
+        &self,
+        scenario_queue: &str,
+        params: &BTreeMap<String, toml::Value>,
+    ) -> Option<String> {
+        let Kind::CubicOverAqm { aqm } = self.kind else {
+            return None;
+        };
+        let num = |k: &str| {
+            params
+                .get(k)
+                .and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))
+        };
         // Keep the byte/packet limit of the scenario's queue.
         let limit = scenario_queue
             .split_once(':')
@@ -357,16 +465,28 @@ mod tests {
     #[test]
     fn known_and_unknown_names() {
         assert_eq!(lookup("cubic").unwrap().sender_cc(), Some("cubic"));
-        assert_eq!(lookup("sprout-ewma").unwrap().kind, Kind::Sprout { variant: "ewma" });
+        assert_eq!(
+            lookup("sprout-ewma").unwrap().kind,
+            Kind::Sprout { variant: "ewma" }
+        );
         assert_eq!(lookup("sprout").unwrap().sender_cc(), None);
         assert!(!lookup("sprout").unwrap().takes_size() && lookup("cubic").unwrap().takes_size());
         assert_eq!(lookup("c2tcp").unwrap().needs_bpf(), Some("c2tcp"));
-        assert_eq!(lookup("iperf3:bbr").unwrap().kind, Kind::Iperf3 { cc: "bbr".into() });
+        assert_eq!(
+            lookup("iperf3:bbr").unwrap().kind,
+            Kind::Iperf3 { cc: "bbr".into() }
+        );
         let e = lookup("vegas-ng").unwrap_err().to_string();
-        assert!(e.contains("unknown scheme `vegas-ng`") && e.contains("c2tcp, westwood, vegas"), "{e}");
+        assert!(
+            e.contains("unknown scheme `vegas-ng`") && e.contains("c2tcp, westwood, vegas"),
+            "{e}"
+        );
         assert_eq!(lookup("westwood").unwrap().needs_bpf(), Some("westwood"));
         let na = lookup("nacubic").unwrap();
-        assert_eq!((na.sender_cc(), na.needs_bpf(), na.needs_netassist()), (Some("nacubic"), Some("nacubic"), true));
+        assert_eq!(
+            (na.sender_cc(), na.needs_bpf(), na.needs_netassist()),
+            (Some("nacubic"), Some("nacubic"), true)
+        );
         assert!(!lookup("c2tcp").unwrap().needs_netassist());
         assert!(lookup("iperf3:").is_err());
         assert!(lookup("iperf3:a b").is_err());
@@ -379,30 +499,60 @@ mod tests {
         p.insert("target_ms".to_string(), toml::Value::Integer(50));
         c2.check_params(&p).unwrap();
         p.insert("target_ms".to_string(), toml::Value::Float(0.2));
-        assert!(c2.check_params(&p).unwrap_err().to_string().contains("out of range"));
+        assert!(c2
+            .check_params(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("out of range"));
         p.insert("target_ms".to_string(), toml::Value::String("x".into()));
-        assert!(c2.check_params(&p).unwrap_err().to_string().contains("must be a number"));
+        assert!(c2
+            .check_params(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("must be a number"));
         let mut q = BTreeMap::new();
         q.insert("target_ms".to_string(), toml::Value::Integer(50));
-        let e = lookup("cubic").unwrap().check_params(&q).unwrap_err().to_string();
-        assert!(e.contains("has no parameter `target_ms`; it takes none"), "{e}");
+        let e = lookup("cubic")
+            .unwrap()
+            .check_params(&q)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("has no parameter `target_ms`; it takes none"),
+            "{e}"
+        );
     }
 
     #[test]
     fn receiver_side_schemes_name_a_rule_and_a_sender() {
         let d = lookup("dfcsd").unwrap();
-        assert_eq!(d.kind, Kind::ReceiverSide { rule: "dfcsd", cc: "cubic".into() });
+        assert_eq!(
+            d.kind,
+            Kind::ReceiverSide {
+                rule: "dfcsd",
+                cc: "cubic".into()
+            }
+        );
         assert_eq!((d.sender_cc(), d.needs_bpf()), (Some("cubic"), None));
         assert!(d.takes("gamma_max") && !d.takes("drwa_lambda") && !d.takes("target_ms"));
         let b = lookup("drwa+bbr").unwrap();
-        assert_eq!((b.sender_cc(), b.takes("drwa_lambda"), b.takes("gamma_max")), (Some("bbr"), true, false));
+        assert_eq!(
+            (b.sender_cc(), b.takes("drwa_lambda"), b.takes("gamma_max")),
+            (Some("bbr"), true, false)
+        );
         // A BPF sender is loaded, and its knobs come along.
         let c = lookup("dfcsd+c2tcp").unwrap();
         assert_eq!(c.needs_bpf(), Some("c2tcp"));
         assert!(c.takes("target_ms") && c.takes("gamma_k"));
         // A kernel CC the registry does not list is passed through.
         assert_eq!(lookup("dfcsd+htcp").unwrap().sender_cc(), Some("htcp"));
-        for bad in ["dfcsd+", "dfcsd+cubic-codel", "dfcsd+drwa", "drwa+a b", "dfcsd+iperf3:cubic"] {
+        for bad in [
+            "dfcsd+",
+            "dfcsd+cubic-codel",
+            "dfcsd+drwa",
+            "drwa+a b",
+            "dfcsd+iperf3:cubic",
+        ] {
             assert!(lookup(bad).is_err(), "{bad} should be refused");
         }
         assert!(names().contains(&"dfcsd+<cc>".to_string()));
@@ -414,13 +564,22 @@ mod tests {
         assert_eq!(lookup("cubic").unwrap().receiver_rule(&p).unwrap(), None);
         p.insert("gamma_max".to_string(), toml::Value::Integer(20));
         p.insert("gamma_k".to_string(), toml::Value::Float(5.0));
-        let Some(rxctl::Rule::Dfcsd(d)) = lookup("dfcsd+bbr").unwrap().receiver_rule(&p).unwrap() else { panic!() };
+        let Some(rxctl::Rule::Dfcsd(d)) = lookup("dfcsd+bbr").unwrap().receiver_rule(&p).unwrap()
+        else {
+            panic!()
+        };
         assert_eq!((d.gamma_max, d.gamma_min, d.k), (20.0, 2.0, 5.0));
         p.insert("gamma_min".to_string(), toml::Value::Integer(30));
-        let e = lookup("dfcsd").unwrap().receiver_rule(&p).unwrap_err().to_string();
+        let e = lookup("dfcsd")
+            .unwrap()
+            .receiver_rule(&p)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("gamma_min") && e.contains("gamma_max"), "{e}");
         let q = BTreeMap::from([("drwa_lambda".to_string(), toml::Value::Integer(2))]);
-        let Some(rxctl::Rule::Drwa(w)) = lookup("drwa").unwrap().receiver_rule(&q).unwrap() else { panic!() };
+        let Some(rxctl::Rule::Drwa(w)) = lookup("drwa").unwrap().receiver_rule(&q).unwrap() else {
+            panic!()
+        };
         assert_eq!(w.lambda, 2.0);
     }
 
@@ -428,15 +587,24 @@ mod tests {
     fn aqm_schemes_keep_the_scenario_queue_limit() {
         let s = lookup("cubic-codel").unwrap();
         assert_eq!(
-            s.queue_override("droptail:packets=100", &BTreeMap::new()).as_deref(),
+            s.queue_override("droptail:packets=100", &BTreeMap::new())
+                .as_deref(),
             Some("codel:target=5,interval=100,packets=100")
         );
         let mut p = BTreeMap::new();
         p.insert("pie_qdelay_ref_ms".to_string(), toml::Value::Integer(20));
         assert_eq!(
-            lookup("cubic-pie").unwrap().queue_override("droptail:bytes=150000", &p).as_deref(),
+            lookup("cubic-pie")
+                .unwrap()
+                .queue_override("droptail:bytes=150000", &p)
+                .as_deref(),
             Some("pie:qdelay_ref=20,max_burst=150,bytes=150000")
         );
-        assert_eq!(lookup("cubic").unwrap().queue_override("droptail:packets=100", &BTreeMap::new()), None);
+        assert_eq!(
+            lookup("cubic")
+                .unwrap()
+                .queue_override("droptail:packets=100", &BTreeMap::new()),
+            None
+        );
     }
 }

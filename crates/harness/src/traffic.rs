@@ -80,7 +80,11 @@ fn secs(run_start: Instant, t: Instant) -> f64 {
 
 /// poll(2) one descriptor for `events` for at most `timeout`.
 fn wait_for(fd: i32, events: i16, timeout: Duration) -> io::Result<bool> {
-    let mut pfd = libc::pollfd { fd, events, revents: 0 };
+    let mut pfd = libc::pollfd {
+        fd,
+        events,
+        revents: 0,
+    };
     let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
     // SAFETY: one valid pollfd.
     let rc = unsafe { libc::poll(&mut pfd, 1, ms) };
@@ -112,7 +116,9 @@ pub fn connect_with(spec: &SendSpec) -> Result<TcpStream> {
     let sin = libc::sockaddr_in {
         sin_family: libc::AF_INET as libc::sa_family_t,
         sin_port: spec.dst.port().to_be(),
-        sin_addr: libc::in_addr { s_addr: u32::from(*spec.dst.ip()).to_be() },
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(*spec.dst.ip()).to_be(),
+        },
         sin_zero: [0; 8],
     };
     // SAFETY: sin is a valid sockaddr_in.
@@ -124,7 +130,8 @@ pub fn connect_with(spec: &SendSpec) -> Result<TcpStream> {
         )
     };
     if rc != 0 {
-        return Err(io::Error::last_os_error()).with_context(|| format!("connecting to {}", spec.dst));
+        return Err(io::Error::last_os_error())
+            .with_context(|| format!("connecting to {}", spec.dst));
     }
     let stream = TcpStream::from(sock);
     stream.set_nonblocking(true)?;
@@ -142,20 +149,32 @@ fn sample(stream: &TcpStream, t_s: f64, c2tcp: bool) -> Option<Sample> {
         total_retrans: ti.total_retrans,
         delivery_rate_bps: ti.delivery_rate.saturating_mul(8),
         bytes_acked: ti.bytes_acked,
-        c2tcp: if c2tcp { sockopt::c2tcp_info(stream).ok() } else { None },
+        c2tcp: if c2tcp {
+            sockopt::c2tcp_info(stream).ok()
+        } else {
+            None
+        },
     })
 }
 
 /// Runs one sending flow to completion (deadline, size, or `stop`).
 pub fn send(spec: &SendSpec, run_start: Instant, stop: &AtomicBool) -> SendReport {
-    let mut report = SendReport { cc: spec.cc.clone(), ..Default::default() };
+    let mut report = SendReport {
+        cc: spec.cc.clone(),
+        ..Default::default()
+    };
     if let Err(e) = send_inner(spec, run_start, stop, &mut report) {
         report.error = Some(format!("{e:#}"));
     }
     report
 }
 
-fn send_inner(spec: &SendSpec, run_start: Instant, stop: &AtomicBool, r: &mut SendReport) -> Result<()> {
+fn send_inner(
+    spec: &SendSpec,
+    run_start: Instant,
+    stop: &AtomicBool,
+    r: &mut SendReport,
+) -> Result<()> {
     sleep_until(spec.start_at, stop);
     if stop.load(Ordering::Relaxed) || Instant::now() >= spec.stop_at {
         return Ok(());
@@ -190,7 +209,9 @@ fn send_inner(spec: &SendSpec, run_start: Instant, stop: &AtomicBool, r: &mut Se
                 match stream.read(&mut b) {
                     Ok(0) => break,
                     Ok(_) => {}
-                    Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {}
+                    Err(e)
+                        if e.kind() == ErrorKind::WouldBlock
+                            || e.kind() == ErrorKind::Interrupted => {}
                     Err(_) => break,
                 }
             }
@@ -200,7 +221,9 @@ fn send_inner(spec: &SendSpec, run_start: Instant, stop: &AtomicBool, r: &mut Se
         match stream.write(&chunk[..n]) {
             Ok(w) => r.bytes_written += w as u64,
             Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                let wait = next_sample.min(spec.stop_at).saturating_duration_since(Instant::now());
+                let wait = next_sample
+                    .min(spec.stop_at)
+                    .saturating_duration_since(Instant::now());
                 wait_for(fd, libc::POLLOUT, wait)?;
             }
             Err(e) if e.kind() == ErrorKind::Interrupted => {}
@@ -239,7 +262,9 @@ pub fn receive(
     on_accept: Option<OnAccept<'_>>,
 ) -> RecvReport {
     let mut r = RecvReport::default();
-    if let Err(e) = receive_inner(listener, expect, stop_at, run_start, stop, on_accept, &mut r) {
+    if let Err(e) = receive_inner(
+        listener, expect, stop_at, run_start, stop, on_accept, &mut r,
+    ) {
         r.error = Some(format!("{e:#}"));
     }
     r
@@ -338,7 +363,10 @@ mod tests {
         assert_eq!(rx.bytes, 3_000_001);
         let done = rx.completed_at_s.unwrap();
         assert!(done >= rx.first_byte_at_s.unwrap());
-        assert!(done < 10.0, "the flow should finish long before the deadline");
+        assert!(
+            done < 10.0,
+            "the flow should finish long before the deadline"
+        );
         assert_eq!(tx.cc, "reno");
     }
 
@@ -370,7 +398,14 @@ mod tests {
             seen = Some(c.peer_addr()?);
             anyhow::bail!("controller refused")
         };
-        let r = receive(listener, None, start + Duration::from_secs(5), start, &AtomicBool::new(false), Some(&mut hook));
+        let r = receive(
+            listener,
+            None,
+            start + Duration::from_secs(5),
+            start,
+            &AtomicBool::new(false),
+            Some(&mut hook),
+        );
         let local = peer.join().unwrap().local_addr().unwrap();
         assert_eq!(seen, Some(local));
         assert!(r.error.unwrap().contains("controller refused"));

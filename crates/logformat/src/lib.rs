@@ -19,8 +19,14 @@ pub enum DropReason {
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 6] =
-        [DropReason::Tail, DropReason::Head, DropReason::Codel, DropReason::Pie, DropReason::Loss, DropReason::Oversize];
+    pub const ALL: [DropReason; 6] = [
+        DropReason::Tail,
+        DropReason::Head,
+        DropReason::Codel,
+        DropReason::Pie,
+        DropReason::Loss,
+        DropReason::Oversize,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {

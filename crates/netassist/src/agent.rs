@@ -63,7 +63,11 @@ impl Agent {
             .name("netassist-agent".into())
             .spawn(move || run(sock, &ues, &cfg, &s, &c))
             .context("starting the NetAssist agent")?;
-        Ok(Agent { stop, counts, thread: Some(thread) })
+        Ok(Agent {
+            stop,
+            counts,
+            thread: Some(thread),
+        })
     }
 
     pub fn stats(&self) -> AgentStats {
@@ -85,7 +89,9 @@ impl Agent {
     pub fn stop(mut self) -> Result<AgentStats> {
         self.stop.store(true, Relaxed);
         let maps = match self.thread.take() {
-            Some(t) => t.join().map_err(|_| anyhow::anyhow!("the NetAssist agent panicked"))?,
+            Some(t) => t
+                .join()
+                .map_err(|_| anyhow::anyhow!("the NetAssist agent panicked"))?,
             None => Vec::new(),
         };
         Ok(self.snapshot(maps))
@@ -101,12 +107,22 @@ impl Drop for Agent {
     }
 }
 
-fn run(sock: UdpSocket, ues: &[Ipv4Addr], cfg: &AgentConfig, stop: &AtomicBool, c: &AgentCounts) -> Vec<&'static str> {
+fn run(
+    sock: UdpSocket,
+    ues: &[Ipv4Addr],
+    cfg: &AgentConfig,
+    stop: &AtomicBool,
+    c: &AgentCounts,
+) -> Vec<&'static str> {
     let mut maps = FeedbackMaps::open(NETASSIST_CCS);
     let mut guard = Guard::new(cfg.max_age_us);
     let mut buf = [0u8; 512];
     let mut last_refresh = monotonic_us();
-    let mut pfd = libc::pollfd { fd: sock.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+    let mut pfd = libc::pollfd {
+        fd: sock.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
     while !stop.load(Relaxed) {
         // SAFETY: poll on one pollfd we own; 100 ms bounds how late a stop is seen.
         unsafe { libc::poll(&mut pfd, 1, 100) };
@@ -116,7 +132,15 @@ fn run(sock: UdpSocket, ues: &[Ipv4Addr], cfg: &AgentConfig, stop: &AtomicBool, 
             last_refresh = monotonic_us();
         }
         while let Ok((n, _)) = sock.recv_from(&mut buf) {
-            let Some(m) = admit(&buf[..n], cfg.key.as_ref(), &mut guard, &c.datagrams, realtime_us()) else { continue };
+            let Some(m) = admit(
+                &buf[..n],
+                cfg.key.as_ref(),
+                &mut guard,
+                &c.datagrams,
+                realtime_us(),
+            ) else {
+                continue;
+            };
             if m.kind != Kind::Feedback || !ues.contains(&m.ue) {
                 c.foreign_ue.fetch_add(1, Relaxed);
                 continue;

@@ -52,6 +52,10 @@ pub struct Options {
     /// Eq. 1's alpha (paper: 2).
     #[serde(default = "default_alpha")]
     pub alpha: f64,
+    /// Add one MTU's time at the uplink's bandwidth to the minimum RTT (the
+    /// paper's third part); default off: the definition, see meter.rs.
+    #[serde(default = "default_uplink_in_min_rtt")]
+    pub uplink_in_min_rtt: bool,
     /// Datagrams taken longer ago than this are stale [default: the timeout].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_age_ms: Option<f64>,
@@ -77,6 +81,9 @@ fn default_timeout_periods() -> f64 {
 fn default_alpha() -> f64 {
     2.0
 }
+fn default_uplink_in_min_rtt() -> bool {
+    false
+}
 
 impl Default for Options {
     fn default() -> Options {
@@ -85,6 +92,7 @@ impl Default for Options {
             delay_ms: default_delay_ms(),
             timeout_periods: default_timeout_periods(),
             alpha: default_alpha(),
+            uplink_in_min_rtt: default_uplink_in_min_rtt(),
             max_age_ms: None,
             key_file: None,
             silent: Vec::new(),
@@ -157,13 +165,25 @@ pub struct Deployment {
 }
 
 impl Deployment {
-    pub fn start(server: &Netns, ue: &Netns, ue_addr: Ipv4Addr, link: &LinkModel<'_>, options: &Options) -> Result<Deployment> {
+    pub fn start(
+        server: &Netns,
+        ue: &Netns,
+        ue_addr: Ipv4Addr,
+        link: &LinkModel<'_>,
+        options: &Options,
+    ) -> Result<Deployment> {
         options.validate()?;
         let key = options.key()?;
         let na = Netns::new("netassist")?;
         netns::veth_pair(server, "na0", &na, "srv0").context("the NetAssist-server veth")?;
         server.ip(&["addr", "add", &format!("{SERVER_ADDR}/30"), "dev", "na0"])?;
-        na.ip(&["addr", "add", &format!("{NA_SERVER_SIDE}/30"), "dev", "srv0"])?;
+        na.ip(&[
+            "addr",
+            "add",
+            &format!("{NA_SERVER_SIDE}/30"),
+            "dev",
+            "srv0",
+        ])?;
         netns::veth_pair(ue, "na0", &na, "ue0").context("the NetAssist-UE veth")?;
         ue.ip(&["addr", "add", &format!("{UE_ADDR}/30"), "dev", "na0"])?;
         na.ip(&["addr", "add", &format!("{NA_UE_SIDE}/30"), "dev", "ue0"])?;
@@ -176,7 +196,9 @@ impl Deployment {
             .context("binding NetAssist's socket")?;
         let period_us = (options.period_ms * 1000.0).round() as u64;
         let timeout_us = options.timeout_us();
-        let max_age_us = options.max_age_ms.map_or(timeout_us, |ms| (ms * 1000.0).round() as u64);
+        let max_age_us = options
+            .max_age_ms
+            .map_or(timeout_us, |ms| (ms * 1000.0).round() as u64);
         let agent = Agent::start(
             agent_sock,
             vec![ue_addr],
@@ -187,7 +209,15 @@ impl Deployment {
                 alpha_pct: (options.alpha * 100.0).round() as u32,
             },
         )?;
-        let meter = Meter::new(link.downlink, link.uplink, link.trace_offset_ms, link.once, link.delay_us, period_us)?;
+        let meter = Meter::new(
+            link.downlink,
+            link.uplink,
+            link.trace_offset_ms,
+            link.once,
+            link.delay_us,
+            period_us,
+            options.uplink_in_min_rtt,
+        )?;
         let service = Service::start(
             na_sock,
             meter,
@@ -198,7 +228,11 @@ impl Deployment {
                 delay_us: (options.delay_ms * 1000.0).round() as u64,
                 key: key.clone(),
                 start_us: link.start_us,
-                silent: options.silent.iter().map(|[a, b]| ((a * 1e6) as u64, (b * 1e6) as u64)).collect(),
+                silent: options
+                    .silent
+                    .iter()
+                    .map(|[a, b]| ((a * 1e6) as u64, (b * 1e6) as u64))
+                    .collect(),
                 report_max_age_us: max_age_us.max(4 * period_us),
             },
         )?;
@@ -210,7 +244,13 @@ impl Deployment {
             Duration::from_micros(period_us),
             key,
         )?;
-        Ok(Deployment { options: options.clone(), service: Some(service), agent: Some(agent), reporter: Some(reporter), _ns: na })
+        Ok(Deployment {
+            options: options.clone(),
+            service: Some(service),
+            agent: Some(agent),
+            reporter: Some(reporter),
+            _ns: na,
+        })
     }
 
     /// Withholds feedback until `resume` (the link is still measured).
@@ -234,7 +274,11 @@ impl Deployment {
     }
 
     pub fn stats(&self) -> Option<Stats> {
-        Some(Stats { options: self.options.clone(), netassist: self.service.as_ref()?.stats(), agent: self.agent.as_ref()?.stats() })
+        Some(Stats {
+            options: self.options.clone(),
+            netassist: self.service.as_ref()?.stats(),
+            agent: self.agent.as_ref()?.stats(),
+        })
     }
 
     /// Stops the reporter, NetAssist and the agent (which removes its map
@@ -245,7 +289,11 @@ impl Deployment {
         }
         let netassist = self.service.take().context("stopped twice")?.stop()?;
         let agent = self.agent.take().context("stopped twice")?.stop()?;
-        Ok(Stats { options: self.options.clone(), netassist, agent })
+        Ok(Stats {
+            options: self.options.clone(),
+            netassist,
+            agent,
+        })
     }
 }
 

@@ -27,7 +27,10 @@ impl Guard {
     /// `max_age_us`: a datagram taken longer ago than this (or that far in
     /// the future: a clock gone wrong) is stale.
     pub fn new(max_age_us: u64) -> Guard {
-        Guard { max_age_us, last: HashMap::new() }
+        Guard {
+            max_age_us,
+            last: HashMap::new(),
+        }
     }
 
     /// Checks `m` at realtime `now_us`; on success it becomes the newest.
@@ -41,12 +44,23 @@ impl Guard {
         }
         let key = (m.ue, m.kind);
         if let Some(s) = self.last.get(&key) {
-            let newer = if m.session == s.session { m.seq > s.seq } else { m.timestamp_us > s.timestamp_us };
+            let newer = if m.session == s.session {
+                m.seq > s.seq
+            } else {
+                m.timestamp_us > s.timestamp_us
+            };
             if !newer {
                 return Err(Reject::Replayed);
             }
         }
-        self.last.insert(key, Seen { session: m.session, seq: m.seq, timestamp_us: m.timestamp_us });
+        self.last.insert(
+            key,
+            Seen {
+                session: m.session,
+                seq: m.seq,
+                timestamp_us: m.timestamp_us,
+            },
+        );
         Ok(())
     }
 }
@@ -151,16 +165,39 @@ mod tests {
     fn stale_and_replayed_datagrams_are_dropped() {
         let mut g = Guard::new(200_000);
         assert_eq!(g.check(&msg(1, 1, NOW), NOW + 1_000), Ok(()));
-        assert_eq!(g.check(&msg(1, 1, NOW), NOW + 2_000), Err(Reject::Replayed), "the same datagram again");
-        assert_eq!(g.check(&msg(1, 0, NOW + 5), NOW + 2_000), Err(Reject::Replayed), "an older sequence number");
-        assert_eq!(g.check(&msg(1, 2, NOW - 300_000), NOW), Err(Reject::Stale), "taken 300 ms ago");
-        assert_eq!(g.check(&msg(1, 2, NOW + 300_000), NOW), Err(Reject::Stale), "from the future");
+        assert_eq!(
+            g.check(&msg(1, 1, NOW), NOW + 2_000),
+            Err(Reject::Replayed),
+            "the same datagram again"
+        );
+        assert_eq!(
+            g.check(&msg(1, 0, NOW + 5), NOW + 2_000),
+            Err(Reject::Replayed),
+            "an older sequence number"
+        );
+        assert_eq!(
+            g.check(&msg(1, 2, NOW - 300_000), NOW),
+            Err(Reject::Stale),
+            "taken 300 ms ago"
+        );
+        assert_eq!(
+            g.check(&msg(1, 2, NOW + 300_000), NOW),
+            Err(Reject::Stale),
+            "from the future"
+        );
         assert_eq!(g.check(&msg(1, 2, NOW + 50_000), NOW + 51_000), Ok(()));
         // A restarted sender (new session) is taken when newer, not when older.
-        assert_eq!(g.check(&msg(2, 1, NOW + 40_000), NOW + 60_000), Err(Reject::Replayed));
+        assert_eq!(
+            g.check(&msg(2, 1, NOW + 40_000), NOW + 60_000),
+            Err(Reject::Replayed)
+        );
         assert_eq!(g.check(&msg(2, 1, NOW + 100_000), NOW + 101_000), Ok(()));
         // The old session's datagram, captured and sent again.
-        assert_eq!(g.check(&msg(1, 2, NOW + 50_000), NOW + 151_000), Err(Reject::Replayed), "the old session");
+        assert_eq!(
+            g.check(&msg(1, 2, NOW + 50_000), NOW + 151_000),
+            Err(Reject::Replayed),
+            "the old session"
+        );
         // Other UEs and kinds have their own sequence.
         let mut other = msg(2, 1, NOW + 100_000);
         other.ue = Ipv4Addr::new(100, 96, 0, 6);

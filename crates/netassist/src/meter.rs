@@ -13,9 +13,13 @@
 //!   carried: a zero would make eq. 1's window collapse to its floor, and the
 //!   link's capacity is not known to be zero, only unobserved.
 //! - minimum RTT = the propagation delay both ways + the time one MTU takes
-//!   at the period's downlink bandwidth + the time one MTU takes at its
-//!   uplink bandwidth (the paper's three parts: network delay, downlink and
-//!   uplink transmission/scheduling delay).
+//!   at the period's downlink bandwidth (the definition). With
+//!   `uplink_in_min_rtt` also + the time one MTU takes at the period's
+//!   uplink bandwidth: the paper's third part, the uplink's
+//!   transmission/scheduling delay. Off by default: the uplink carries ACKs,
+//!   which share an opportunity (Mahimahi's byte accounting), so an MTU's
+//!   time is not what they wait, and a period in which the uplink offered
+//!   little multiplies eq. 1's window for a period (docs/netassist.md).
 use emu::trace::{Cursor, Trace};
 
 /// Bytes of one delivery opportunity (the emulator's link).
@@ -63,6 +67,7 @@ pub struct Meter {
     up: Direction,
     period_us: u64,
     prop_us: u64,
+    uplink_in_min_rtt: bool,
     next_end_us: u64,
 }
 
@@ -76,13 +81,31 @@ fn mtu_time_us(bps: u64) -> u64 {
 
 impl Meter {
     /// `offset_ms` and `once` as the emulator's; `prop_us` its one-way delay.
-    pub fn new(down: &Trace, up: &Trace, offset_ms: u64, once: bool, prop_us: u64, period_us: u64) -> anyhow::Result<Meter> {
-        anyhow::ensure!(period_us >= 1_000, "the NetAssist period must be at least 1 ms");
+    pub fn new(
+        down: &Trace,
+        up: &Trace,
+        offset_ms: u64,
+        once: bool,
+        prop_us: u64,
+        period_us: u64,
+        uplink_in_min_rtt: bool,
+    ) -> anyhow::Result<Meter> {
+        anyhow::ensure!(
+            period_us >= 1_000,
+            "the NetAssist period must be at least 1 ms"
+        );
         Ok(Meter {
-            down: Direction { cursor: Cursor::new(down, offset_ms, once)?, last_bps: 0 },
-            up: Direction { cursor: Cursor::new(up, offset_ms, once)?, last_bps: 0 },
+            down: Direction {
+                cursor: Cursor::new(down, offset_ms, once)?,
+                last_bps: 0,
+            },
+            up: Direction {
+                cursor: Cursor::new(up, offset_ms, once)?,
+                last_bps: 0,
+            },
             period_us,
             prop_us,
+            uplink_in_min_rtt,
             next_end_us: period_us,
         })
     }
@@ -102,8 +125,19 @@ impl Meter {
         if bw == 0 {
             return None;
         }
-        let rtt = 2 * self.prop_us + mtu_time_us(bw) + mtu_time_us(up);
-        Some(Figures { end_us: end, bw_bps: bw, up_bps: up, min_rtt_us: rtt.min(u32::MAX as u64) as u32, carried })
+        let up_us = if self.uplink_in_min_rtt {
+            mtu_time_us(up)
+        } else {
+            0
+        };
+        let rtt = 2 * self.prop_us + mtu_time_us(bw) + up_us;
+        Some(Figures {
+            end_us: end,
+            bw_bps: bw,
+            up_bps: up,
+            min_rtt_us: rtt.min(u32::MAX as u64) as u32,
+            carried,
+        })
     }
 }
 
@@ -124,15 +158,21 @@ mod tests {
         let mut down: Vec<u64> = (1..=100).collect();
         down.extend((201..=300).flat_map(|t| [t, t]));
         let up = trace((1..=300).flat_map(|t| [t; 4]));
-        let mut m = Meter::new(&trace(down), &up, 0, false, 5_000, 50_000).unwrap();
+        let mut m = Meter::new(&trace(down), &up, 0, false, 5_000, 50_000, true).unwrap();
         let f = m.measure().unwrap();
-        assert_eq!((f.end_us, f.bw_bps, f.up_bps, f.carried), (50_000, 1_500_000, 6_000_000, false));
+        assert_eq!(
+            (f.end_us, f.bw_bps, f.up_bps, f.carried),
+            (50_000, 1_500_000, 6_000_000, false)
+        );
         // 10 ms of propagation + 1 ms for the MTU down + 0.25 ms up.
         assert_eq!(f.min_rtt_us, 11_250);
         assert_eq!(m.measure().unwrap().bw_bps, 1_500_000);
         // The outage: the last non-zero bandwidth, flagged.
         let f = m.measure().unwrap();
-        assert_eq!((f.bw_bps, f.carried, f.min_rtt_us), (1_500_000, true, 11_250));
+        assert_eq!(
+            (f.bw_bps, f.carried, f.min_rtt_us),
+            (1_500_000, true, 11_250)
+        );
         assert!(m.measure().unwrap().carried);
         let f = m.measure().unwrap();
         assert_eq!((f.end_us, f.bw_bps, f.carried), (250_000, 3_000_000, false));
@@ -140,15 +180,26 @@ mod tests {
     }
 
     #[test]
+    fn the_uplink_counts_only_when_asked() {
+        // Downlink 12 Mbit/s; uplink one opportunity per 10 ms (1.2 Mbit/s).
+        let down = trace(1..=100);
+        let up = trace((1..=10).map(|i| i * 10));
+        let mut m = Meter::new(&down, &up, 0, false, 5_000, 50_000, false).unwrap();
+        assert_eq!(m.measure().unwrap().min_rtt_us, 10_000 + 1_000);
+        let mut m = Meter::new(&down, &up, 0, false, 5_000, 50_000, true).unwrap();
+        assert_eq!(m.measure().unwrap().min_rtt_us, 10_000 + 1_000 + 10_000);
+    }
+
+    #[test]
     fn nothing_before_the_first_capacity_and_offsets_follow_the_emulator() {
         let down = trace([120, 200]);
         let up = trace([1, 200]);
-        let mut m = Meter::new(&down, &up, 0, false, 0, 50_000).unwrap();
+        let mut m = Meter::new(&down, &up, 0, false, 0, 50_000, true).unwrap();
         assert_eq!(m.measure(), None);
         assert_eq!(m.measure(), None);
         assert_eq!(m.measure().unwrap().bw_bps, 30_000); // one MTU in 50 ms
-        // Starting 100 ms in: the opportunity at 120 ms is at 20 ms.
-        let mut m = Meter::new(&down, &up, 100, false, 0, 50_000).unwrap();
+                                                         // Starting 100 ms in: the opportunity at 120 ms is at 20 ms.
+        let mut m = Meter::new(&down, &up, 100, false, 0, 50_000, true).unwrap();
         assert_eq!(m.measure().unwrap().bw_bps, 30_000);
     }
 }

@@ -100,12 +100,23 @@ impl Service {
         let paused = Arc::new(AtomicBool::new(false));
         let counts = Arc::new(ServiceCounts::default());
         let origin_us = Arc::new(AtomicU64::new(cfg.start_us));
-        let (s, p, c, o) = (stop.clone(), paused.clone(), counts.clone(), origin_us.clone());
+        let (s, p, c, o) = (
+            stop.clone(),
+            paused.clone(),
+            counts.clone(),
+            origin_us.clone(),
+        );
         let thread = std::thread::Builder::new()
             .name("netassist".into())
             .spawn(move || run(sock, meter, cfg, &s, &p, &c, &o))
             .context("starting the NetAssist thread")?;
-        Ok(Service { origin_us, stop, paused, counts, thread: Some(thread) })
+        Ok(Service {
+            origin_us,
+            stop,
+            paused,
+            counts,
+            thread: Some(thread),
+        })
     }
 
     /// Sets the run's time 0 (CLOCK_MONOTONIC µs) for the silent intervals;
@@ -135,7 +146,9 @@ impl Service {
     fn shutdown(&mut self) -> Result<()> {
         self.stop.store(true, Relaxed);
         match self.thread.take() {
-            Some(t) => t.join().map_err(|_| anyhow::anyhow!("the NetAssist thread panicked"))?,
+            Some(t) => t
+                .join()
+                .map_err(|_| anyhow::anyhow!("the NetAssist thread panicked"))?,
             None => Ok(()),
         }
     }
@@ -154,8 +167,15 @@ fn now_us() -> u64 {
 /// Sleeps until `deadline` (monotonic µs) at most, waking for a datagram.
 fn wait(fd: i32, deadline: u64) {
     let left = deadline.saturating_sub(now_us()).min(100_000);
-    let ts = libc::timespec { tv_sec: (left / 1_000_000) as libc::time_t, tv_nsec: ((left % 1_000_000) * 1000) as libc::c_long };
-    let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+    let ts = libc::timespec {
+        tv_sec: (left / 1_000_000) as libc::time_t,
+        tv_nsec: ((left % 1_000_000) * 1000) as libc::c_long,
+    };
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
     // SAFETY: ppoll on one pollfd we own, with a timeout we own.
     unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
 }
@@ -181,7 +201,13 @@ fn run(
     while !stop.load(Relaxed) {
         // Flow reports from the UE.
         while let Ok((n, _)) = sock.recv_from(&mut rx) {
-            if let Some(m) = admit(&rx[..n], cfg.key.as_ref(), &mut guard, &c.reports, realtime_us()) {
+            if let Some(m) = admit(
+                &rx[..n],
+                cfg.key.as_ref(),
+                &mut guard,
+                &c.reports,
+                realtime_us(),
+            ) {
                 if m.kind == Kind::FlowReport && m.ue == cfg.ue {
                     beta = m.beta.max(1);
                     beta_at = now_us();
@@ -237,7 +263,10 @@ fn run(
             };
             pending.pop_front();
         }
-        let next = pending.front().map_or(u64::MAX, |p| p.0).min(cfg.start_us + meter.next_end_us());
+        let next = pending
+            .front()
+            .map_or(u64::MAX, |p| p.0)
+            .min(cfg.start_us + meter.next_end_us());
         wait(sock.as_raw_fd(), next);
     }
     Ok(())

@@ -35,7 +35,8 @@ pub fn count_established(text: &str) -> usize {
             // local address: 0100007F:PORT (IPv4, little-endian hex) or the
             // IPv6 loopback; both ends are local for a loopback connection.
             let local = f[1].split(':').next().unwrap_or("");
-            !(local.ends_with("7F") && local.len() == 8) && local != "00000000000000000000000001000000"
+            !(local.ends_with("7F") && local.len() == 8)
+                && local != "00000000000000000000000001000000"
         })
         .count()
 }
@@ -57,11 +58,19 @@ pub struct Reporter {
 impl Reporter {
     /// Reports `ue`'s flows to `netassist` every `period`, from a thread in
     /// the UE's namespace.
-    pub fn start(ue_ns: &Netns, ue: Ipv4Addr, bind: Ipv4Addr, netassist: SocketAddrV4, period: Duration, key: Option<Key>) -> Result<Reporter> {
+    pub fn start(
+        ue_ns: &Netns,
+        ue: Ipv4Addr,
+        bind: Ipv4Addr,
+        netassist: SocketAddrV4,
+        period: Duration,
+        key: Option<Key>,
+    ) -> Result<Reporter> {
         let stop = Arc::new(AtomicBool::new(false));
         let s = stop.clone();
         let thread = ue_ns.spawn("netassist-ue", move || -> Result<()> {
-            let sock = UdpSocket::bind(SocketAddrV4::new(bind, 0)).context("binding the UE's flow reporter")?;
+            let sock = UdpSocket::bind(SocketAddrV4::new(bind, 0))
+                .context("binding the UE's flow reporter")?;
             let session: u32 = rand::random();
             let mut seq = 0u32;
             let mut buf = [0u8; MAX_LEN];
@@ -86,14 +95,18 @@ impl Reporter {
             }
             Ok(())
         })?;
-        Ok(Reporter { stop, thread: Some(thread) })
+        Ok(Reporter {
+            stop,
+            thread: Some(thread),
+        })
     }
 
     pub fn stop(mut self) -> Result<()> {
         self.stop.store(true, Relaxed);
         match self.thread.take() {
             Some(t) => {
-                t.join().map_err(|_| anyhow::anyhow!("the UE reporter panicked"))???;
+                t.join()
+                    .map_err(|_| anyhow::anyhow!("the UE reporter panicked"))???;
                 Ok(())
             }
             None => Ok(()),
@@ -122,7 +135,11 @@ mod tests {
    2: 02006064:1771 01006064:C351 01 00000000:00000000 00:00000000 00000000     0        0 3 1 0 0 0 0 0\n\
    3: 0100007F:1F90 0100007F:D000 01 00000000:00000000 00:00000000 00000000     0        0 4 1 0 0 0 0 0\n\
    4: 02006064:1772 01006064:C352 06 00000000:00000000 00:00000000 00000000     0        0 5 1 0 0 0 0 0\n";
-        assert_eq!(count_established(text), 2, "two established, one listening, one loopback, one TIME_WAIT");
+        assert_eq!(
+            count_established(text),
+            2,
+            "two established, one listening, one loopback, one TIME_WAIT"
+        );
         assert_eq!(count_established(""), 0);
     }
 }

@@ -105,7 +105,8 @@ impl Key {
     }
 
     pub fn from_file(path: &Path) -> Result<Key> {
-        let b = std::fs::read(path).with_context(|| format!("reading the NetAssist key file {}", path.display()))?;
+        let b = std::fs::read(path)
+            .with_context(|| format!("reading the NetAssist key file {}", path.display()))?;
         Key::from_bytes(&b).with_context(|| format!("key file {}", path.display()))
     }
 
@@ -172,7 +173,11 @@ pub fn decode(buf: &[u8], key: Option<&Key>) -> Result<Message, Reject> {
         return Err(Reject::BadVersion);
     }
     let flags = buf[4];
-    let want = if flags & FLAG_MAC != 0 { MAX_LEN } else { BODY_LEN };
+    let want = if flags & FLAG_MAC != 0 {
+        MAX_LEN
+    } else {
+        BODY_LEN
+    };
     if buf.len() != want {
         return Err(Reject::Truncated);
     }
@@ -183,7 +188,8 @@ pub fn decode(buf: &[u8], key: Option<&Key>) -> Result<Message, Reject> {
             let mut mac = k.mac();
             mac.update(&buf[..BODY_LEN]);
             // verify_slice compares in constant time.
-            mac.verify_slice(&buf[BODY_LEN..MAX_LEN]).map_err(|_| Reject::BadMac)?;
+            mac.verify_slice(&buf[BODY_LEN..MAX_LEN])
+                .map_err(|_| Reject::BadMac)?;
         }
         (None, false) => {}
     }
@@ -209,7 +215,10 @@ pub fn decode(buf: &[u8], key: Option<&Key>) -> Result<Message, Reject> {
 /// CLOCK_REALTIME in µs: the datagrams' timestamps (comparable across
 /// hosts whose clocks are synchronised, unlike CLOCK_MONOTONIC).
 pub fn realtime_us() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: clock_gettime writes into a timespec we own.
     unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
     ts.tv_sec as u64 * 1_000_000 + ts.tv_nsec as u64 / 1_000
@@ -247,7 +256,13 @@ mod tests {
         let n = encode(&sample(), Some(&key()), &mut buf);
         assert_eq!(n, MAX_LEN);
         assert_eq!(decode(&buf[..n], Some(&key())), Ok(sample()));
-        let report = Message { kind: Kind::FlowReport, carried: false, bw_bps: 0, min_rtt_us: 0, ..sample() };
+        let report = Message {
+            kind: Kind::FlowReport,
+            carried: false,
+            bw_bps: 0,
+            min_rtt_us: 0,
+            ..sample()
+        };
         let n = encode(&report, Some(&key()), &mut buf);
         assert_eq!(decode(&buf[..n], Some(&key())), Ok(report));
         // The wire is big-endian and the magic leads.
@@ -263,7 +278,10 @@ mod tests {
             let mut forged = buf;
             forged[i] ^= 1;
             let got = decode(&forged[..n], Some(&key()));
-            assert!(matches!(got, Err(Reject::BadMac) | Err(Reject::BadMagic)), "byte {i}: {got:?}");
+            assert!(
+                matches!(got, Err(Reject::BadMac) | Err(Reject::BadMagic)),
+                "byte {i}: {got:?}"
+            );
         }
         // A forger with another key.
         let other = Key::from_bytes(b"fedcba9876543210fedcba9876543210").unwrap();
@@ -271,7 +289,10 @@ mod tests {
         assert_eq!(decode(&buf[..m], Some(&key())), Err(Reject::BadMac));
         // Plain datagrams to a keyed receiver, and the other way round.
         let p = encode(&sample(), None, &mut buf);
-        assert_eq!(decode(&buf[..p], Some(&key())), Err(Reject::Unauthenticated));
+        assert_eq!(
+            decode(&buf[..p], Some(&key())),
+            Err(Reject::Unauthenticated)
+        );
         let a = encode(&sample(), Some(&key()), &mut buf);
         assert_eq!(decode(&buf[..a], None), Err(Reject::Unverifiable));
         assert!(Key::from_bytes(b"short").is_err());
@@ -282,7 +303,11 @@ mod tests {
         let mut buf = [0u8; MAX_LEN];
         let n = encode(&sample(), Some(&key()), &mut buf);
         for len in [0, 1, 20, BODY_LEN - 1, BODY_LEN, n - 1] {
-            assert_eq!(decode(&buf[..len], Some(&key())), Err(Reject::Truncated), "len {len}");
+            assert_eq!(
+                decode(&buf[..len], Some(&key())),
+                Err(Reject::Truncated),
+                "len {len}"
+            );
         }
         let p = encode(&sample(), None, &mut buf);
         let mut long = [0u8; BODY_LEN + 1];

@@ -30,12 +30,16 @@ impl Netns {
     pub fn new(label: &str) -> Result<Self> {
         let fd = std::thread::spawn(|| -> Result<OwnedFd> {
             unshare(CloneFlags::CLONE_NEWNET).context("unshare(CLONE_NEWNET) (needs root)")?;
-            let f = File::open("/proc/thread-self/ns/net").context("opening /proc/thread-self/ns/net")?;
+            let f = File::open("/proc/thread-self/ns/net")
+                .context("opening /proc/thread-self/ns/net")?;
             Ok(OwnedFd::from(f))
         })
         .join()
         .map_err(|_| anyhow::anyhow!("namespace thread panicked"))??;
-        let ns = Netns { fd, label: label.to_string() };
+        let ns = Netns {
+            fd,
+            label: label.to_string(),
+        };
         ns.ip(&["link", "set", "lo", "up"])?;
         Ok(ns)
     }
@@ -43,13 +47,20 @@ impl Netns {
     /// The namespace of the calling process (e.g. the caller's side of
     /// `c2tcp emulate`).
     pub fn current(label: &str) -> Result<Self> {
-        let f = File::open("/proc/thread-self/ns/net").context("opening /proc/thread-self/ns/net")?;
-        Ok(Netns { fd: OwnedFd::from(f), label: label.to_string() })
+        let f =
+            File::open("/proc/thread-self/ns/net").context("opening /proc/thread-self/ns/net")?;
+        Ok(Netns {
+            fd: OwnedFd::from(f),
+            label: label.to_string(),
+        })
     }
 
     /// Another handle on the same namespace (keeps it alive as long as either lives).
     pub fn try_clone(&self) -> Result<Self> {
-        Ok(Netns { fd: self.fd.try_clone().context("duplicating a namespace fd")?, label: self.label.clone() })
+        Ok(Netns {
+            fd: self.fd.try_clone().context("duplicating a namespace fd")?,
+            label: self.label.clone(),
+        })
     }
 
     /// The namespace's inode number: equal for two handles on one namespace.
@@ -64,8 +75,13 @@ impl Netns {
         let ino = self.inode()?;
         let me = std::process::id() as i32;
         let mut pids = Vec::new();
-        for e in std::fs::read_dir("/proc").context("reading /proc")?.flatten() {
-            let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
+        for e in std::fs::read_dir("/proc")
+            .context("reading /proc")?
+            .flatten()
+        {
+            let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
+                continue;
+            };
             if pid == me {
                 continue;
             }
@@ -113,12 +129,16 @@ impl Netns {
         name: &str,
         f: impl FnOnce() -> T + Send + 'static,
     ) -> Result<std::thread::JoinHandle<Result<T>>> {
-        let fd = self.fd.try_clone().context("duplicating the namespace descriptor")?;
+        let fd = self
+            .fd
+            .try_clone()
+            .context("duplicating the namespace descriptor")?;
         let label = self.label.clone();
         std::thread::Builder::new()
             .name(name.to_string())
             .spawn(move || -> Result<T> {
-                setns(fd.as_fd(), CloneFlags::CLONE_NEWNET).with_context(|| format!("entering namespace {label}"))?;
+                setns(fd.as_fd(), CloneFlags::CLONE_NEWNET)
+                    .with_context(|| format!("entering namespace {label}"))?;
                 drop(fd);
                 Ok(f())
             })
@@ -146,7 +166,10 @@ impl Netns {
 
     /// Runs `ip ARGS...` inside this namespace; fails with its stderr.
     pub fn ip(&self, args: &[&str]) -> Result<()> {
-        run_checked(self.command("ip").args(args), &format!("ip {} (in {})", args.join(" "), self.label))?;
+        run_checked(
+            self.command("ip").args(args),
+            &format!("ip {} (in {})", args.join(" "), self.label),
+        )?;
         Ok(())
     }
 
@@ -165,7 +188,10 @@ pub fn run_checked(cmd: &mut Command, what: &str) -> Result<Output> {
         .output()
         .with_context(|| format!("running {what}"))?;
     if !out.status.success() {
-        bail!("{what} failed: {}", String::from_utf8_lossy(&out.stderr).trim());
+        bail!(
+            "{what} failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
     }
     Ok(out)
 }
@@ -190,7 +216,10 @@ mod tests {
     #[test]
     fn namespaces_are_isolated_and_connected_by_veth() {
         if !root() {
-            assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true requires root for netns tests");
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "CI=true requires root for netns tests"
+            );
             eprintln!("skipped: needs root to create network namespaces");
             return;
         }
@@ -199,14 +228,24 @@ mod tests {
         veth_pair(&a, "va", &b, "vb").unwrap();
         a.ip(&["addr", "add", "10.99.0.1/24", "dev", "va"]).unwrap();
         b.ip(&["addr", "add", "10.99.0.2/24", "dev", "vb"]).unwrap();
-        let out = a.command("ping").args(["-c", "1", "-W", "2", "10.99.0.2"]).output().unwrap();
-        assert!(out.status.success(), "ping across veth failed: {}", String::from_utf8_lossy(&out.stdout));
+        let out = a
+            .command("ping")
+            .args(["-c", "1", "-W", "2", "10.99.0.2"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "ping across veth failed: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
         // The namespace sees only its own devices.
         let links = run_checked(a.command("ip").args(["-o", "link"]), "ip link").unwrap();
         let links = String::from_utf8_lossy(&links.stdout);
         assert!(links.contains("va@") && !links.contains("eth0"), "{links}");
         // A socket made in `run` belongs to the namespace.
-        let bound = b.run(|| std::net::TcpListener::bind("10.99.0.2:0").is_ok()).unwrap();
+        let bound = b
+            .run(|| std::net::TcpListener::bind("10.99.0.2:0").is_ok())
+            .unwrap();
         assert!(bound);
     }
 }

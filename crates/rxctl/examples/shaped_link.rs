@@ -20,20 +20,38 @@ fn main() -> anyhow::Result<()> {
     let queue: u32 = get(2, "300000").parse()?;
     let short_at: f64 = get(3, "3.0").parse()?;
     let short_size: u64 = get(4, "128000").parse()?;
-    let csv = args.iter().position(|a| a == "--csv").and_then(|i| args.get(i + 1).cloned());
+    let csv = args
+        .iter()
+        .position(|a| a == "--csv")
+        .and_then(|i| args.get(i + 1).cloned());
     let cfg = match scheme.as_str() {
         "cubic" => None,
-        s => Some(rxctl::Config::new(rxctl::scheme(s).ok_or_else(|| anyhow::anyhow!("unknown scheme {s}"))?.0)),
+        s => Some(rxctl::Config::new(
+            rxctl::scheme(s)
+                .ok_or_else(|| anyhow::anyhow!("unknown scheme {s}"))?
+                .0,
+        )),
     };
     let b = Bottleneck::new(&rate, queue)?;
-    let mut flows = vec![FlowSpec { label: "long".into(), start: Duration::ZERO, size: None }];
+    let mut flows = vec![FlowSpec {
+        label: "long".into(),
+        start: Duration::ZERO,
+        size: None,
+    }];
     if short_size > 0 {
-        flows.push(FlowSpec { label: "short".into(), start: Duration::from_secs_f64(short_at), size: Some(short_size) });
+        flows.push(FlowSpec {
+            label: "short".into(),
+            start: Duration::from_secs_f64(short_at),
+            size: Some(short_size),
+        });
     }
     let dur = Duration::from_secs_f64(short_at + 8.0);
     let (res, records) = common::run(&b, &flows, dur, cfg)?;
     for r in &res {
-        let (from, to) = (Duration::from_secs_f64(short_at - 1.0), Duration::from_secs_f64(short_at));
+        let (from, to) = (
+            Duration::from_secs_f64(short_at - 1.0),
+            Duration::from_secs_f64(short_at),
+        );
         let q = r.mean_queueing_ms(from, to);
         let g = r.goodput(Duration::from_secs_f64(0.5), to);
         println!(
@@ -49,7 +67,13 @@ fn main() -> anyhow::Result<()> {
     if std::env::var_os("SAMPLES").is_some() {
         for s in &res[0].samples {
             let ms = |us: u32| us as f64 / 1e3;
-            println!("tx {:.2} srtt {:.1} min {:.1} acked {}", s.t.as_secs_f64(), ms(s.srtt_us), ms(s.min_rtt_us), s.bytes_acked);
+            println!(
+                "tx {:.2} srtt {:.1} min {:.1} acked {}",
+                s.t.as_secs_f64(),
+                ms(s.srtt_us),
+                ms(s.min_rtt_us),
+                s.bytes_acked
+            );
         }
     }
     if let Some(p) = csv {

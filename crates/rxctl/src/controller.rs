@@ -98,9 +98,17 @@ impl Controller {
                 );
             }
         }
-        let inner = Inner { cfg, flows: Vec::new(), done: Vec::new(), next_id: 0 };
+        let inner = Inner {
+            cfg,
+            flows: Vec::new(),
+            done: Vec::new(),
+            next_id: 0,
+        };
         Ok(Controller {
-            shared: Arc::new(Shared { inner: Mutex::new(inner), stop: AtomicBool::new(false) }),
+            shared: Arc::new(Shared {
+                inner: Mutex::new(inner),
+                stop: AtomicBool::new(false),
+            }),
             thread: Mutex::new(None),
         })
     }
@@ -135,10 +143,16 @@ impl Controller {
         if self.shared.stop.load(Ordering::Relaxed) {
             bail!("rxctl: the controller is stopped; `{label}` was not registered");
         }
-        let fd = sock.as_fd().try_clone_to_owned().context("duplicating the socket descriptor")?;
+        let fd = sock
+            .as_fd()
+            .try_clone_to_owned()
+            .context("duplicating the socket descriptor")?;
         let ti = sockopt::tcp_info(&fd).context("reading TCP_INFO (is it a TCP socket?)")?;
         if ti.state != TCP_ESTABLISHED {
-            bail!("rxctl: socket for `{label}` is not an established connection (state {})", ti.state);
+            bail!(
+                "rxctl: socket for `{label}` is not an established connection (state {})",
+                ti.state
+            );
         }
         let mut inner = self.lock();
         let now = Instant::now();
@@ -155,7 +169,14 @@ impl Controller {
             kernel_overrides: 0,
             rows: Vec::with_capacity(1024),
         };
-        let flow = Flow { id, fd, logic: FlowLogic::new(cfg), record, obs: Obs::default(), open: true };
+        let flow = Flow {
+            id,
+            fd,
+            logic: FlowLogic::new(cfg),
+            record,
+            obs: Obs::default(),
+            open: true,
+        };
         inner.flows.push(flow);
         Ok(FlowId(id))
     }
@@ -226,7 +247,11 @@ impl Drop for Controller {
 fn run(shared: &Shared, tick: Duration) {
     let mut next = Instant::now();
     while !shared.stop.load(Ordering::Relaxed) {
-        shared.inner.lock().unwrap_or_else(|e| e.into_inner()).tick(Instant::now());
+        shared
+            .inner
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .tick(Instant::now());
         next += tick;
         let now = Instant::now();
         if next < now {
@@ -281,8 +306,18 @@ impl Inner {
             }
         }
         // 3. Decide. DFCSD's γ compares the bytes of the UE's active flows.
-        let d_min = self.flows.iter().map(|f| f.obs.bytes_received).min().unwrap_or(0);
-        let d_max = self.flows.iter().map(|f| f.obs.bytes_received).max().unwrap_or(0);
+        let d_min = self
+            .flows
+            .iter()
+            .map(|f| f.obs.bytes_received)
+            .min()
+            .unwrap_or(0);
+        let d_max = self
+            .flows
+            .iter()
+            .map(|f| f.obs.bytes_received)
+            .max()
+            .unwrap_or(0);
         let epoch = self.cfg.epoch;
         for f in &mut self.flows {
             let gamma = match &self.cfg.rule {
@@ -297,7 +332,14 @@ impl Inner {
             if let Some(d) = out.decision {
                 let t_s = secs_since(epoch, now);
                 let o = &f.obs;
-                let row = Row::new(&d, t_s, o.rcv_wnd, o.kernel_rcv_rtt_us, o.bytes_received, f.logic.kernel_overrides());
+                let row = Row::new(
+                    &d,
+                    t_s,
+                    o.rcv_wnd,
+                    o.kernel_rcv_rtt_us,
+                    o.bytes_received,
+                    f.logic.kernel_overrides(),
+                );
                 f.record.rows.push(row);
             }
         }

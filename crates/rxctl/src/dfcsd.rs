@@ -86,7 +86,10 @@ mod tests {
         let g_mid = gamma(&p, mid, short, long);
         let g_long = gamma(&p, long, short, long);
         assert_eq!(g_short, p.gamma_max);
-        assert!(g_short > g_mid && g_mid > g_long, "{g_short} {g_mid} {g_long}");
+        assert!(
+            g_short > g_mid && g_mid > g_long,
+            "{g_short} {g_mid} {g_long}"
+        );
         // The largest flow is held near γ_min but never below it (never starved).
         assert!(g_long >= p.gamma_min && g_long < p.gamma_min + 0.06 * (p.gamma_max - p.gamma_min));
         // Exponential in between: half-way gets e^-k/2 of the range.

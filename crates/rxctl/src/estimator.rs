@@ -47,7 +47,12 @@ struct Arrival {
 impl Arrivals {
     /// `capacity` arrivals are kept: with a 1 ms tick, 8192 cover >= 8 s.
     pub fn with_capacity(capacity: usize) -> Arrivals {
-        Arrivals { ring: vec![Arrival::default(); capacity.max(2)].into_boxed_slice(), head: 0, len: 0, last_tick_us: None }
+        Arrivals {
+            ring: vec![Arrival::default(); capacity.max(2)].into_boxed_slice(),
+            head: 0,
+            len: 0,
+            last_tick_us: None,
+        }
     }
 
     fn at(&self, i: usize) -> Arrival {
@@ -68,7 +73,11 @@ impl Arrivals {
         if self.last().is_some_and(|(_, b)| bytes <= b) {
             return;
         }
-        let a = Arrival { t_before, t_seen: t_us, bytes };
+        let a = Arrival {
+            t_before,
+            t_seen: t_us,
+            bytes,
+        };
         let cap = self.ring.len();
         if self.len < cap {
             self.ring[(self.head + self.len) % cap] = a;
@@ -110,7 +119,8 @@ impl Arrivals {
         if window == 0 || b_last < window {
             return None;
         }
-        self.time_past(b_last - window).map(|t| t_last.saturating_sub(t))
+        self.time_past(b_last - window)
+            .map(|t| t_last.saturating_sub(t))
     }
 }
 

@@ -15,7 +15,7 @@
 use crate::dfcsd;
 use crate::drwa;
 use crate::estimator::Arrivals;
-use crate::params::{Config, Rule, RttSource};
+use crate::params::{Config, RttSource, Rule};
 
 /// What the socket showed at one tick.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -175,8 +175,13 @@ impl FlowLogic {
             // take 0.4 ms at 54 Mbit/s): its span is not a round trip, and
             // taken as one it drags the base RTT below the path's and pins
             // DRWA at the floor. The round trip is at least that minimum.
-            RttSource::WindowSpan => self.arrivals.span(o.rcv_wnd as u64).map(|s| s.max(o.kernel_min_rtt_us as u64)),
-            RttSource::KernelTimestamps => (o.kernel_rcv_rtt_us > 0).then_some(o.kernel_rcv_rtt_us as u64),
+            RttSource::WindowSpan => self
+                .arrivals
+                .span(o.rcv_wnd as u64)
+                .map(|s| s.max(o.kernel_min_rtt_us as u64)),
+            RttSource::KernelTimestamps => {
+                (o.kernel_rcv_rtt_us > 0).then_some(o.kernel_rcv_rtt_us as u64)
+            }
         };
         if let Some(rtt) = sample.filter(|&r| r > 0) {
             self.note_rtt(rtt);
@@ -191,7 +196,10 @@ impl FlowLogic {
         }
         // Write the window if it is not what the socket holds (a new
         // decision, or the kernel wrote over it since the last tick).
-        if let Some(w) = self.rwnd.map(|w| w.min(self.kernel_max.max(Self::floor(o.mss)))) {
+        if let Some(w) = self
+            .rwnd
+            .map(|w| w.min(self.kernel_max.max(Self::floor(o.mss))))
+        {
             self.written = Some(w);
             if w != o.clamp {
                 out.set_clamp = Some(w);
@@ -290,7 +298,14 @@ mod tests {
 
     impl Sim {
         fn new(link: Link, kernel_clamp: u32) -> Sim {
-            Sim { link, clamp: kernel_clamp, bytes: 0.0, t_us: 0, decisions: Vec::new(), sets: 0 }
+            Sim {
+                link,
+                clamp: kernel_clamp,
+                bytes: 0.0,
+                t_us: 0,
+                decisions: Vec::new(),
+                sets: 0,
+            }
         }
 
         fn rtt(&self, w: u32) -> u64 {
@@ -310,7 +325,11 @@ mod tests {
                     bytes_received: self.bytes as u64,
                     rcv_wnd: w,
                     mss: MSS,
-                    kernel_rcv_rtt_us: if self.t_us <= 1000 { self.link.base as u32 } else { 0 },
+                    kernel_rcv_rtt_us: if self.t_us <= 1000 {
+                        self.link.base as u32
+                    } else {
+                        0
+                    },
                     kernel_min_rtt_us: 0,
                     clamp: self.clamp,
                 };
@@ -337,7 +356,11 @@ mod tests {
 
     // 4 Mbit/s = 500 bytes/ms; 20 ms base RTT: BDP = 10 000 bytes = 6.9 packets.
     fn link() -> Link {
-        Link { rate: 500.0, base: 20_000, extra: 0 }
+        Link {
+            rate: 500.0,
+            base: 20_000,
+            extra: 0,
+        }
     }
 
     fn pkts(bytes: u32) -> f64 {
@@ -352,38 +375,70 @@ mod tests {
         sim.run(&mut logic, 8_000, 4 * MSS, p.gamma_max);
         let d = &sim.decisions;
         // While below BDP + γ it only grows, one MSS per decision.
-        let first_hold = d.iter().position(|d| d.step != 1).expect("it stops growing");
+        let first_hold = d
+            .iter()
+            .position(|d| d.step != 1)
+            .expect("it stops growing");
         assert!(first_hold > 10, "grew only {first_hold} times");
-        assert!(d[..first_hold].windows(2).all(|w| w[1].rwnd == w[0].rwnd + MSS));
-        assert!(d[..first_hold].iter().all(|d| d.backlog.unwrap() < p.gamma_max));
+        assert!(d[..first_hold]
+            .windows(2)
+            .all(|w| w[1].rwnd == w[0].rwnd + MSS));
+        assert!(d[..first_hold]
+            .iter()
+            .all(|d| d.backlog.unwrap() < p.gamma_max));
         // Equilibrium: the window is BDP + γ packets, the backlog γ, held.
         let w = pkts(logic.rwnd().unwrap());
         let want = 10_000.0 / MSS as f64 + p.gamma_max;
-        assert!((w - want).abs() <= 1.0, "window {w:.1} packets, want {want:.1}");
+        assert!(
+            (w - want).abs() <= 1.0,
+            "window {w:.1} packets, want {want:.1}"
+        );
         let tail = &d[d.len() - 20..];
-        assert!(tail.iter().all(|d| (d.backlog.unwrap() - p.gamma_max).abs() <= 1.0), "{tail:?}");
-        assert!(tail.iter().filter(|d| d.step == 0).count() >= 15, "{tail:?}");
+        assert!(
+            tail.iter()
+                .all(|d| (d.backlog.unwrap() - p.gamma_max).abs() <= 1.0),
+            "{tail:?}"
+        );
+        assert!(
+            tail.iter().filter(|d| d.step == 0).count() >= 15,
+            "{tail:?}"
+        );
         assert_eq!(logic.base_rtt_us(), Some(20_000));
     }
 
     #[test]
     fn dfcsd_shrinks_while_the_backlog_is_above_gamma() {
-        let p = DfcsdParams { start_at_fixed_point: false, ..DfcsdParams::default() };
+        let p = DfcsdParams {
+            start_at_fixed_point: false,
+            ..DfcsdParams::default()
+        };
         let c = cfg(Rule::Dfcsd(p));
         let mut logic = FlowLogic::new(&c);
         let mut sim = Sim::new(link(), 1 << 20);
         // The kernel offered 60 packets: ~53 queued.
         sim.run(&mut logic, 20_000, 60 * MSS, p.gamma_max);
         let d = &sim.decisions;
-        let first_hold = d.iter().position(|d| d.step != -1).expect("it stops shrinking");
+        let first_hold = d
+            .iter()
+            .position(|d| d.step != -1)
+            .expect("it stops shrinking");
         assert!(first_hold > 30, "shrank only {first_hold} times");
-        assert!(d[..first_hold].iter().all(|d| d.backlog.unwrap() > p.gamma_max));
+        assert!(d[..first_hold]
+            .iter()
+            .all(|d| d.backlog.unwrap() > p.gamma_max));
         let w = pkts(logic.rwnd().unwrap());
-        assert!((w - (6.9 + p.gamma_max)).abs() <= 1.0, "window {w:.1} packets");
+        assert!(
+            (w - (6.9 + p.gamma_max)).abs() <= 1.0,
+            "window {w:.1} packets"
+        );
         // Each decision took one RTT: RTTs fall as the queue drains.
         let gaps: Vec<u64> = d.windows(2).map(|w| w[1].t_us - w[0].t_us).collect();
         // 60 packets: 174 ms; BDP + γ = 17 packets: 49 ms.
-        assert!(gaps[0] > 150_000 && *gaps.last().unwrap() < 55_000, "{:?}", &gaps[..3]);
+        assert!(
+            gaps[0] > 150_000 && *gaps.last().unwrap() < 55_000,
+            "{:?}",
+            &gaps[..3]
+        );
     }
 
     #[test]
@@ -397,8 +452,15 @@ mod tests {
         let d = &sim.decisions;
         assert_eq!(d[0].step, 0);
         let first = pkts(d[0].rwnd);
-        assert!((first - (6.9 + p.gamma_max)).abs() <= 1.0, "first window {first:.1} packets");
-        assert!(d[1..].iter().all(|d| (pkts(d.rwnd) - first).abs() <= 1.5), "{:?}", &d[..5]);
+        assert!(
+            (first - (6.9 + p.gamma_max)).abs() <= 1.0,
+            "first window {first:.1} packets"
+        );
+        assert!(
+            d[1..].iter().all(|d| (pkts(d.rwnd) - first).abs() <= 1.5),
+            "{:?}",
+            &d[..5]
+        );
         // A window under the fixed point is left to the rule: it grows.
         let mut logic = FlowLogic::new(&c);
         let mut sim = Sim::new(link(), 1 << 20);
@@ -416,19 +478,37 @@ mod tests {
             logic.rwnd().unwrap()
         };
         let (short, long) = (run(p.gamma_max), run(p.gamma_min));
-        assert!(pkts(short) - pkts(long) >= p.gamma_max - p.gamma_min - 1.5, "{short} vs {long}");
+        assert!(
+            pkts(short) - pkts(long) >= p.gamma_max - p.gamma_min - 1.5,
+            "{short} vs {long}"
+        );
     }
 
     #[test]
     fn the_window_never_falls_below_two_mss() {
         // A standing queue the flow cannot drain (another flow's): DFCSD with
         // a near-zero allowance and DRWA both hit the floor and stay there.
-        let tiny = DfcsdParams { gamma_max: 0.1, gamma_min: 0.1, ..DfcsdParams::default() };
+        let tiny = DfcsdParams {
+            gamma_max: 0.1,
+            gamma_min: 0.1,
+            ..DfcsdParams::default()
+        };
         for rule in [Rule::Dfcsd(tiny), Rule::Drwa(DrwaParams::default())] {
             let mut logic = FlowLogic::new(&cfg(rule));
-            let mut sim = Sim::new(Link { rate: 500.0, base: 20_000, extra: 400_000 }, 1 << 20);
+            let mut sim = Sim::new(
+                Link {
+                    rate: 500.0,
+                    base: 20_000,
+                    extra: 400_000,
+                },
+                1 << 20,
+            );
             sim.run(&mut logic, 30_000, 30 * MSS, 0.1);
-            assert!(sim.decisions.iter().all(|d| d.rwnd >= 2 * MSS), "{}", rule.name());
+            assert!(
+                sim.decisions.iter().all(|d| d.rwnd >= 2 * MSS),
+                "{}",
+                rule.name()
+            );
             assert_eq!(logic.rwnd(), Some(2 * MSS), "{}", rule.name());
             assert_eq!(sim.clamp, 2 * MSS);
         }
@@ -477,7 +557,10 @@ mod tests {
     fn a_window_that_arrives_as_one_burst_is_not_a_round_trip() {
         // 54 Mbit/s, 4 ms minimum RTT, the window at 2 MSS: each window
         // arrives within one tick, then nothing until the next round trip.
-        for rule in [Rule::Drwa(DrwaParams::default()), Rule::Dfcsd(DfcsdParams::default())] {
+        for rule in [
+            Rule::Drwa(DrwaParams::default()),
+            Rule::Dfcsd(DfcsdParams::default()),
+        ] {
             let mut logic = FlowLogic::new(&cfg(rule));
             let (mut bytes, mut w) = (0u64, 2 * MSS);
             for ms in 1..=400u64 {
@@ -496,8 +579,17 @@ mod tests {
                 logic.tick(&o, 10.0);
                 w = logic.rwnd().unwrap_or(w);
             }
-            assert!(logic.base_rtt_us().unwrap() >= 4_000, "{}: base {:?}", rule.name(), logic.base_rtt_us());
-            assert!(w > 4 * MSS, "{}: the window stayed at {w} bytes", rule.name());
+            assert!(
+                logic.base_rtt_us().unwrap() >= 4_000,
+                "{}: base {:?}",
+                rule.name(),
+                logic.base_rtt_us()
+            );
+            assert!(
+                w > 4 * MSS,
+                "{}: the window stayed at {w} bytes",
+                rule.name()
+            );
         }
     }
 
@@ -508,7 +600,14 @@ mod tests {
         // Nothing received: no sample, no window written, the kernel's stays
         // (a handshake RTT alone is a base, not a current RTT).
         for ms in 1..500u64 {
-            let o = Obs { t_us: ms * 1000, mss: MSS, rcv_wnd: 65_535, clamp: 100_000, kernel_min_rtt_us: 300, ..Obs::default() };
+            let o = Obs {
+                t_us: ms * 1000,
+                mss: MSS,
+                rcv_wnd: 65_535,
+                clamp: 100_000,
+                kernel_min_rtt_us: 300,
+                ..Obs::default()
+            };
             assert_eq!(logic.tick(&o, p.gamma_max), TickOut::default());
         }
         assert_eq!(logic.rwnd(), None);

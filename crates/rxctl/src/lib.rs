@@ -60,5 +60,5 @@ pub mod params;
 pub mod record;
 
 pub use controller::{Controller, FlowId};
-pub use params::{scheme, Config, DfcsdParams, DrwaParams, Rule, RttSource};
+pub use params::{scheme, Config, DfcsdParams, DrwaParams, RttSource, Rule};
 pub use record::{write_csv, write_csv_file, FlowRecord, Row};

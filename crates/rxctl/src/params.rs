@@ -41,7 +41,13 @@ pub struct DfcsdParams {
 
 impl Default for DfcsdParams {
     fn default() -> Self {
-        DfcsdParams { gamma_max: 10.0, gamma_min: 2.0, k: 3.0, hold_band: 0.5, start_at_fixed_point: true }
+        DfcsdParams {
+            gamma_max: 10.0,
+            gamma_min: 2.0,
+            k: 3.0,
+            hold_band: 0.5,
+            start_at_fixed_point: true,
+        }
     }
 }
 
@@ -61,7 +67,10 @@ pub struct DrwaParams {
 
 impl Default for DrwaParams {
     fn default() -> Self {
-        DrwaParams { lambda: 3.0, rtt_gain: 0.125 }
+        DrwaParams {
+            lambda: 3.0,
+            rtt_gain: 0.125,
+        }
     }
 }
 
@@ -155,10 +164,22 @@ mod tests {
 
     #[test]
     fn scheme_names_map_to_a_rule_and_a_sender_cc() {
-        assert_eq!(scheme("dfcsd").map(|(r, cc)| (r.name(), cc)), Some(("dfcsd", "cubic")));
-        assert_eq!(scheme("drwa").map(|(r, cc)| (r.name(), cc)), Some(("drwa", "cubic")));
-        assert_eq!(scheme("dfcsd+bbr").map(|(r, cc)| (r.name(), cc)), Some(("dfcsd", "bbr")));
-        assert_eq!(scheme("drwa+c2tcp").map(|(r, cc)| (r.name(), cc)), Some(("drwa", "c2tcp")));
+        assert_eq!(
+            scheme("dfcsd").map(|(r, cc)| (r.name(), cc)),
+            Some(("dfcsd", "cubic"))
+        );
+        assert_eq!(
+            scheme("drwa").map(|(r, cc)| (r.name(), cc)),
+            Some(("drwa", "cubic"))
+        );
+        assert_eq!(
+            scheme("dfcsd+bbr").map(|(r, cc)| (r.name(), cc)),
+            Some(("dfcsd", "bbr"))
+        );
+        assert_eq!(
+            scheme("drwa+c2tcp").map(|(r, cc)| (r.name(), cc)),
+            Some(("drwa", "c2tcp"))
+        );
         assert!(scheme("dfcsd+").is_none());
         assert!(scheme("cubic").is_none());
         assert!(scheme("rtac+cubic").is_none());

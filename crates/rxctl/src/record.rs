@@ -34,7 +34,14 @@ pub struct Row {
 }
 
 impl Row {
-    pub fn new(d: &Decision, t_s: f64, rcv_wnd: u32, kernel_rcv_rtt_us: u32, bytes: u64, overrides: u32) -> Row {
+    pub fn new(
+        d: &Decision,
+        t_s: f64,
+        rcv_wnd: u32,
+        kernel_rcv_rtt_us: u32,
+        bytes: u64,
+        overrides: u32,
+    ) -> Row {
         Row {
             t_s,
             rwnd_bytes: d.rwnd,
@@ -88,7 +95,9 @@ pub const CSV_HEADER: [&str; 15] = [
 /// Writes every flow's rows as one CSV (header always), by flow then time.
 /// Empty cells: γ and backlog for DRWA, cwnd_est for DFCSD.
 pub fn write_csv(records: &[FlowRecord], out: impl Write) -> Result<()> {
-    let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(out);
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(out);
     w.write_record(CSV_HEADER)?;
     for r in records {
         for row in &r.rows {
@@ -117,7 +126,8 @@ pub fn write_csv(records: &[FlowRecord], out: impl Write) -> Result<()> {
 
 pub fn write_csv_file(records: &[FlowRecord], path: &Path) -> Result<()> {
     let f = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    write_csv(records, std::io::BufWriter::new(f)).with_context(|| format!("writing {}", path.display()))
+    write_csv(records, std::io::BufWriter::new(f))
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 #[cfg(test)]
@@ -152,10 +162,16 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3, "{text}");
         assert_eq!(lines[0], CSV_HEADER.join(","));
-        assert_eq!(lines[1], "3,short,dfcsd,1.5,14480,13000,40.0,20.0,21.0,10.0,5.0,1,,9,0");
+        assert_eq!(
+            lines[1],
+            "3,short,dfcsd,1.5,14480,13000,40.0,20.0,21.0,10.0,5.0,1,,9,0"
+        );
         // No flows: still a header.
         let mut empty = Vec::new();
         write_csv(&[], &mut empty).unwrap();
-        assert_eq!(String::from_utf8(empty).unwrap().trim_end(), CSV_HEADER.join(","));
+        assert_eq!(
+            String::from_utf8(empty).unwrap().trim_end(),
+            CSV_HEADER.join(",")
+        );
     }
 }

@@ -16,7 +16,12 @@ fn pair() -> (TcpStream, TcpStream) {
 
 /// Sends for `dur` on a thread, then closes; the receiver reads with `tick`
 /// called between reads. Returns (bytes sent, bytes read).
-fn transfer(tx: TcpStream, rx: &mut TcpStream, dur: Duration, mut tick: impl FnMut()) -> (usize, usize) {
+fn transfer(
+    tx: TcpStream,
+    rx: &mut TcpStream,
+    dur: Duration,
+    mut tick: impl FnMut(),
+) -> (usize, usize) {
     let sender = std::thread::spawn(move || {
         let mut tx = tx;
         let chunk = vec![1u8; 64 * 1024];
@@ -35,7 +40,9 @@ fn transfer(tx: TcpStream, rx: &mut TcpStream, dur: Duration, mut tick: impl FnM
         match rx.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => got += n,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock || e.kind() == std::io::ErrorKind::TimedOut => {}
+            Err(e)
+                if e.kind() == std::io::ErrorKind::WouldBlock
+                    || e.kind() == std::io::ErrorKind::TimedOut => {}
             Err(e) => panic!("{e}"),
         }
         tick();
@@ -54,8 +61,9 @@ fn controlled_flow_keeps_its_clamp_within_bounds_and_is_recorded() {
         let kernel_clamp = sockopt::window_clamp(&rx).unwrap();
         let mut clamps = Vec::new();
         let probe = rx.try_clone().unwrap();
-        let (sent, got) =
-            transfer(tx, &mut rx, Duration::from_millis(800), || clamps.push(sockopt::window_clamp(&probe).unwrap()));
+        let (sent, got) = transfer(tx, &mut rx, Duration::from_millis(800), || {
+            clamps.push(sockopt::window_clamp(&probe).unwrap())
+        });
         drop(probe);
         assert_eq!(got, sent);
         // The peer closed: the controller lets go of the flow by itself.
@@ -75,14 +83,23 @@ fn controlled_flow_keeps_its_clamp_within_bounds_and_is_recorded() {
             assert!(row.rwnd_bytes >= 2 * mss, "{rule}: {row:?}");
         }
         let max_kernel = clamps.iter().copied().max().unwrap().max(kernel_clamp);
-        assert!(r.rows.iter().all(|row| row.rwnd_bytes <= max_kernel), "{rule}");
+        assert!(
+            r.rows.iter().all(|row| row.rwnd_bytes <= max_kernel),
+            "{rule}"
+        );
         // The controller did write the socket's clamp (it differs from the
         // kernel's once a decision is made).
         let last = r.rows.last().unwrap();
-        assert!(clamps.contains(&last.rwnd_bytes), "{rule}: clamp never written");
+        assert!(
+            clamps.contains(&last.rwnd_bytes),
+            "{rule}: clamp never written"
+        );
         let mut csv = Vec::new();
         rxctl::write_csv(&records, &mut csv).unwrap();
-        assert_eq!(String::from_utf8(csv).unwrap().lines().count(), r.rows.len() + 1);
+        assert_eq!(
+            String::from_utf8(csv).unwrap().lines().count(),
+            r.rows.len() + 1
+        );
     }
 }
 
@@ -107,12 +124,19 @@ fn flows_arrive_and_leave_and_only_tcp_connections_register() {
     ctl.tick();
     assert_eq!(ctl.active(), 0);
     let records = ctl.stop();
-    assert_eq!(records.iter().map(|r| r.label.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+    assert_eq!(
+        records.iter().map(|r| r.label.as_str()).collect::<Vec<_>>(),
+        ["a", "b"]
+    );
     assert!(records.iter().all(|r| r.retired_at_s.is_some()));
     // Stopped: the records stay, new flows are refused.
     assert_eq!(ctl.stop().len(), 2);
     let (_tx_c, rx_c) = pair();
-    assert!(ctl.register(&rx_c, "c").unwrap_err().to_string().contains("stopped"));
+    assert!(ctl
+        .register(&rx_c, "c")
+        .unwrap_err()
+        .to_string()
+        .contains("stopped"));
 
     let ctl = Controller::new(Config::drwa()).unwrap();
     let udp = UdpSocket::bind("127.0.0.1:0").unwrap();
@@ -131,7 +155,14 @@ fn refuses_to_run_where_linux_would_retract_advertised_windows() {
     // A namespace of our own: the sysctl is per namespace.
     let ns = netns::Netns::new("rxctl-shrink").unwrap();
     ns.sysctl("net.ipv4.tcp_shrink_window", "1").unwrap();
-    let e = ns.run(|| Controller::new(Config::dfcsd()).map(|_| ()).unwrap_err().to_string()).unwrap();
+    let e = ns
+        .run(|| {
+            Controller::new(Config::dfcsd())
+                .map(|_| ())
+                .unwrap_err()
+                .to_string()
+        })
+        .unwrap();
     assert!(e.contains("tcp_shrink_window is 1"), "{e}");
     ns.sysctl("net.ipv4.tcp_shrink_window", "0").unwrap();
     assert!(ns.run(|| Controller::new(Config::dfcsd()).is_ok()).unwrap());

@@ -19,34 +19,62 @@ fn secs(s: f64) -> Duration {
 
 #[test]
 fn receiver_control_keeps_the_queue_far_below_cubics_at_the_same_goodput() {
-    if !testkit::require_root("receiver_control_keeps_the_queue_far_below_cubics_at_the_same_goodput") {
+    if !testkit::require_root(
+        "receiver_control_keeps_the_queue_far_below_cubics_at_the_same_goodput",
+    ) {
         return;
     }
-    let long = [FlowSpec { label: "long".into(), start: Duration::ZERO, size: None }];
+    let long = [FlowSpec {
+        label: "long".into(),
+        start: Duration::ZERO,
+        size: None,
+    }];
     // Measured once DFCSD has walked down from the kernel's initial window
     // (one MSS per RTT) and while Cubic's queue keeps growing.
     let (from, to) = (secs(3.0), secs(4.0));
     let mut seen = Vec::new();
-    for (name, cfg) in [("cubic", None), ("dfcsd", Some(Config::dfcsd())), ("drwa", Some(Config::drwa()))] {
+    for (name, cfg) in [
+        ("cubic", None),
+        ("dfcsd", Some(Config::dfcsd())),
+        ("drwa", Some(Config::drwa())),
+    ] {
         let b = Bottleneck::new(RATE, QUEUE).unwrap();
         let (res, records) = common::run(&b, &long, secs(4.0), cfg).unwrap();
         let r = &res[0];
         assert!(r.error.is_none(), "{name}: {:?}", r.error);
         let q = r.mean_queueing_ms(from, to).unwrap();
         let g = r.goodput(secs(1.0), to).unwrap();
-        eprintln!("{name}: queueing {q:.1} ms, goodput {:.2} Mbit/s, {} decisions", g * 8e-6, records.first().map_or(0, |r| r.rows.len()));
+        eprintln!(
+            "{name}: queueing {q:.1} ms, goodput {:.2} Mbit/s, {} decisions",
+            g * 8e-6,
+            records.first().map_or(0, |r| r.rows.len())
+        );
         if name != "cubic" {
             let rows = &records[0].rows;
             assert!(rows.len() > 20, "{name}: {} decisions", rows.len());
-            assert!(rows.iter().all(|r| r.rwnd_bytes >= 2 * 1448), "{name}: below 2 MSS");
+            assert!(
+                rows.iter().all(|r| r.rwnd_bytes >= 2 * 1448),
+                "{name}: below 2 MSS"
+            );
         }
         seen.push((name, q, g));
     }
     let (_, q_cubic, g_cubic) = seen[0];
-    assert!(q_cubic > 50.0, "Cubic should fill the queue: {q_cubic:.1} ms");
+    assert!(
+        q_cubic > 50.0,
+        "Cubic should fill the queue: {q_cubic:.1} ms"
+    );
     for &(name, q, g) in &seen[1..] {
-        assert!(q <= 0.35 * q_cubic, "{name}: queueing {q:.1} ms vs Cubic's {q_cubic:.1} ms");
-        assert!(g >= 0.8 * g_cubic, "{name}: goodput {:.2} vs Cubic's {:.2} Mbit/s", g * 8e-6, g_cubic * 8e-6);
+        assert!(
+            q <= 0.35 * q_cubic,
+            "{name}: queueing {q:.1} ms vs Cubic's {q_cubic:.1} ms"
+        );
+        assert!(
+            g >= 0.8 * g_cubic,
+            "{name}: goodput {:.2} vs Cubic's {:.2} Mbit/s",
+            g * 8e-6,
+            g_cubic * 8e-6
+        );
     }
 }
 
@@ -57,15 +85,29 @@ fn a_short_flow_competing_with_a_long_one_finishes_sooner_with_dfcsd() {
     }
     let short_at = 3.0;
     let flows = [
-        FlowSpec { label: "long".into(), start: Duration::ZERO, size: None },
-        FlowSpec { label: "short".into(), start: secs(short_at), size: Some(128_000) },
+        FlowSpec {
+            label: "long".into(),
+            start: Duration::ZERO,
+            size: None,
+        },
+        FlowSpec {
+            label: "short".into(),
+            start: secs(short_at),
+            size: Some(128_000),
+        },
     ];
     let mut fct = Vec::new();
     for (name, cfg) in [("cubic", None), ("dfcsd", Some(Config::dfcsd()))] {
         let b = Bottleneck::new(RATE, QUEUE).unwrap();
         let (res, records) = common::run(&b, &flows, secs(short_at + 10.0), cfg).unwrap();
-        let f = res[1].fct.unwrap_or_else(|| panic!("{name}: the short flow did not complete: {:?}", res[1]));
-        eprintln!("{name}: short-flow completion {:.3} s, long-flow retrans {}", f.as_secs_f64(), res[0].retrans);
+        let f = res[1]
+            .fct
+            .unwrap_or_else(|| panic!("{name}: the short flow did not complete: {:?}", res[1]));
+        eprintln!(
+            "{name}: short-flow completion {:.3} s, long-flow retrans {}",
+            f.as_secs_f64(),
+            res[0].retrans
+        );
         fct.push(f.as_secs_f64());
         if name == "dfcsd" {
             // Service differentiation on the real sockets: while both flows
@@ -74,15 +116,28 @@ fn a_short_flow_competing_with_a_long_one_finishes_sooner_with_dfcsd() {
             let (from, to) = (short.registered_at_s, short.retired_at_s.unwrap());
             let mean_gamma = |label: &str| {
                 let r = records.iter().find(|r| r.label == label).unwrap();
-                let g: Vec<f64> =
-                    r.rows.iter().filter(|row| row.t_s > from && row.t_s < to).filter_map(|row| row.gamma_pkts).collect();
-                assert!(!g.is_empty(), "{label}: no decisions while both were active");
+                let g: Vec<f64> = r
+                    .rows
+                    .iter()
+                    .filter(|row| row.t_s > from && row.t_s < to)
+                    .filter_map(|row| row.gamma_pkts)
+                    .collect();
+                assert!(
+                    !g.is_empty(),
+                    "{label}: no decisions while both were active"
+                );
                 g.iter().sum::<f64>() / g.len() as f64
             };
             let (g_short, g_long) = (mean_gamma("short"), mean_gamma("long"));
-            assert!(g_short > 2.0 * g_long, "γ short {g_short:.1} vs long {g_long:.1}");
+            assert!(
+                g_short > 2.0 * g_long,
+                "γ short {g_short:.1} vs long {g_long:.1}"
+            );
         }
     }
     let (cubic, dfcsd) = (fct[0], fct[1]);
-    assert!(dfcsd <= 0.5 * cubic, "short-flow completion: DFCSD {dfcsd:.3} s vs Cubic {cubic:.3} s");
+    assert!(
+        dfcsd <= 0.5 * cubic,
+        "short-flow completion: DFCSD {dfcsd:.3} s vs Cubic {cubic:.3} s"
+    );
 }

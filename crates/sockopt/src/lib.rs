@@ -41,11 +41,24 @@ fn check(rc: libc::c_int) -> io::Result<()> {
 /// setsockopt with raw bytes (tests use it to send malformed values).
 pub fn set_raw(fd: RawFd, level: libc::c_int, name: libc::c_int, value: &[u8]) -> io::Result<()> {
     // SAFETY: value outlives the call; the kernel copies it.
-    check(unsafe { libc::setsockopt(fd, level, name, value.as_ptr().cast(), value.len() as libc::socklen_t) })
+    check(unsafe {
+        libc::setsockopt(
+            fd,
+            level,
+            name,
+            value.as_ptr().cast(),
+            value.len() as libc::socklen_t,
+        )
+    })
 }
 
 /// getsockopt into a buffer; returns the length the kernel wrote.
-pub fn get_raw(fd: RawFd, level: libc::c_int, name: libc::c_int, buf: &mut [u8]) -> io::Result<usize> {
+pub fn get_raw(
+    fd: RawFd,
+    level: libc::c_int,
+    name: libc::c_int,
+    buf: &mut [u8],
+) -> io::Result<usize> {
     let mut len = buf.len() as libc::socklen_t;
     // SAFETY: buf is valid for len bytes.
     check(unsafe { libc::getsockopt(fd, level, name, buf.as_mut_ptr().cast(), &mut len) })?;
@@ -54,18 +67,35 @@ pub fn get_raw(fd: RawFd, level: libc::c_int, name: libc::c_int, buf: &mut [u8])
 
 /// Selects the congestion control of a TCP socket by name.
 pub fn set_congestion(fd: &impl AsRawFd, name: &str) -> io::Result<()> {
-    set_raw(fd.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_CONGESTION, name.as_bytes())
+    set_raw(
+        fd.as_raw_fd(),
+        libc::IPPROTO_TCP,
+        libc::TCP_CONGESTION,
+        name.as_bytes(),
+    )
 }
 
 pub fn congestion(fd: &impl AsRawFd) -> io::Result<String> {
     let mut buf = [0u8; 16];
-    let n = get_raw(fd.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_CONGESTION, &mut buf)?;
-    Ok(String::from_utf8_lossy(&buf[..n]).trim_end_matches('\0').to_string())
+    let n = get_raw(
+        fd.as_raw_fd(),
+        libc::IPPROTO_TCP,
+        libc::TCP_CONGESTION,
+        &mut buf,
+    )?;
+    Ok(String::from_utf8_lossy(&buf[..n])
+        .trim_end_matches('\0')
+        .to_string())
 }
 
 /// C2TCP's Target in microseconds (1 000 - 10 000 000).
 pub fn set_target_us(fd: &impl AsRawFd, target_us: u32) -> io::Result<()> {
-    set_raw(fd.as_raw_fd(), SOL_C2TCP, C2TCP_TARGET, &target_us.to_ne_bytes())
+    set_raw(
+        fd.as_raw_fd(),
+        SOL_C2TCP,
+        C2TCP_TARGET,
+        &target_us.to_ne_bytes(),
+    )
 }
 
 pub fn target_us(fd: &impl AsRawFd) -> io::Result<u32> {
@@ -76,14 +106,22 @@ pub fn target_us(fd: &impl AsRawFd) -> io::Result<u32> {
 
 /// Pins alpha (percent, 100 - 1000), or hands it back to the Tuner with 0.
 pub fn set_alpha_pct(fd: &impl AsRawFd, alpha_pct: u32) -> io::Result<()> {
-    set_raw(fd.as_raw_fd(), SOL_C2TCP, C2TCP_ALPHA, &alpha_pct.to_ne_bytes())
+    set_raw(
+        fd.as_raw_fd(),
+        SOL_C2TCP,
+        C2TCP_ALPHA,
+        &alpha_pct.to_ne_bytes(),
+    )
 }
 
 pub fn c2tcp_info(fd: &impl AsRawFd) -> io::Result<C2tcpInfo> {
     let mut info = C2tcpInfo::default();
     // SAFETY: C2tcpInfo is repr(C) plain u32s; any byte pattern is valid.
     let buf = unsafe {
-        std::slice::from_raw_parts_mut((&mut info as *mut C2tcpInfo).cast::<u8>(), size_of::<C2tcpInfo>())
+        std::slice::from_raw_parts_mut(
+            (&mut info as *mut C2tcpInfo).cast::<u8>(),
+            size_of::<C2tcpInfo>(),
+        )
     };
     get_raw(fd.as_raw_fd(), SOL_C2TCP, C2TCP_INFO, buf)?;
     Ok(info)
@@ -164,7 +202,10 @@ pub fn tcp_info(fd: &impl AsRawFd) -> io::Result<TcpInfo> {
     let mut info = TcpInfo::default();
     // SAFETY: TcpInfo is repr(C) plain integers; any byte pattern is valid.
     let buf = unsafe {
-        std::slice::from_raw_parts_mut((&mut info as *mut TcpInfo).cast::<u8>(), size_of::<TcpInfo>())
+        std::slice::from_raw_parts_mut(
+            (&mut info as *mut TcpInfo).cast::<u8>(),
+            size_of::<TcpInfo>(),
+        )
     };
     get_raw(fd.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_INFO, buf)?;
     Ok(info)
@@ -174,13 +215,24 @@ pub fn tcp_info(fd: &impl AsRawFd) -> io::Result<TcpInfo> {
 /// window (bytes). Linux raises values below SOCK_MIN_RCVBUF/2 to that, and
 /// its own receive-buffer autotuning may overwrite the clamp later.
 pub fn set_window_clamp(fd: &impl AsRawFd, bytes: u32) -> io::Result<()> {
-    let v = libc::c_int::try_from(bytes).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-    set_raw(fd.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_WINDOW_CLAMP, &v.to_ne_bytes())
+    let v =
+        libc::c_int::try_from(bytes).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    set_raw(
+        fd.as_raw_fd(),
+        libc::IPPROTO_TCP,
+        libc::TCP_WINDOW_CLAMP,
+        &v.to_ne_bytes(),
+    )
 }
 
 pub fn window_clamp(fd: &impl AsRawFd) -> io::Result<u32> {
     let mut buf = [0u8; 4];
-    get_raw(fd.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_WINDOW_CLAMP, &mut buf)?;
+    get_raw(
+        fd.as_raw_fd(),
+        libc::IPPROTO_TCP,
+        libc::TCP_WINDOW_CLAMP,
+        &mut buf,
+    )?;
     Ok(libc::c_int::from_ne_bytes(buf).max(0) as u32)
 }
 

@@ -11,11 +11,21 @@ use sprout::inference::Inference;
 use sprout::model::{Model, Params};
 
 fn main() {
-    let ticks: usize = std::env::args().nth(1).map_or(20_000, |s| s.parse().expect("TICKS"));
-    println!("{:>5} {:>9} {:>10} {:>12} {:>12} {:>12}", "bins", "max_pps", "startup_ms", "tables_MB", "ns/tick", "p99_ns");
+    let ticks: usize = std::env::args()
+        .nth(1)
+        .map_or(20_000, |s| s.parse().expect("TICKS"));
+    println!(
+        "{:>5} {:>9} {:>10} {:>12} {:>12} {:>12}",
+        "bins", "max_pps", "startup_ms", "tables_MB", "ns/tick", "p99_ns"
+    );
     for (bins, max) in [(256, 1000.0), (256, 2500.0), (512, 2500.0), (512, 5000.0)] {
         let t0 = Instant::now();
-        let model = Model::new(Params { bins, max_rate_pps: max, ..Params::default() }).unwrap();
+        let model = Model::new(Params {
+            bins,
+            max_rate_pps: max,
+            ..Params::default()
+        })
+        .unwrap();
         let mut fc = Forecaster::new(&model);
         let startup = t0.elapsed().as_secs_f64() * 1e3;
         let mut inf = Inference::new(&model);
@@ -26,7 +36,11 @@ fn main() {
             // A rate that wanders between 10% and 90% of the maximum, with an
             // outage now and then, so the belief is sometimes broad.
             let phase = (i as f64 / 500.0).sin() * 0.4 + 0.5;
-            let k = if i % 2000 < 50 { 0 } else { Poisson::new(max * phase * 0.02).unwrap().sample(&mut rng) as usize };
+            let k = if i % 2000 < 50 {
+                0
+            } else {
+                Poisson::new(max * phase * 0.02).unwrap().sample(&mut rng) as usize
+            };
             let t = Instant::now();
             inf.evolve(&model);
             inf.observe(&model, k);
@@ -37,6 +51,9 @@ fn main() {
         let mean = ns.iter().sum::<u64>() as f64 / ns.len() as f64;
         ns.sort_unstable();
         let p99 = ns[ns.len() * 99 / 100];
-        println!("{bins:>5} {max:>9} {startup:>10.1} {:>12.1} {mean:>12.0} {p99:>12}", fc.table_bytes() as f64 / 1e6);
+        println!(
+            "{bins:>5} {max:>9} {startup:>10.1} {:>12.1} {mean:>12.0} {p99:>12}",
+            fc.table_bytes() as f64 / 1e6
+        );
     }
 }

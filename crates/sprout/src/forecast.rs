@@ -207,7 +207,10 @@ mod tests {
         f.forecast(&inf, 0.5, &mut out);
         for (t, &c) in out.iter().enumerate() {
             let expect = model.rates[51] * 0.02 * (t + 1) as f64;
-            assert!((c as f64 - expect).abs() <= 0.05 * expect + 2.0, "tick {t}: {c} vs {expect}");
+            assert!(
+                (c as f64 - expect).abs() <= 0.05 * expect + 2.0,
+                "tick {t}: {c} vs {expect}"
+            );
         }
     }
 
@@ -219,10 +222,16 @@ mod tests {
             let mut q = [[0u32; 8]; 4];
             for (row, conf) in q.iter_mut().zip([0.05, 0.25, 0.5, 0.75]) {
                 f.forecast(&inf, conf, row);
-                assert!(row.windows(2).all(|w| w[0] <= w[1]), "bin {bin} q {conf}: {row:?}");
+                assert!(
+                    row.windows(2).all(|w| w[0] <= w[1]),
+                    "bin {bin} q {conf}: {row:?}"
+                );
             }
             for t in 0..8 {
-                assert!(q[0][t] <= q[1][t] && q[1][t] <= q[2][t] && q[2][t] <= q[3][t], "bin {bin} tick {t}: {q:?}");
+                assert!(
+                    q[0][t] <= q[1][t] && q[1][t] <= q[2][t] && q[2][t] <= q[3][t],
+                    "bin {bin} tick {t}: {q:?}"
+                );
             }
             // Caution costs something at real rates.
             if bin >= 40 {
@@ -256,6 +265,10 @@ mod tests {
             f.forecast(&inf, 0.05, &mut out);
         }
         let per_tick = t.elapsed().as_secs_f64() / n as f64;
-        assert!(per_tick < 0.1 * model.params.tick_s, "{:.0} µs per tick", per_tick * 1e6);
+        assert!(
+            per_tick < 0.1 * model.params.tick_s,
+            "{:.0} µs per tick",
+            per_tick * 1e6
+        );
     }
 }

@@ -17,7 +17,10 @@ impl Inference {
     /// All rates equally probable (paper: "at program startup").
     pub fn new(model: &Model) -> Self {
         let n = model.bins();
-        Inference { p: vec![1.0 / n as f64; n], scratch: vec![0.0; n] }
+        Inference {
+            p: vec![1.0 / n as f64; n],
+            scratch: vec![0.0; n],
+        }
     }
 
     /// Back to the uniform prior.
@@ -108,7 +111,10 @@ mod tests {
             // true rate within 10% (the model lets λ drift, so any single
             // tick's estimate is noisy by design).
             let tail: f64 = est[300..].iter().sum::<f64>() / 200.0;
-            assert!((tail - rate).abs() < 0.1 * rate, "rate {rate}: estimate {tail}");
+            assert!(
+                (tail - rate).abs() < 0.1 * rate,
+                "rate {rate}: estimate {tail}"
+            );
             assert!(inf.outage_probability() < 1e-6);
         }
     }
@@ -126,8 +132,16 @@ mod tests {
             inf.evolve(&model);
             inf.observe(&model, 0);
         }
-        assert!(inf.outage_probability() > 0.5, "outage {}", inf.outage_probability());
-        assert!(inf.mean_rate(&model) < 20.0, "mean {}", inf.mean_rate(&model));
+        assert!(
+            inf.outage_probability() > 0.5,
+            "outage {}",
+            inf.outage_probability()
+        );
+        assert!(
+            inf.mean_rate(&model) < 20.0,
+            "mean {}",
+            inf.mean_rate(&model)
+        );
     }
 
     #[test]
@@ -141,6 +155,10 @@ mod tests {
         inf.observe(&model, 150);
         let s: f64 = inf.probabilities().iter().sum();
         assert!((s - 1.0).abs() < 1e-9);
-        assert!(inf.mean_rate(&model) > 0.8 * model.params.max_rate_pps, "mean {}", inf.mean_rate(&model));
+        assert!(
+            inf.mean_rate(&model) > 0.8 * model.params.max_rate_pps,
+            "mean {}",
+            inf.mean_rate(&model)
+        );
     }
 }

@@ -57,19 +57,29 @@ impl Params {
             return Err(format!("bins must be in 2..=4096, got {}", self.bins));
         }
         if !(self.max_rate_pps.is_finite() && self.max_rate_pps > 0.0 && self.max_rate_pps <= 1e6) {
-            return Err(format!("max rate must be in (0, 1e6] packets/s, got {}", self.max_rate_pps));
+            return Err(format!(
+                "max rate must be in (0, 1e6] packets/s, got {}",
+                self.max_rate_pps
+            ));
         }
         if !(self.sigma.is_finite() && self.sigma > 0.0) {
             return Err(format!("sigma must be positive, got {}", self.sigma));
         }
         if !(self.outage_escape_rate.is_finite() && self.outage_escape_rate >= 0.0) {
-            return Err(format!("outage escape rate must be >= 0, got {}", self.outage_escape_rate));
+            return Err(format!(
+                "outage escape rate must be >= 0, got {}",
+                self.outage_escape_rate
+            ));
         }
         if !(self.tick_s.is_finite() && self.tick_s > 0.0 && self.tick_s <= 1.0) {
             return Err(format!("tick must be in (0, 1] s, got {}", self.tick_s));
         }
         if !(1..=crate::MAX_HORIZON).contains(&self.horizon) {
-            return Err(format!("horizon must be in 1..={}, got {}", crate::MAX_HORIZON, self.horizon));
+            return Err(format!(
+                "horizon must be in 1..={}, got {}",
+                crate::MAX_HORIZON,
+                self.horizon
+            ));
         }
         Ok(())
     }
@@ -78,8 +88,14 @@ impl Params {
     /// default bin width (the resolution at low rates is what matters).
     pub fn with_max_rate(max_rate_pps: f64) -> Self {
         let d = Params::default();
-        let bins = (d.bins as f64 * max_rate_pps / DEFAULT_MAX_RATE_PPS).round().max(2.0) as usize;
-        Params { bins, max_rate_pps, ..d }
+        let bins = (d.bins as f64 * max_rate_pps / DEFAULT_MAX_RATE_PPS)
+            .round()
+            .max(2.0) as usize;
+        Params {
+            bins,
+            max_rate_pps,
+            ..d
+        }
     }
 
     /// Width of one rate bin, packets/s.
@@ -181,13 +197,24 @@ impl Model {
         let mut likelihood = vec![0.0; kc * n];
         for k in 0..kc {
             let row = &mut likelihood[k * n..(k + 1) * n];
-            let logs: Vec<f64> = rates.iter().map(|r| ln_poisson(r * params.tick_s, k)).collect();
+            let logs: Vec<f64> = rates
+                .iter()
+                .map(|r| ln_poisson(r * params.tick_s, k))
+                .collect();
             let top = logs.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
             for (l, &lg) in row.iter_mut().zip(&logs) {
                 *l = (lg - top).exp();
             }
         }
-        Ok(Model { params, rates, band, kernel, max_count, likelihood, tick_pmf })
+        Ok(Model {
+            params,
+            rates,
+            band,
+            kernel,
+            max_count,
+            likelihood,
+            tick_pmf,
+        })
     }
 
     pub fn bins(&self) -> usize {
@@ -246,16 +273,27 @@ mod tests {
         p[128] = 1.0;
         m.evolve_into(&p, &mut q);
         let mean: f64 = q.iter().zip(&m.rates).map(|(a, r)| a * r).sum();
-        let var: f64 = q.iter().zip(&m.rates).map(|(a, r)| a * (r - mean).powi(2)).sum();
+        let var: f64 = q
+            .iter()
+            .zip(&m.rates)
+            .map(|(a, r)| a * (r - mean).powi(2))
+            .sum();
         assert!((mean - m.rates[128]).abs() < 1e-6);
         let sd = var.sqrt();
-        assert!((sd - 28.28).abs() < 0.1 * 28.28 + m.params.bin_width() / 2.0, "sd {sd}");
+        assert!(
+            (sd - 28.28).abs() < 0.1 * 28.28 + m.params.bin_width() / 2.0,
+            "sd {sd}"
+        );
         assert!((q[127] - q[129]).abs() < 1e-12);
     }
 
     #[test]
     fn tables_are_distributions() {
-        let m = Model::new(Params { max_rate_pps: 1000.0, ..Params::default() }).unwrap();
+        let m = Model::new(Params {
+            max_rate_pps: 1000.0,
+            ..Params::default()
+        })
+        .unwrap();
         for i in [0, 1, 100, 255] {
             let s: f64 = m.tick_pmf_row(i).iter().sum();
             assert!((s - 1.0).abs() < 1e-9, "bin {i}: {s}");
@@ -282,9 +320,19 @@ mod tests {
 
     #[test]
     fn bad_params_are_named() {
-        let e = Params { bins: 1, ..Params::default() }.validate().unwrap_err();
+        let e = Params {
+            bins: 1,
+            ..Params::default()
+        }
+        .validate()
+        .unwrap_err();
         assert!(e.contains("bins"));
-        let e = Params { max_rate_pps: f64::NAN, ..Params::default() }.validate().unwrap_err();
+        let e = Params {
+            max_rate_pps: f64::NAN,
+            ..Params::default()
+        }
+        .validate()
+        .unwrap_err();
         assert!(e.contains("max rate"));
     }
 }

@@ -43,10 +43,15 @@ extern "C" fn on_stop_signal(_: libc::c_int) {
 /// instead of killing the process, so the programs can write their report.
 pub fn install_stop_signals() -> Result<&'static AtomicBool> {
     use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
-    let action = SigAction::new(SigHandler::Handler(on_stop_signal), SaFlags::empty(), SigSet::empty());
+    let action = SigAction::new(
+        SigHandler::Handler(on_stop_signal),
+        SaFlags::empty(),
+        SigSet::empty(),
+    );
     for sig in [Signal::SIGINT, Signal::SIGTERM] {
         // SAFETY: the handler only stores to an atomic.
-        unsafe { sigaction(sig, &action) }.with_context(|| format!("installing a {sig} handler"))?;
+        unsafe { sigaction(sig, &action) }
+            .with_context(|| format!("installing a {sig} handler"))?;
     }
     Ok(&STOP)
 }
@@ -69,12 +74,17 @@ fn send(sock: &UdpSocket, buf: &[u8], to: Option<SocketAddr>) -> std::io::Result
         };
         match r {
             Ok(_) => return Ok(()),
-            Err(e) if e.kind() == ErrorKind::WouldBlock => wait(sock, PollFlags::POLLOUT, monotonic_us() + 10_000),
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                wait(sock, PollFlags::POLLOUT, monotonic_us() + 10_000)
+            }
             Err(e) if e.kind() == ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
     }
-    Err(std::io::Error::new(ErrorKind::WouldBlock, "socket buffer stayed full for a second"))
+    Err(std::io::Error::new(
+        ErrorKind::WouldBlock,
+        "socket buffer stayed full for a second",
+    ))
 }
 
 /// A sender's flight can be 5 ticks of forecast at once (hundreds of
@@ -153,7 +163,8 @@ pub fn run_receiver(opts: ReceiverOpts, stop: &AtomicBool) -> Result<ReceiverRep
     let t0 = std::time::Instant::now();
     let mut r = Receiver::new(opts.config.clone()).map_err(anyhow::Error::msg)?;
     let startup_ms = t0.elapsed().as_secs_f64() * 1e3;
-    let sock = UdpSocket::bind(opts.listen).with_context(|| format!("binding UDP {}", opts.listen))?;
+    let sock =
+        UdpSocket::bind(opts.listen).with_context(|| format!("binding UDP {}", opts.listen))?;
     sock.set_nonblocking(true)?;
     grow_receive_buffer(&sock);
     let listen = sock.local_addr()?;
@@ -198,7 +209,11 @@ pub fn run_receiver(opts: ReceiverOpts, stop: &AtomicBool) -> Result<ReceiverRep
                 }
                 Err(e) if e.kind() == ErrorKind::WouldBlock => break,
                 // ICMP errors from earlier sends, signals: keep going.
-                Err(e) if matches!(e.kind(), ErrorKind::ConnectionRefused | ErrorKind::Interrupted) => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        ErrorKind::ConnectionRefused | ErrorKind::Interrupted
+                    ) => {}
                 Err(e) => return Err(e).context("receiving"),
             }
         }
@@ -251,7 +266,11 @@ pub fn run_receiver(opts: ReceiverOpts, stop: &AtomicBool) -> Result<ReceiverRep
         duration_s: (monotonic_us() - start) as f64 / 1e6,
         ended_by,
         bytes_received: c.bytes_received,
-        goodput_mbps: if flow_s > 0.0 { c.bytes_received as f64 * 8.0 / flow_s / 1e6 } else { 0.0 },
+        goodput_mbps: if flow_s > 0.0 {
+            c.bytes_received as f64 * 8.0 / flow_s / 1e6
+        } else {
+            0.0
+        },
         packets_received: c.data_packets + c.heartbeats,
         packets_lost: r.packets_lost(),
         malformed_dropped: c.dropped.total(),
@@ -260,7 +279,11 @@ pub fn run_receiver(opts: ReceiverOpts, stop: &AtomicBool) -> Result<ReceiverRep
         startup_ms,
         inference_cpu_per_tick: CpuPerTick {
             ticks: cpu.len(),
-            mean_ns: if cpu.is_empty() { 0.0 } else { cpu_sum as f64 / cpu.len() as f64 },
+            mean_ns: if cpu.is_empty() {
+                0.0
+            } else {
+                cpu_sum as f64 / cpu.len() as f64
+            },
             p99_ns: cpu.value_at_quantile(0.99),
             max_ns: cpu.max(),
         },
@@ -319,9 +342,16 @@ pub fn new_session() -> u32 {
 
 /// Sends as fast as the forecast allows for `duration`, then says bye.
 pub fn run_sender(opts: SenderOpts, stop: &AtomicBool) -> Result<SenderReport> {
-    let bind = opts.bind.unwrap_or_else(|| if opts.connect.is_ipv4() { "0.0.0.0:0".parse().unwrap() } else { "[::]:0".parse().unwrap() });
+    let bind = opts.bind.unwrap_or_else(|| {
+        if opts.connect.is_ipv4() {
+            "0.0.0.0:0".parse().unwrap()
+        } else {
+            "[::]:0".parse().unwrap()
+        }
+    });
     let sock = UdpSocket::bind(bind).with_context(|| format!("binding UDP {bind}"))?;
-    sock.connect(opts.connect).with_context(|| format!("connecting UDP to {}", opts.connect))?;
+    sock.connect(opts.connect)
+        .with_context(|| format!("connecting UDP to {}", opts.connect))?;
     sock.set_nonblocking(true)?;
     let local = sock.local_addr()?;
     let mut s = Sender::new(opts.config.clone());
@@ -349,7 +379,11 @@ pub fn run_sender(opts: SenderOpts, stop: &AtomicBool) -> Result<SenderReport> {
                 },
                 Err(e) if e.kind() == ErrorKind::WouldBlock => break,
                 // The receiver is not up yet (ICMP port unreachable): heartbeats go on.
-                Err(e) if matches!(e.kind(), ErrorKind::ConnectionRefused | ErrorKind::Interrupted) => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        ErrorKind::ConnectionRefused | ErrorKind::Interrupted
+                    ) => {}
                 Err(e) => return Err(e).context("receiving"),
             }
         }

@@ -40,7 +40,11 @@ impl Default for ReceiverConfig {
 }
 
 enum Estimator {
-    Sprout { model: Box<Model>, inference: Inference, forecaster: Box<Forecaster> },
+    Sprout {
+        model: Box<Model>,
+        inference: Inference,
+        forecaster: Box<Forecaster>,
+    },
     Ewma(Ewma),
 }
 
@@ -131,20 +135,35 @@ impl Receiver {
     pub fn new(cfg: ReceiverConfig) -> Result<Self, String> {
         cfg.params.validate()?;
         if !(cfg.confidence > 0.0 && cfg.confidence < 1.0) {
-            return Err(format!("confidence must be in (0, 1), got {}", cfg.confidence));
+            return Err(format!(
+                "confidence must be in (0, 1), got {}",
+                cfg.confidence
+            ));
         }
         if cfg.packet_size < wire::DATA_HEADER || cfg.packet_size > wire::MAX_DATAGRAM {
-            return Err(format!("packet size must be in {}..={}, got {}", wire::DATA_HEADER, wire::MAX_DATAGRAM, cfg.packet_size));
+            return Err(format!(
+                "packet size must be in {}..={}, got {}",
+                wire::DATA_HEADER,
+                wire::MAX_DATAGRAM,
+                cfg.packet_size
+            ));
         }
         if !(cfg.ewma_gain > 0.0 && cfg.ewma_gain <= 1.0) {
-            return Err(format!("EWMA gain must be in (0, 1], got {}", cfg.ewma_gain));
+            return Err(format!(
+                "EWMA gain must be in (0, 1], got {}",
+                cfg.ewma_gain
+            ));
         }
         let est = match cfg.variant {
             Variant::Sprout => {
                 let model = Model::new(cfg.params.clone())?;
                 let inference = Inference::new(&model);
                 let forecaster = Forecaster::new(&model);
-                Estimator::Sprout { model: Box::new(model), inference, forecaster: Box::new(forecaster) }
+                Estimator::Sprout {
+                    model: Box::new(model),
+                    inference,
+                    forecaster: Box::new(forecaster),
+                }
             }
             Variant::SproutEwma => Estimator::Ewma(Ewma::new(cfg.ewma_gain)),
         };
@@ -211,7 +230,9 @@ impl Receiver {
                     Arrival::New => {}
                 }
                 self.count += d.len as f64 / self.cfg.packet_size as f64;
-                self.silent_until_us = self.silent_until_us.max(now_us + d.time_to_next_ms as u64 * 1000);
+                self.silent_until_us = self
+                    .silent_until_us
+                    .max(now_us + d.time_to_next_ms as u64 * 1000);
                 self.counters.bytes_received += d.len as u64;
                 if d.heartbeat {
                     self.counters.heartbeats += 1;
@@ -252,10 +273,18 @@ impl Receiver {
         // The authors' rounding: any arrival counts as at least one packet
         // (so heartbeats alone say "the link is alive", and EWMA, which
         // starts at zero, can get going).
-        let k = if self.count > 0.0 && self.count < 1.0 { 1 } else { self.count.round() as usize };
+        let k = if self.count > 0.0 && self.count < 1.0 {
+            1
+        } else {
+            self.count.round() as usize
+        };
         let h = self.cfg.params.horizon;
         match &mut self.est {
-            Estimator::Sprout { model, inference, forecaster } => {
+            Estimator::Sprout {
+                model,
+                inference,
+                forecaster,
+            } => {
                 inference.evolve(model);
                 if observe {
                     inference.observe(model, k);
@@ -300,7 +329,9 @@ impl Receiver {
     /// The estimator's current rate, packets/s (the posterior mean for Sprout).
     pub fn rate_estimate_pps(&self) -> f64 {
         match &self.est {
-            Estimator::Sprout { model, inference, .. } => inference.mean_rate(model),
+            Estimator::Sprout {
+                model, inference, ..
+            } => inference.mean_rate(model),
             Estimator::Ewma(e) => e.rate_per_tick() / self.cfg.params.tick_s,
         }
     }
@@ -319,7 +350,10 @@ impl Receiver {
 
     /// Packets the sender sent that never arrived (exact once the bye came).
     pub fn packets_lost(&self) -> u64 {
-        let sent = self.bye.as_ref().map_or(self.counters.packets_seen, |b| b.packets_sent);
+        let sent = self
+            .bye
+            .as_ref()
+            .map_or(self.counters.packets_seen, |b| b.packets_sent);
         sent.saturating_sub(self.counters.data_packets + self.counters.heartbeats)
     }
 }
@@ -339,7 +373,11 @@ mod tests {
 
     impl Feed {
         fn new() -> Self {
-            Feed { seq: 0, pkt: 0, buf: vec![0; 2000] }
+            Feed {
+                seq: 0,
+                pkt: 0,
+                buf: vec![0; 2000],
+            }
         }
         fn datagram(&mut self, len: usize, ttn_ms: u16) -> Vec<u8> {
             let d = Data {
@@ -360,15 +398,30 @@ mod tests {
     }
 
     fn receiver(variant: Variant) -> Receiver {
-        Receiver::new(ReceiverConfig { variant, ..ReceiverConfig::default() }).unwrap()
+        Receiver::new(ReceiverConfig {
+            variant,
+            ..ReceiverConfig::default()
+        })
+        .unwrap()
     }
 
     /// `per_tick` packets in each of `ticks` ticks; returns the last feedback.
-    fn run(r: &mut Receiver, feed: &mut Feed, t: &mut u64, ticks: usize, per_tick: usize, ttn_ms: u16) -> Feedback {
+    fn run(
+        r: &mut Receiver,
+        feed: &mut Feed,
+        t: &mut u64,
+        ticks: usize,
+        per_tick: usize,
+        ttn_ms: u16,
+    ) -> Feedback {
         let mut last = None;
         for _ in 0..ticks {
             for i in 0..per_tick {
-                r.on_datagram(*t + 1 + i as u64, &feed.datagram(P, if i + 1 == per_tick { ttn_ms } else { 0 })).unwrap();
+                r.on_datagram(
+                    *t + 1 + i as u64,
+                    &feed.datagram(P, if i + 1 == per_tick { ttn_ms } else { 0 }),
+                )
+                .unwrap();
             }
             *t += 20_000;
             // The clock started with the first datagram, at 1 µs.
@@ -385,10 +438,17 @@ mod tests {
         let mut feed = Feed::new();
         let mut t = 0;
         let fb = run(&mut r, &mut feed, &mut t, 200, 20, 0); // 1000 packets/s
-        assert!((r.rate_estimate_pps() - 1000.0).abs() < 100.0, "{}", r.rate_estimate_pps());
+        assert!(
+            (r.rate_estimate_pps() - 1000.0).abs() < 100.0,
+            "{}",
+            r.rate_estimate_pps()
+        );
         assert!(fb.counts[..8].windows(2).all(|w| w[0] <= w[1]));
         let per_tick = fb.counts[7] as f64 / 8.0 / P as f64;
-        assert!(per_tick > 10.0 && per_tick < 20.0, "5% forecast {per_tick} packets/tick for a 20/tick link");
+        assert!(
+            per_tick > 10.0 && per_tick < 20.0,
+            "5% forecast {per_tick} packets/tick for a 20/tick link"
+        );
         assert_eq!(fb.received_or_lost, feed.seq);
         // The link stops; the sender did not announce a pause.
         let fb = run(&mut r, &mut feed, &mut t, 50, 0, 0);
@@ -411,7 +471,11 @@ mod tests {
                 run(&mut r, &mut feed, &mut t, 1, 1, ttn);
                 run(&mut r, &mut feed, &mut t, 4, 0, 0);
             }
-            results.push((r.counters.ticks_skipped, r.rate_estimate_pps(), r.outage_probability()));
+            results.push((
+                r.counters.ticks_skipped,
+                r.rate_estimate_pps(),
+                r.outage_probability(),
+            ));
         }
         let (announced, silent) = (results[0], results[1]);
         assert_eq!(announced.0, 80, "every empty tick of the pauses is skipped");
@@ -419,7 +483,10 @@ mod tests {
         // Observing the empty ticks drags the silent sender's estimate into
         // the outage; the announced pauses leave only the 1-packet ticks.
         assert!(announced.1 > 2.0 * silent.1, "{announced:?} vs {silent:?}");
-        assert!(silent.2 > 0.5 && announced.2 < silent.2 / 2.0, "{announced:?} vs {silent:?}");
+        assert!(
+            silent.2 > 0.5 && announced.2 < silent.2 / 2.0,
+            "{announced:?} vs {silent:?}"
+        );
     }
 
     #[test]
@@ -438,7 +505,12 @@ mod tests {
         let e = run(&mut r, &mut feed, &mut t, 5, 0, 0);
         let sp = run(&mut s, &mut feed2, &mut t2, 5, 0, 0);
         assert!(e.counts[7] > 60 * P as u64, "{:?}", &e.counts[..8]);
-        assert!(sp.counts[7] < e.counts[7] / 2, "sprout {:?} ewma {:?}", &sp.counts[..8], &e.counts[..8]);
+        assert!(
+            sp.counts[7] < e.counts[7] / 2,
+            "sprout {:?} ewma {:?}",
+            &sp.counts[..8],
+            &e.counts[..8]
+        );
     }
 
     #[test]

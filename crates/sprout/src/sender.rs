@@ -166,7 +166,12 @@ impl Sender {
             return false;
         }
         self.sample_rtt(now_us, fb.received_or_lost);
-        self.forecast = Some(Forecast { counts: fb.counts, n: fb.n, at_us: now_us, tick: fb.tick });
+        self.forecast = Some(Forecast {
+            counts: fb.counts,
+            n: fb.n,
+            at_us: now_us,
+            tick: fb.tick,
+        });
         self.cur = 0;
         self.queue_est = self.next_seq - fb.received_or_lost;
         self.counters.feedback_accepted += 1;
@@ -179,7 +184,11 @@ impl Sender {
     /// leave `unreported`; the newest of them gives an RTT sample.
     fn sample_rtt(&mut self, now_us: u64, received_or_lost: u64) {
         let mut newest = None;
-        while self.unreported.front().is_some_and(|&(_, end)| end <= received_or_lost) {
+        while self
+            .unreported
+            .front()
+            .is_some_and(|&(_, end)| end <= received_or_lost)
+        {
             newest = self.unreported.pop_front().map(|(t, _)| t);
         }
         if let Some(sent_us) = newest {
@@ -201,16 +210,30 @@ impl Sender {
         let elapsed = now_us.saturating_sub(f.at_us) / self.cfg.tick_us;
         let target = (elapsed as usize).min(f.n - 1);
         while self.cur < target {
-            let before = if self.cur == 0 { 0 } else { f.counts[self.cur - 1] };
+            let before = if self.cur == 0 {
+                0
+            } else {
+                f.counts[self.cur - 1]
+            };
             self.queue_est = self.queue_est.saturating_sub(f.counts[self.cur] - before);
             self.cur += 1;
         }
     }
 
     fn window_now(&self) -> u64 {
-        let Some(f) = &self.forecast else { return self.cfg.initial_window.saturating_sub(self.queue_est) };
-        let before = if self.cur == 0 { 0 } else { f.counts[self.cur - 1] };
-        let lookahead = if self.cfg.rtt_lookahead { (self.min_rtt_us / self.cfg.tick_us) as usize } else { 0 };
+        let Some(f) = &self.forecast else {
+            return self.cfg.initial_window.saturating_sub(self.queue_est);
+        };
+        let before = if self.cur == 0 {
+            0
+        } else {
+            f.counts[self.cur - 1]
+        };
+        let lookahead = if self.cfg.rtt_lookahead {
+            (self.min_rtt_us / self.cfg.tick_us) as usize
+        } else {
+            0
+        };
         let end = (self.cur + self.cfg.target_ticks + lookahead - 1).min(f.n - 1);
         (f.counts[end] - before).saturating_sub(self.queue_est)
     }
@@ -238,15 +261,15 @@ impl Sender {
     /// twice the last gap, up to the cap.
     fn next_heartbeat_gap_us(&self) -> u64 {
         match self.received_at_heartbeat {
-            Some(r) if self.counters.received_bytes <= r => {
-                (self.heartbeat_gap_us * 2).min(self.cfg.heartbeat_max_us.max(self.cfg.heartbeat_us))
-            }
+            Some(r) if self.counters.received_bytes <= r => (self.heartbeat_gap_us * 2)
+                .min(self.cfg.heartbeat_max_us.max(self.cfg.heartbeat_us)),
             _ => self.cfg.heartbeat_us,
         }
     }
 
     fn heartbeat_due_us(&self, now_us: u64) -> u64 {
-        self.last_send_us.map_or(now_us, |t| t + self.next_heartbeat_gap_us())
+        self.last_send_us
+            .map_or(now_us, |t| t + self.next_heartbeat_gap_us())
     }
 
     /// Writes the next datagram to send into `buf` (at least `packet_size`
@@ -273,7 +296,11 @@ impl Sender {
             self.heartbeat_gap_us = self.cfg.heartbeat_us;
             self.received_at_heartbeat = None;
         }
-        while self.recent.front().is_some_and(|&(t, _)| t + self.cfg.reorder_us < now_us) {
+        while self
+            .recent
+            .front()
+            .is_some_and(|&(t, _)| t + self.cfg.reorder_us < now_us)
+        {
             self.recent.pop_front();
         }
         let seq = self.next_seq;
@@ -322,7 +349,11 @@ impl Sender {
     /// The goodbye datagram for the end of the flow.
     pub fn write_bye(&self, buf: &mut [u8]) -> usize {
         wire::write_bye(
-            &wire::Bye { session: self.cfg.session, packets_sent: self.next_pkt, bytes_sent: self.next_seq },
+            &wire::Bye {
+                session: self.cfg.session,
+                packets_sent: self.next_pkt,
+                bytes_sent: self.next_seq,
+            },
             buf,
         )
     }
@@ -342,7 +373,14 @@ mod tests {
             run += c * P;
             counts[i] = run;
         }
-        Feedback { session: 1, tick, received_or_lost: rol, received_bytes: rol, n: 8, counts }
+        Feedback {
+            session: 1,
+            tick,
+            received_or_lost: rol,
+            received_bytes: rol,
+            n: 8,
+            counts,
+        }
     }
 
     fn drain(s: &mut Sender, now: u64) -> Vec<Data> {
@@ -360,7 +398,10 @@ mod tests {
 
     /// No initial window: only heartbeats until a forecast arrives.
     fn cfg0() -> SenderConfig {
-        SenderConfig { initial_window: 0, ..SenderConfig::new(1) }
+        SenderConfig {
+            initial_window: 0,
+            ..SenderConfig::new(1)
+        }
     }
 
     #[test]
@@ -415,13 +456,18 @@ mod tests {
     fn window_is_five_ticks_of_forecast_minus_the_queue() {
         let mut s = Sender::new(cfg0());
         drain(&mut s, 0); // one heartbeat: 48 bytes in flight
-        // 10 packets per tick forecast; receiver has the heartbeat.
+                          // 10 packets per tick forecast; receiver has the heartbeat.
         assert!(s.on_feedback(1_000, &fb(1, 48, [10; 8])));
         assert_eq!(s.window(1_000), 50 * P);
         let sent = drain(&mut s, 1_000);
         assert_eq!(sent.len(), 50);
-        assert!(sent[..49].iter().all(|d| d.time_to_next_ms == 0 && !d.heartbeat));
-        assert_eq!(sent[49].time_to_next_ms, 50, "the flight's last packet announces the pause");
+        assert!(sent[..49]
+            .iter()
+            .all(|d| d.time_to_next_ms == 0 && !d.heartbeat));
+        assert_eq!(
+            sent[49].time_to_next_ms, 50,
+            "the flight's last packet announces the pause"
+        );
         assert_eq!(s.queue_estimate(), 50 * P);
         // One tick later 10 packets drained and the horizon moved one tick on.
         assert_eq!(s.window(21_000), 10 * P);
@@ -431,7 +477,11 @@ mod tests {
         let sent_bytes = s.bytes_sent();
         assert!(s.on_feedback(30_000, &fb(2, sent_bytes - 20 * P, [4; 8])));
         assert_eq!(s.queue_estimate(), 20 * P);
-        assert_eq!(s.window(30_000), 0, "20 packets queued, 20 forecast to drain");
+        assert_eq!(
+            s.window(30_000),
+            0,
+            "20 packets queued, 20 forecast to drain"
+        );
         assert_eq!(s.window(50_000), 4 * P);
     }
 
@@ -461,10 +511,21 @@ mod tests {
         let mut other = fb(6, 0, [9; 8]);
         other.session = 2;
         assert!(!s.on_feedback(0, &other));
-        assert!(!s.on_feedback(0, &fb(6, 1 << 40, [9; 8])), "more received than sent");
+        assert!(
+            !s.on_feedback(0, &fb(6, 1 << 40, [9; 8])),
+            "more received than sent"
+        );
         assert_eq!(s.window(0), 5 * P - 48);
         let c = &s.counters;
-        assert_eq!((c.feedback_accepted, c.feedback_stale, c.feedback_other_session, c.feedback_inconsistent), (1, 2, 1, 1));
+        assert_eq!(
+            (
+                c.feedback_accepted,
+                c.feedback_stale,
+                c.feedback_other_session,
+                c.feedback_inconsistent
+            ),
+            (1, 2, 1, 1)
+        );
     }
 
     #[test]
@@ -475,14 +536,18 @@ mod tests {
         let mut sent = Vec::new();
         for t in [0u64, 4_000, 8_000, 12_000, 30_000] {
             let n = s.poll_transmit(t, &mut buf).unwrap();
-            let Packet::Data(d) = parse(&buf[..n]).unwrap() else { panic!() };
+            let Packet::Data(d) = parse(&buf[..n]).unwrap() else {
+                panic!()
+            };
             sent.push(d);
         }
         assert_eq!(sent[0].throwaway, 0);
         assert_eq!(sent[2].throwaway, 0, "sent 8 ms after the first");
         assert_eq!(sent[3].throwaway, sent[1].seq, "the first is 12 ms old");
         assert_eq!(sent[4].throwaway, sent[4].seq, "nothing within 10 ms");
-        assert!(sent.windows(2).all(|w| w[1].seq == w[0].seq + w[0].len as u64));
+        assert!(sent
+            .windows(2)
+            .all(|w| w[1].seq == w[0].seq + w[0].len as u64));
         assert!(sent.windows(2).all(|w| w[1].pkt_no == w[0].pkt_no + 1));
     }
 
@@ -492,12 +557,20 @@ mod tests {
         // 40 ms after it was sent, so the minimum RTT is two ticks.
         let per_tick = [10u64; 8];
         for (lookahead, want_ticks) in [(false, 5u64), (true, 7)] {
-            let mut s = Sender::new(SenderConfig { rtt_lookahead: lookahead, initial_window: P, ..SenderConfig::new(1) });
+            let mut s = Sender::new(SenderConfig {
+                rtt_lookahead: lookahead,
+                initial_window: P,
+                ..SenderConfig::new(1)
+            });
             let mut buf = [0u8; 2000];
             assert!(s.poll_transmit(0, &mut buf).is_some());
             assert!(s.on_feedback(40_000, &fb(1, s.bytes_sent(), per_tick)));
             assert_eq!(s.min_rtt_us(), 40_000);
-            assert_eq!(s.window(40_000), want_ticks * 10 * P, "lookahead {lookahead}");
+            assert_eq!(
+                s.window(40_000),
+                want_ticks * 10 * P,
+                "lookahead {lookahead}"
+            );
         }
     }
 }

@@ -19,14 +19,21 @@ pub const OPPORTUNITY_BYTES: usize = 1504;
 
 /// Reads a Mahimahi trace: one millisecond timestamp per line.
 pub fn read_trace(path: &Path) -> Result<Vec<u64>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() {
             continue;
         }
-        let t: u64 = line.parse().with_context(|| format!("{}:{}: not a millisecond count: {line:?}", path.display(), i + 1))?;
+        let t: u64 = line.parse().with_context(|| {
+            format!(
+                "{}:{}: not a millisecond count: {line:?}",
+                path.display(),
+                i + 1
+            )
+        })?;
         if out.last().is_some_and(|&l| t < l) {
             bail!("{}:{}: timestamps go backwards", path.display(), i + 1);
         }
@@ -64,7 +71,14 @@ impl Link {
             }
             None => Vec::new(),
         };
-        Link { opportunities, delay_ms, limit_packets, in_flight: VecDeque::new(), queue: VecDeque::new(), drops: 0 }
+        Link {
+            opportunities,
+            delay_ms,
+            limit_packets,
+            in_flight: VecDeque::new(),
+            queue: VecDeque::new(),
+            drops: 0,
+        }
     }
 
     fn send(&mut self, now_ms: u64, d: Vec<u8>) {
@@ -129,8 +143,16 @@ pub struct SimResult {
 
 /// Runs a saturating sender against a receiver over the modelled path.
 pub fn run(cfg: &SimConfig, mut sender: Sender, mut receiver: Receiver) -> SimResult {
-    let mut down = Link::new(Some(&cfg.down_trace), cfg.one_way_delay_ms, cfg.queue_packets);
-    let mut up = Link::new(cfg.up_trace.as_deref(), cfg.one_way_delay_ms, cfg.queue_packets);
+    let mut down = Link::new(
+        Some(&cfg.down_trace),
+        cfg.one_way_delay_ms,
+        cfg.queue_packets,
+    );
+    let mut up = Link::new(
+        cfg.up_trace.as_deref(),
+        cfg.one_way_delay_ms,
+        cfg.queue_packets,
+    );
     let mut buf = vec![0u8; wire::MAX_DATAGRAM];
     let mut fbuf = vec![0u8; 256];
     let mut out = Vec::new();
@@ -170,7 +192,10 @@ pub fn run(cfg: &SimConfig, mut sender: Sender, mut receiver: Receiver) -> SimRe
     let throughput = delivered_bytes as f64 * 8.0 / secs / 1e6;
     delays.sort_unstable();
     let mean = delays.iter().sum::<u64>() as f64 / delays.len().max(1) as f64;
-    let p95 = delays.get((delays.len() as f64 * 0.95) as usize).copied().unwrap_or(0) as f64;
+    let p95 = delays
+        .get((delays.len() as f64 * 0.95) as usize)
+        .copied()
+        .unwrap_or(0) as f64;
     SimResult {
         capacity_mbps: capacity,
         throughput_mbps: throughput,

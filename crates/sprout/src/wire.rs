@@ -104,7 +104,9 @@ impl std::fmt::Display for WireError {
             WireError::Truncated => write!(f, "truncated"),
             WireError::Version(v) => write!(f, "version {v}, expected {VERSION}"),
             WireError::Kind(k) => write!(f, "unknown kind {k}"),
-            WireError::Length { declared, actual } => write!(f, "length {actual}, header says {declared}"),
+            WireError::Length { declared, actual } => {
+                write!(f, "length {actual}, header says {declared}")
+            }
             WireError::Field(name) => write!(f, "bad field {name}"),
         }
     }
@@ -134,7 +136,12 @@ impl DropCounts {
     }
 
     pub fn total(&self) -> u64 {
-        self.foreign + self.truncated + self.bad_version + self.bad_kind + self.bad_length + self.bad_field
+        self.foreign
+            + self.truncated
+            + self.bad_version
+            + self.bad_kind
+            + self.bad_length
+            + self.bad_field
     }
 }
 
@@ -164,7 +171,10 @@ pub fn parse(b: &[u8]) -> Result<Packet, WireError> {
         return Err(if declared > b.len() {
             WireError::Truncated
         } else {
-            WireError::Length { declared, actual: b.len() }
+            WireError::Length {
+                declared,
+                actual: b.len(),
+            }
         });
     }
     let session = u32_at(b, 8);
@@ -208,7 +218,10 @@ pub fn parse(b: &[u8]) -> Result<Packet, WireError> {
                 return Err(WireError::Field("reserved"));
             }
             if b.len() != FEEDBACK_HEADER + 8 * n {
-                return Err(WireError::Length { declared: FEEDBACK_HEADER + 8 * n, actual: b.len() });
+                return Err(WireError::Length {
+                    declared: FEEDBACK_HEADER + 8 * n,
+                    actual: b.len(),
+                });
             }
             let mut counts = [0u64; MAX_HORIZON];
             let mut prev = 0;
@@ -221,20 +234,34 @@ pub fn parse(b: &[u8]) -> Result<Packet, WireError> {
             }
             let received_or_lost = u64_at(b, 16);
             let received_bytes = u64_at(b, 24);
-            Ok(Packet::Feedback(Feedback { session, tick: u32_at(b, 12), received_or_lost, received_bytes, n, counts }))
+            Ok(Packet::Feedback(Feedback {
+                session,
+                tick: u32_at(b, 12),
+                received_or_lost,
+                received_bytes,
+                n,
+                counts,
+            }))
         }
         KIND_BYE => {
             if b.len() != BYE_LEN {
                 return Err(if b.len() < BYE_LEN {
                     WireError::Truncated
                 } else {
-                    WireError::Length { declared: BYE_LEN, actual: b.len() }
+                    WireError::Length {
+                        declared: BYE_LEN,
+                        actual: b.len(),
+                    }
                 });
             }
             if b[12..16] != [0, 0, 0, 0] {
                 return Err(WireError::Field("reserved"));
             }
-            Ok(Packet::Bye(Bye { session, packets_sent: u64_at(b, 16), bytes_sent: u64_at(b, 24) }))
+            Ok(Packet::Bye(Bye {
+                session,
+                packets_sent: u64_at(b, 16),
+                bytes_sent: u64_at(b, 24),
+            }))
         }
         k => Err(WireError::Kind(k)),
     }
@@ -251,7 +278,11 @@ fn header(buf: &mut [u8], kind: u8, len: usize, session: u32) {
 /// Writes a data datagram of `d.len` bytes (≥ [`DATA_HEADER`], ≤ 65535) into
 /// `buf` and returns its length.
 pub fn write_data(d: &Data, buf: &mut [u8]) -> usize {
-    assert!(d.len >= DATA_HEADER && d.len <= u16::MAX as usize && buf.len() >= d.len, "data length {}", d.len);
+    assert!(
+        d.len >= DATA_HEADER && d.len <= u16::MAX as usize && buf.len() >= d.len,
+        "data length {}",
+        d.len
+    );
     assert!(d.throwaway <= d.seq);
     header(buf, KIND_DATA, d.len, d.session);
     buf[12..14].copy_from_slice(&d.time_to_next_ms.to_be_bytes());
@@ -268,7 +299,10 @@ pub fn write_data(d: &Data, buf: &mut [u8]) -> usize {
 /// Writes a feedback datagram; returns its length.
 pub fn write_feedback(f: &Feedback, buf: &mut [u8]) -> usize {
     assert!((1..=MAX_HORIZON).contains(&f.n));
-    assert!(f.counts[..f.n].windows(2).all(|w| w[0] <= w[1]), "forecast must not decrease");
+    assert!(
+        f.counts[..f.n].windows(2).all(|w| w[0] <= w[1]),
+        "forecast must not decrease"
+    );
     let len = FEEDBACK_HEADER + 8 * f.n;
     header(buf, KIND_FEEDBACK, len, f.session);
     buf[12..16].copy_from_slice(&f.tick.to_be_bytes());
@@ -314,7 +348,14 @@ mod tests {
         for (i, c) in counts.iter_mut().enumerate().take(8) {
             *c = 1472 * 3 * (i as u64 + 1);
         }
-        Feedback { session: 7, tick: 99, received_or_lost: 1 << 33, received_bytes: (1 << 33) - 1472, n: 8, counts }
+        Feedback {
+            session: 7,
+            tick: 99,
+            received_or_lost: 1 << 33,
+            received_bytes: (1 << 33) - 1472,
+            n: 8,
+            counts,
+        }
     }
 
     fn samples() -> Vec<Vec<u8>> {
@@ -322,12 +363,23 @@ mod tests {
         let mut out = Vec::new();
         let n = write_data(&data(), &mut buf);
         out.push(buf[..n].to_vec());
-        let hb = Data { heartbeat: true, len: DATA_HEADER, ..data() };
+        let hb = Data {
+            heartbeat: true,
+            len: DATA_HEADER,
+            ..data()
+        };
         let n = write_data(&hb, &mut buf);
         out.push(buf[..n].to_vec());
         let n = write_feedback(&feedback(), &mut buf);
         out.push(buf[..n].to_vec());
-        let n = write_bye(&Bye { session: 3, packets_sent: 10, bytes_sent: 14720 }, &mut buf);
+        let n = write_bye(
+            &Bye {
+                session: 3,
+                packets_sent: 10,
+                bytes_sent: 14720,
+            },
+            &mut buf,
+        );
         out.push(buf[..n].to_vec());
         out
     }
@@ -338,13 +390,22 @@ mod tests {
         let n = write_data(&data(), &mut buf);
         assert_eq!(n, 1472);
         assert_eq!(parse(&buf[..n]), Ok(Packet::Data(data())));
-        let hb = Data { heartbeat: true, len: DATA_HEADER, time_to_next_ms: 0, ..data() };
+        let hb = Data {
+            heartbeat: true,
+            len: DATA_HEADER,
+            time_to_next_ms: 0,
+            ..data()
+        };
         let n = write_data(&hb, &mut buf);
         assert_eq!(parse(&buf[..n]), Ok(Packet::Data(hb)));
         let n = write_feedback(&feedback(), &mut buf);
         assert_eq!(n, FEEDBACK_HEADER + 64);
         assert_eq!(parse(&buf[..n]), Ok(Packet::Feedback(feedback())));
-        let bye = Bye { session: 3, packets_sent: 10, bytes_sent: 14720 };
+        let bye = Bye {
+            session: 3,
+            packets_sent: 10,
+            bytes_sent: 14720,
+        };
         let n = write_bye(&bye, &mut buf);
         assert_eq!(parse(&buf[..n]), Ok(Packet::Bye(bye)));
     }
@@ -379,7 +440,12 @@ mod tests {
         // Every truncation of every kind is refused.
         for g in &good {
             for cut in 0..g.len() {
-                assert!(parse(&g[..cut]).is_err(), "accepted {} of {} bytes", cut, g.len());
+                assert!(
+                    parse(&g[..cut]).is_err(),
+                    "accepted {} of {} bytes",
+                    cut,
+                    g.len()
+                );
             }
         }
     }
@@ -440,7 +506,12 @@ mod tests {
     #[test]
     fn drop_counts_add_up() {
         let mut d = DropCounts::default();
-        for e in [WireError::Foreign, WireError::Truncated, WireError::Version(3), WireError::Field("x")] {
+        for e in [
+            WireError::Foreign,
+            WireError::Truncated,
+            WireError::Version(3),
+            WireError::Field("x"),
+        ] {
             d.record(&e);
         }
         assert_eq!(d.total(), 4);

@@ -11,13 +11,23 @@ use sprout::sim::{self, SimConfig, SimResult};
 use sprout::Variant;
 
 fn run(cfg: &SimConfig, variant: Variant, confidence: f64) -> SimResult {
-    let rc = ReceiverConfig { variant, confidence, ..ReceiverConfig::default() };
-    sim::run(cfg, Sender::new(SenderConfig::new(1)), Receiver::new(rc).unwrap())
+    let rc = ReceiverConfig {
+        variant,
+        confidence,
+        ..ReceiverConfig::default()
+    };
+    sim::run(
+        cfg,
+        Sender::new(SenderConfig::new(1)),
+        Receiver::new(rc).unwrap(),
+    )
 }
 
 #[test]
 fn sprout_on_verizon_lte_keeps_delay_low_and_ewma_trades_delay_for_throughput() {
-    let Some(traces) = testkit::traces_dir("sprout_on_verizon_lte") else { return };
+    let Some(traces) = testkit::traces_dir("sprout_on_verizon_lte") else {
+        return;
+    };
     let m = traces.join("mahimahi");
     let cfg = SimConfig {
         down_trace: sim::read_trace(&m.join("Verizon-LTE-short.down")).unwrap(),
@@ -35,8 +45,15 @@ fn sprout_on_verizon_lte_keeps_delay_low_and_ewma_trades_delay_for_throughput() 
     // hundreds of ms (DESIGN.md: 520 ms in Mahimahi with a 100-packet queue).
     assert!(sprout.utilization > 0.6, "{all}");
     assert!(sprout.p95_delay_ms < 200.0, "{all}");
-    assert!(ewma.throughput_mbps > sprout.throughput_mbps && ewma.p95_delay_ms > sprout.p95_delay_ms, "{all}");
-    assert!(relaxed.throughput_mbps > sprout.throughput_mbps && relaxed.p95_delay_ms > sprout.p95_delay_ms, "{all}");
+    assert!(
+        ewma.throughput_mbps > sprout.throughput_mbps && ewma.p95_delay_ms > sprout.p95_delay_ms,
+        "{all}"
+    );
+    assert!(
+        relaxed.throughput_mbps > sprout.throughput_mbps
+            && relaxed.p95_delay_ms > sprout.p95_delay_ms,
+        "{all}"
+    );
 }
 
 /// A link that is constant for a while and then stops: Sprout's inference
@@ -64,4 +81,3 @@ fn an_outage_strands_fewer_packets_with_sprout_than_with_ewma() {
     assert!(sprout.mean_delay_ms < 0.85 * ewma.mean_delay_ms, "{all}");
     assert!(sprout.p95_delay_ms < ewma.p95_delay_ms, "{all}");
 }
-

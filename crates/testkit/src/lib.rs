@@ -30,10 +30,18 @@ pub fn skip_or_fail(test: &str, reason: &str) -> bool {
 pub fn traces_dir(test: &str) -> Option<PathBuf> {
     let dir = std::env::var_os("C2TCP_TRACES")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces")));
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../../shared/traces"
+            ))
+        });
     if dir.join("mahimahi").is_dir() {
         Some(dir)
-    } else if skip_or_fail(test, &format!("the shared traces are not at {}", dir.display())) {
+    } else if skip_or_fail(
+        test,
+        &format!("the shared traces are not at {}", dir.display()),
+    ) {
         unreachable!()
     } else {
         None
@@ -58,7 +66,10 @@ pub fn kernel_lock() -> KernelLock {
         .expect("opening /run/c2tcp/tests.lock");
     // SAFETY: flock on a descriptor we own; the lock goes with the file.
     while unsafe { nix::libc::flock(file.as_raw_fd(), nix::libc::LOCK_EX) } != 0 {
-        assert_eq!(std::io::Error::last_os_error().kind(), std::io::ErrorKind::Interrupted);
+        assert_eq!(
+            std::io::Error::last_os_error().kind(),
+            std::io::ErrorKind::Interrupted
+        );
     }
     KernelLock { _file: file }
 }

@@ -21,11 +21,13 @@ const DEFAULT_SCENARIO: &str = include_str!("../../../../scenarios/c2tcp-default
 const DEFAULT_SCHEMES: &str = "cubic,bbr,cubic-codel,c2tcp";
 
 #[derive(clap::Args)]
-#[command(after_help = "Without a scenario the bench runs the authors' set-up (scenarios/c2tcp-default.toml: \
+#[command(
+    after_help = "Without a scenario the bench runs the authors' set-up (scenarios/c2tcp-default.toml: \
 10 ms each way, 100-packet droptail, Target 50 ms) over every downlink trace in $C2TCP_TRACES/mahimahi. \
 Rerunning the same command resumes: finished runs are kept, unfinished ones redone. Ctrl-C stops cleanly.\n\n\
 Examples:\n  c2tcp bench --out bench-out --jobs 2\n  \
-c2tcp bench scenarios/target-sweep.toml --schemes c2tcp,cubic,cubic-codel --reference-label target_ms=50 --out sweep")]
+c2tcp bench scenarios/target-sweep.toml --schemes c2tcp,cubic,cubic-codel --reference-label target_ms=50 --out sweep"
+)]
 pub struct Args {
     /// Scenario to run (default: the authors' set-up over every downlink trace)
     scenario: Option<PathBuf>,
@@ -67,7 +69,11 @@ pub struct Args {
 fn collect_traces(specs: &[String]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for spec in specs {
-        let path = if spec == "all" { traces_dir().join("mahimahi") } else { PathBuf::from(spec) };
+        let path = if spec == "all" {
+            traces_dir().join("mahimahi")
+        } else {
+            PathBuf::from(spec)
+        };
         if path.is_dir() {
             let mut found: Vec<PathBuf> = std::fs::read_dir(&path)
                 .with_context(|| format!("reading {}", path.display()))?
@@ -95,7 +101,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let interrupt = super::interrupt::install();
     let (mut scenario, default_setup) = match &a.scenario {
         Some(p) => (Scenario::load(p)?, false),
-        None => (Scenario::parse(DEFAULT_SCENARIO).context("the built-in authors' scenario")?, true),
+        None => (
+            Scenario::parse(DEFAULT_SCENARIO).context("the built-in authors' scenario")?,
+            true,
+        ),
     };
     if let Some(d) = a.duration {
         scenario.link.duration_s = d;
@@ -104,7 +113,11 @@ pub fn run(a: Args) -> Result<ExitCode> {
         scenario.link.warmup_s = w;
     }
     scenario.validate()?;
-    let trace_specs = if a.traces.is_empty() && default_setup { vec!["all".to_string()] } else { a.traces.clone() };
+    let trace_specs = if a.traces.is_empty() && default_setup {
+        vec!["all".to_string()]
+    } else {
+        a.traces.clone()
+    };
     let schemes = if a.schemes.is_empty() && default_setup {
         DEFAULT_SCHEMES.split(',').map(str::to_string).collect()
     } else {
@@ -113,14 +126,26 @@ pub fn run(a: Args) -> Result<ExitCode> {
     for s in &schemes {
         harness::scheme::lookup(s).context("--schemes")?;
     }
-    let plan = Plan { scenario: scenario.clone(), traces: collect_traces(&trace_specs)?, schemes, reps: a.reps, out: a.out.clone() };
+    let plan = Plan {
+        scenario: scenario.clone(),
+        traces: collect_traces(&trace_specs)?,
+        schemes,
+        reps: a.reps,
+        out: a.out.clone(),
+    };
     let jobs = bench::expand(&plan)?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
-    let todo_s: f64 = jobs.iter().filter(|j| bench::status_of(&j.dir) != Some(RunStatus::Done)).map(job_seconds).sum();
+    let todo_s: f64 = jobs
+        .iter()
+        .filter(|j| bench::status_of(&j.dir) != Some(RunStatus::Done))
+        .map(job_seconds)
+        .sum();
     eprintln!(
         "c2tcp bench: {} runs ({} already done), ~{:.0} min of runs at {} at a time, into {}",
         jobs.len(),
-        jobs.iter().filter(|j| bench::status_of(&j.dir) == Some(RunStatus::Done)).count(),
+        jobs.iter()
+            .filter(|j| bench::status_of(&j.dir) == Some(RunStatus::Done))
+            .count(),
         todo_s / 60.0 / a.jobs.max(1) as f64,
         a.jobs.max(1),
         a.out.display()
@@ -140,11 +165,21 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let _bpf = BpfUse::acquire(&ccs)?;
 
     let progress = Progress::new(&jobs, a.jobs.max(1));
-    let scenario_name = if scenario.name.is_empty() { "bench".to_string() } else { scenario.name.clone() };
+    let scenario_name = if scenario.name.is_empty() {
+        "bench".to_string()
+    } else {
+        scenario.name.clone()
+    };
     let exe = std::env::current_exe().context("locating the c2tcp binary")?;
     let run_job = |job: &Job| -> Result<RunStatus> {
         progress.started(job);
-        let r = run_child(&exe, job, &scenario_name, a.seed + job.rep as u64 - 1, interrupt);
+        let r = run_child(
+            &exe,
+            job,
+            &scenario_name,
+            a.seed + job.rep as u64 - 1,
+            interrupt,
+        );
         progress.finished(job);
         r
     };
@@ -155,7 +190,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
         eprintln!("c2tcp bench: failed: {job}: {err}");
     }
     if summary.interrupted {
-        eprintln!("c2tcp bench: interrupted; rerun the same command to resume ({} runs done)", summary.done + summary.skipped_done);
+        eprintln!(
+            "c2tcp bench: interrupted; rerun the same command to resume ({} runs done)",
+            summary.done + summary.skipped_done
+        );
         return Ok(ExitCode::from(130));
     }
     if !a.no_report {
@@ -170,9 +208,17 @@ pub fn run(a: Args) -> Result<ExitCode> {
         for w in &r.warnings {
             eprintln!("report: {w}");
         }
-        println!("report: {}  (also {})", r.markdown.display(), r.html.display());
+        println!(
+            "report: {}  (also {})",
+            r.markdown.display(),
+            r.html.display()
+        );
     }
-    Ok(if summary.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if summary.failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn job_seconds(j: &Job) -> f64 {
@@ -180,7 +226,13 @@ fn job_seconds(j: &Job) -> f64 {
 }
 
 /// Runs one job as a `c2tcp run` child and returns the status it recorded.
-fn run_child(exe: &Path, job: &Job, scenario_name: &str, seed: u64, interrupt: &AtomicBool) -> Result<RunStatus> {
+fn run_child(
+    exe: &Path,
+    job: &Job,
+    scenario_name: &str,
+    seed: u64,
+    interrupt: &AtomicBool,
+) -> Result<RunStatus> {
     let file = JobFile {
         scenario: job.scenario.clone(),
         scenario_name: scenario_name.to_string(),
@@ -241,14 +293,25 @@ struct Progress {
 
 impl Progress {
     fn new(jobs: &[Job], parallel: usize) -> Progress {
-        let todo: Vec<&Job> = jobs.iter().filter(|j| bench::status_of(&j.dir) != Some(RunStatus::Done)).collect();
+        let todo: Vec<&Job> = jobs
+            .iter()
+            .filter(|j| bench::status_of(&j.dir) != Some(RunStatus::Done))
+            .collect();
         let total_s: f64 = todo.iter().map(|j| job_seconds(j)).sum::<f64>() / parallel as f64;
         let bar = super::run::progress_bar(total_s, false);
-        Progress { bar, state: Mutex::new((0.0, HashMap::new(), 0)), total_runs: todo.len() }
+        Progress {
+            bar,
+            state: Mutex::new((0.0, HashMap::new(), 0)),
+            total_runs: todo.len(),
+        }
     }
 
     fn started(&self, job: &Job) {
-        self.state.lock().unwrap().1.insert(job.dir.clone(), Instant::now());
+        self.state
+            .lock()
+            .unwrap()
+            .1
+            .insert(job.dir.clone(), Instant::now());
         self.refresh(Some(job));
     }
 

@@ -37,7 +37,9 @@ fn target_us(ms: Option<f64>) -> Result<u32> {
 }
 
 pub fn load(args: LoadArgs) -> Result<ExitCode> {
-    let opts = LoadOptions { default_target_us: target_us(args.default_target)? };
+    let opts = LoadOptions {
+        default_target_us: target_us(args.default_target)?,
+    };
     bpfload::sys::require_root("c2tcp load")?;
     let _lock = BpfLock::exclusive()?;
     let loaded = bpfload::load(&args.names, &opts)?;
@@ -46,8 +48,12 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
     for (name, outcome) in loaded {
         match outcome {
             LoadOutcome::Loaded => println!("{name}: loaded"),
-            LoadOutcome::AlreadyLoaded { reconfigured: true } => println!("{name}: already loaded; options updated"),
-            LoadOutcome::AlreadyLoaded { reconfigured: false } => println!("{name}: already loaded"),
+            LoadOutcome::AlreadyLoaded { reconfigured: true } => {
+                println!("{name}: already loaded; options updated")
+            }
+            LoadOutcome::AlreadyLoaded {
+                reconfigured: false,
+            } => println!("{name}: already loaded"),
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -82,14 +88,30 @@ pub fn status(args: StatusArgs) -> Result<ExitCode> {
     for cc in &st.ccs {
         let state = match (cc.pinned, cc.registered) {
             (true, true) => "loaded",
-            (false, true) => "registered, but not by `c2tcp load` (run `c2tcp load` to take it over)",
+            (false, true) => {
+                "registered, but not by `c2tcp load` (run `c2tcp load` to take it over)"
+            }
             (true, false) => "pinned but not registered (run `c2tcp unload` then `c2tcp load`)",
             (false, false) => "not loaded",
         };
-        println!("{:<10} {state}{}", cc.name, if cc.selectable { "; selectable by any program" } else { "" });
+        println!(
+            "{:<10} {state}{}",
+            cc.name,
+            if cc.selectable {
+                "; selectable by any program"
+            } else {
+                ""
+            }
+        );
         for p in &cc.programs {
-            let cost = p.avg_ns.map(|n| format!("{n} ns/call")).unwrap_or_else(|| "-".into());
-            println!("    {:<16} id {:<6} calls {:<10} {cost}", p.name, p.id, p.run_cnt);
+            let cost = p
+                .avg_ns
+                .map(|n| format!("{n} ns/call"))
+                .unwrap_or_else(|| "-".into());
+            println!(
+                "    {:<16} id {:<6} calls {:<10} {cost}",
+                p.name, p.id, p.run_cnt
+            );
         }
     }
     if st.ccs.iter().any(|c| !c.programs.is_empty()) && !st.bpf_stats_enabled {

@@ -14,7 +14,10 @@ pub fn run(_args: Args) -> Result<ExitCode> {
     }
     let mut removed = emu::topology::cleanup()?;
     match bpfload::usage::cleanup_autoloaded() {
-        Ok(ccs) => removed.extend(ccs.into_iter().map(|cc| format!("auto-loaded congestion control {cc}"))),
+        Ok(ccs) => removed.extend(
+            ccs.into_iter()
+                .map(|cc| format!("auto-loaded congestion control {cc}")),
+        ),
         Err(e) => eprintln!("c2tcp cleanup: {e:#}"),
     }
     if removed.is_empty() {

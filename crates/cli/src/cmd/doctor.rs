@@ -16,8 +16,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
     } else {
         let width = checks.iter().map(|c| c.name.len()).max().unwrap_or(0);
         for c in &checks {
-            println!("{}  {:width$}  {}", if c.ok { "PASS" } else { "FAIL" }, c.name, c.detail);
+            println!(
+                "{}  {:width$}  {}",
+                if c.ok { "PASS" } else { "FAIL" },
+                c.name,
+                c.detail
+            );
         }
     }
-    Ok(if checks.iter().all(|c| c.ok) { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if checks.iter().all(|c| c.ok) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

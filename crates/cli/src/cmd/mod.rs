@@ -6,5 +6,5 @@ pub mod emulate;
 pub mod interrupt;
 pub mod report;
 pub mod run;
-pub mod trace;
 pub mod sprout;
+pub mod trace;

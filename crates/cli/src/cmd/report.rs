@@ -36,7 +36,11 @@ pub fn run(a: Args) -> Result<ExitCode> {
     for w in &r.warnings {
         eprintln!("report: {w}");
     }
-    println!("report: {}  (also {})", r.markdown.display(), r.html.display());
+    println!(
+        "report: {}  (also {})",
+        r.markdown.display(),
+        r.html.display()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -49,7 +53,11 @@ pub fn print_absolute(r: &report::Report) {
         "trace", "scheme", "Mbit/s", "util", "avg q ms", "p95 q ms", "RTT ms"
     );
     for s in &r.summaries {
-        let name = if s.config.label.is_empty() { s.config.scheme.clone() } else { format!("{} {}", s.config.scheme, s.config.label) };
+        let name = if s.config.label.is_empty() {
+            s.config.scheme.clone()
+        } else {
+            format!("{} {}", s.config.scheme, s.config.label)
+        };
         println!(
             "{:<28} {:<22} {:>9} {:>6} {:>10} {:>10} {:>9}",
             s.trace,

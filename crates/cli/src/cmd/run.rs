@@ -79,10 +79,15 @@ pub struct JobFile {
 fn list_schemes() {
     for name in harness::scheme::names() {
         // A parametric name (iperf3:<cc>, dfcsd+<cc>) is shown through one instance.
-        let Ok(s) = harness::scheme::lookup(&name.replace("<cc>", "bbr")) else { continue };
+        let Ok(s) = harness::scheme::lookup(&name.replace("<cc>", "bbr")) else {
+            continue;
+        };
         println!("{name:<14} {}", s.summary);
         for k in &s.knobs {
-            println!("{:<14}   {} ({}..{}): {}", "", k.name, k.min, k.max, k.about);
+            println!(
+                "{:<14}   {} ({}..{}): {}",
+                "", k.name, k.min, k.max, k.about
+            );
         }
     }
 }
@@ -169,8 +174,12 @@ fn scenario_of(a: &Args) -> Result<Scenario> {
         sc.link.warmup_s = w;
     }
     // Queue specs are checked here so a typo fails before any set-up.
-    for (field, q) in [("queue (downlink)", sc.link.downlink_queue()), ("queue (uplink)", sc.link.uplink_queue())] {
-        q.parse::<emu::QueueSpec>().with_context(|| format!("{field}: `{q}`"))?;
+    for (field, q) in [
+        ("queue (downlink)", sc.link.downlink_queue()),
+        ("queue (uplink)", sc.link.uplink_queue()),
+    ] {
+        q.parse::<emu::QueueSpec>()
+            .with_context(|| format!("{field}: `{q}`"))?;
     }
     sc.validate()?;
     Ok(sc)
@@ -199,8 +208,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let interrupt = super::interrupt::install();
     let (sc, identity, seed, scenario_dir) = match &a.job {
         Some(path) => {
-            let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-            let job: JobFile = serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            let job: JobFile = serde_json::from_str(&text)
+                .with_context(|| format!("parsing {}", path.display()))?;
             let id = Identity {
                 scenario: job.scenario_name,
                 scheme: job.scheme,
@@ -212,11 +223,17 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
         None => {
             let sc = scenario_of(&a)?;
-            let dir = a.scenario.as_deref().and_then(Path::parent).map(Path::to_path_buf);
+            let dir = a
+                .scenario
+                .as_deref()
+                .and_then(Path::parent)
+                .map(Path::to_path_buf);
             (sc, None, a.seed, dir)
         }
     };
-    let Some(out) = a.out.clone() else { bail!("--out DIR is required") };
+    let Some(out) = a.out.clone() else {
+        bail!("--out DIR is required")
+    };
     let mut opts = RunOptions::new(&out);
     opts.seed = seed;
     opts.scenario_dir = scenario_dir;
@@ -225,7 +242,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if let Some(pb) = &pb {
         pb.set_message(format!("{} ", Identity::of(&sc).scheme));
         let pb = pb.clone();
-        opts.progress = Some(Arc::new(move |done, _total| pb.set_position((done * 10.0) as u64)));
+        opts.progress = Some(Arc::new(move |done, _total| {
+            pb.set_position((done * 10.0) as u64)
+        }));
     }
     let status = runner::run(&sc, &opts, interrupt);
     if let Some(pb) = pb {
@@ -245,7 +264,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
     Ok(match status {
         RunStatus::Done => ExitCode::SUCCESS,
         RunStatus::Interrupted => {
-            eprintln!("c2tcp run: interrupted; partial results kept in {}", out.display());
+            eprintln!(
+                "c2tcp run: interrupted; partial results kept in {}",
+                out.display()
+            );
             ExitCode::from(130)
         }
         RunStatus::Failed => ExitCode::FAILURE,
@@ -254,24 +276,34 @@ pub fn run(a: Args) -> Result<ExitCode> {
 
 /// Prints the run's headline figures.
 fn summarize(out: &Path, status: RunStatus) {
-    let Ok(a) = metrics::Analysis::read_dir(out) else { return };
+    let Ok(a) = metrics::Analysis::read_dir(out) else {
+        return;
+    };
     let f = |v: Option<f64>| v.map(|x| format!("{x:.1}")).unwrap_or_else(|| "-".into());
     println!("{status:?}: {}", out.display());
     println!(
         "{:<24} {:>10} {:>8} {:>10} {:>10} {:>9} {:>8}",
         "flow", "Mbit/s", "util", "avg q ms", "p95 q ms", "RTT ms", "FCT s"
     );
-    let rows = a.flows.iter().map(|fl| (fl.name.clone(), &fl.metrics)).chain([("all".to_string(), &a.aggregate)]);
+    let rows = a
+        .flows
+        .iter()
+        .map(|fl| (fl.name.clone(), &fl.metrics))
+        .chain([("all".to_string(), &a.aggregate)]);
     for (name, m) in rows {
         println!(
             "{:<24} {:>10.2} {:>8} {:>10} {:>10} {:>9} {:>8}",
             name,
             m.throughput_mbps,
-            m.utilization.map(|u| format!("{u:.2}")).unwrap_or_else(|| "-".into()),
+            m.utilization
+                .map(|u| format!("{u:.2}"))
+                .unwrap_or_else(|| "-".into()),
             f(m.avg_queue_delay_ms),
             f(m.p95_queue_delay_ms),
             f(m.avg_rtt_ms),
-            m.fct_s.map(|x| format!("{x:.2}")).unwrap_or_else(|| "-".into()),
+            m.fct_s
+                .map(|x| format!("{x:.2}"))
+                .unwrap_or_else(|| "-".into()),
         );
     }
 }

@@ -93,10 +93,15 @@ fn report(json: &serde_json::Value, stats: Option<&PathBuf>) -> Result<()> {
 
 pub fn recv(a: RecvArgs) -> Result<ExitCode> {
     if !(a.confidence > 0.0 && a.confidence < 100.0) {
-        bail!("--confidence must be a percentage in (0, 100), got {}", a.confidence);
+        bail!(
+            "--confidence must be a percentage in (0, 100), got {}",
+            a.confidence
+        );
     }
     let max_rate_pps = match a.max_rate_mbps {
-        Some(m) if m.is_finite() && m > 0.0 => m * 1e6 / 8.0 / (a.packet_size + IP_UDP_OVERHEAD) as f64,
+        Some(m) if m.is_finite() && m > 0.0 => {
+            m * 1e6 / 8.0 / (a.packet_size + IP_UDP_OVERHEAD) as f64
+        }
         Some(m) => bail!("--max-rate-mbps must be positive, got {m}"),
         None => DEFAULT_MAX_RATE_PPS,
     };
@@ -114,14 +119,26 @@ pub fn recv(a: RecvArgs) -> Result<ExitCode> {
     let duration = a.duration.map(|d| seconds("duration", d)).transpose()?;
     let idle_timeout = seconds("idle-timeout", a.idle_timeout)?;
     let stop = net::install_stop_signals()?;
-    let r = net::run_receiver(ReceiverOpts { listen: a.listen, config, duration, idle_timeout }, stop)?;
+    let r = net::run_receiver(
+        ReceiverOpts {
+            listen: a.listen,
+            config,
+            duration,
+            idle_timeout,
+        },
+        stop,
+    )?;
     report(&serde_json::to_value(&r)?, a.stats.as_ref())?;
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn send(a: SendArgs) -> Result<ExitCode> {
     if a.packet_size < sprout::wire::DATA_HEADER || a.packet_size > 65507 {
-        bail!("--packet-size must be in {}..=65507, got {}", sprout::wire::DATA_HEADER, a.packet_size);
+        bail!(
+            "--packet-size must be in {}..=65507, got {}",
+            sprout::wire::DATA_HEADER,
+            a.packet_size
+        );
     }
     let config = SenderConfig {
         packet_size: a.packet_size,
@@ -130,16 +147,32 @@ pub fn send(a: SendArgs) -> Result<ExitCode> {
     };
     let duration = seconds("duration", a.duration)?;
     if !(a.start_in.is_finite() && (0.0..1e7).contains(&a.start_in)) {
-        bail!("--start-in must be a number of seconds >= 0, got {}", a.start_in);
+        bail!(
+            "--start-in must be a number of seconds >= 0, got {}",
+            a.start_in
+        );
     }
     let stop = net::install_stop_signals()?;
     // The runner spawns its flows' processes at once; this one waits for its
     // start time here, where the stop signal still reaches it.
     let start = std::time::Instant::now() + Duration::from_secs_f64(a.start_in);
     while !stop.load(std::sync::atomic::Ordering::SeqCst) && std::time::Instant::now() < start {
-        std::thread::sleep(start.saturating_duration_since(std::time::Instant::now()).min(Duration::from_millis(20)));
+        std::thread::sleep(
+            start
+                .saturating_duration_since(std::time::Instant::now())
+                .min(Duration::from_millis(20)),
+        );
     }
-    let r = net::run_sender(SenderOpts { connect: a.connect, bind: a.bind, config, variant: a.variant, duration }, stop)?;
+    let r = net::run_sender(
+        SenderOpts {
+            connect: a.connect,
+            bind: a.bind,
+            config,
+            variant: a.variant,
+            duration,
+        },
+        stop,
+    )?;
     report(&serde_json::to_value(&r)?, a.stats.as_ref())?;
     Ok(ExitCode::SUCCESS)
 }

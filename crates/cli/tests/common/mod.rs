@@ -18,19 +18,35 @@ pub struct Serial {
 
 pub fn serial() -> Serial {
     let thread = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    Serial { _kernel: testkit::kernel_lock(), _thread: thread }
+    Serial {
+        _kernel: testkit::kernel_lock(),
+        _thread: thread,
+    }
 }
 
 pub fn c2tcp(args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_c2tcp")).args(args).output().unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(env!("CARGO_BIN_EXE_c2tcp"))
+        .args(args)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     (out.status.success(), text)
 }
 
 /// `c2tcp run` of the authors' set-up (scenarios/c2tcp-default.toml) with
 /// one scheme on one downlink trace for `secs` seconds, 3 s of warm-up.
-pub fn run_authors_setup(scheme: &str, downlink: &std::path::Path, secs: u32, out: &std::path::Path) -> (bool, String) {
-    let scenario = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/c2tcp-default.toml");
+pub fn run_authors_setup(
+    scheme: &str,
+    downlink: &std::path::Path,
+    secs: u32,
+    out: &std::path::Path,
+) -> (bool, String) {
+    let scenario =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/c2tcp-default.toml");
     let secs = secs.to_string();
     c2tcp(&[
         "run",
@@ -49,7 +65,10 @@ pub fn run_authors_setup(scheme: &str, downlink: &std::path::Path, secs: u32, ou
 }
 
 fn listed(file: &str, name: &str) -> bool {
-    std::fs::read_to_string(file).unwrap().split_whitespace().any(|c| c == name)
+    std::fs::read_to_string(file)
+        .unwrap()
+        .split_whitespace()
+        .any(|c| c == name)
 }
 
 pub fn registered(name: &str) -> bool {
@@ -97,11 +116,15 @@ pub fn tcp_socket() -> OwnedFd {
 }
 
 pub fn connect(sock: OwnedFd, addr: SocketAddr) -> TcpStream {
-    let SocketAddr::V4(v4) = addr else { unreachable!() };
+    let SocketAddr::V4(v4) = addr else {
+        unreachable!()
+    };
     let sin = libc::sockaddr_in {
         sin_family: libc::AF_INET as libc::sa_family_t,
         sin_port: v4.port().to_be(),
-        sin_addr: libc::in_addr { s_addr: u32::from(*v4.ip()).to_be() },
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(*v4.ip()).to_be(),
+        },
         sin_zero: [0; 8],
     };
     // SAFETY: sin is a valid sockaddr_in for the call.
@@ -121,8 +144,11 @@ pub fn veth_hosts() -> (netns::Netns, netns::Netns) {
     let server = netns::Netns::new("server").unwrap();
     let ue = netns::Netns::new("ue").unwrap();
     netns::veth_pair(&server, "srv0", &ue, "ue0").unwrap();
-    server.ip(&["addr", "add", "10.77.0.1/24", "dev", "srv0"]).unwrap();
-    ue.ip(&["addr", "add", "10.77.0.2/24", "dev", "ue0"]).unwrap();
+    server
+        .ip(&["addr", "add", "10.77.0.1/24", "dev", "srv0"])
+        .unwrap();
+    ue.ip(&["addr", "add", "10.77.0.2/24", "dev", "ue0"])
+        .unwrap();
     (server, ue)
 }
 
@@ -156,7 +182,9 @@ pub fn blast(stream: &mut TcpStream, secs: Duration) -> u64 {
 /// returns (bytes sent, bytes received, the congestion control read back).
 pub fn transfer_with(cc: &str, secs: Duration) -> (u64, u64, String) {
     let (server, ue) = veth_hosts();
-    let listener = ue.run(|| TcpListener::bind("10.77.0.2:5001").unwrap()).unwrap();
+    let listener = ue
+        .run(|| TcpListener::bind("10.77.0.2:5001").unwrap())
+        .unwrap();
     let receiver = std::thread::spawn(move || drain(listener.accept().unwrap().0));
     let cc = cc.to_string();
     let (sent, got_cc) = server

@@ -20,33 +20,54 @@ struct NetAssisted {
     csv: PathBuf,
 }
 
-pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, cc: &'static str) -> Result<Box<dyn RunningFlow>> {
+pub fn start(
+    ctx: &RunCtx<'_>,
+    plan: FlowPlan<'_>,
+    cc: &'static str,
+) -> Result<Box<dyn RunningFlow>> {
     let (ue, port, index, stop_at) = (plan.receiver_addr, plan.port, plan.index, plan.stop_at);
     let map = flows_map(cc)?;
     let inner = own::start(ctx, plan)?;
     let (stop, run_start, every) = (ctx.stop.clone(), ctx.run_start, ctx.sample_every);
-    let sampler = std::thread::Builder::new().name(format!("na-state{index}")).spawn(move || {
-        let mut rows: Vec<(f64, FlowState)> = Vec::new();
-        // The programs stamp records with CLOCK_MONOTONIC µs; the run counts
-        // seconds from an Instant (the same clock): map one onto the other.
-        let (mono0, since_start) = (bpfload::netassist::monotonic_us() as f64, run_start.elapsed().as_secs_f64());
-        while !stop.load(Ordering::Relaxed) && Instant::now() < stop_at {
-            // Records older than this sampler are a previous run's (same address and port).
-            if let Some(st) = flow_state_in(&map, ue, port).filter(|s| s.changed_us as f64 >= mono0) {
-                if rows.last().is_none_or(|(_, last)| last.changed_us != st.changed_us) {
-                    rows.push(((st.changed_us as f64 - mono0) / 1e6 + since_start, st));
+    let sampler = std::thread::Builder::new()
+        .name(format!("na-state{index}"))
+        .spawn(move || {
+            let mut rows: Vec<(f64, FlowState)> = Vec::new();
+            // The programs stamp records with CLOCK_MONOTONIC µs; the run counts
+            // seconds from an Instant (the same clock): map one onto the other.
+            let (mono0, since_start) = (
+                bpfload::netassist::monotonic_us() as f64,
+                run_start.elapsed().as_secs_f64(),
+            );
+            while !stop.load(Ordering::Relaxed) && Instant::now() < stop_at {
+                // Records older than this sampler are a previous run's (same address and port).
+                if let Some(st) =
+                    flow_state_in(&map, ue, port).filter(|s| s.changed_us as f64 >= mono0)
+                {
+                    if rows
+                        .last()
+                        .is_none_or(|(_, last)| last.changed_us != st.changed_us)
+                    {
+                        rows.push(((st.changed_us as f64 - mono0) / 1e6 + since_start, st));
+                    }
                 }
+                std::thread::sleep(every.min(Duration::from_millis(100)));
             }
-            std::thread::sleep(every.min(Duration::from_millis(100)));
-        }
-        rows
-    })?;
-    Ok(Box::new(NetAssisted { inner, sampler: Some(sampler), csv: ctx.out.join(format!("netassist-flow{index}.csv")) }))
+            rows
+        })?;
+    Ok(Box::new(NetAssisted {
+        inner,
+        sampler: Some(sampler),
+        csv: ctx.out.join(format!("netassist-flow{index}.csv")),
+    }))
 }
 
 fn write_csv(path: &PathBuf, rows: &[(f64, FlowState)]) -> std::io::Result<()> {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
-    writeln!(f, "t_s,mode,cwnd,target_cwnd,pacing_mbps,bw_mbps,min_rtt_ms,beta,seq,fallbacks,resumes")?;
+    writeln!(
+        f,
+        "t_s,mode,cwnd,target_cwnd,pacing_mbps,bw_mbps,min_rtt_ms,beta,seq,fallbacks,resumes"
+    )?;
     for (t, s) in rows {
         let mode = match s.mode {
             bpfload::netassist::MODE_ASSISTED => "assisted",
@@ -76,7 +97,9 @@ impl RunningFlow for NetAssisted {
         if let Some(t) = self.sampler.take() {
             let rows = t.join().unwrap_or_default();
             if let Err(e) = write_csv(&self.csv, &rows) {
-                outcome.error.get_or_insert(format!("writing {}: {e}", self.csv.display()));
+                outcome
+                    .error
+                    .get_or_insert(format!("writing {}: {e}", self.csv.display()));
             }
         }
         outcome

@@ -24,7 +24,11 @@ pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>) -> Result<Box<dyn RunningFlow
 }
 
 /// As [`start`], with a hook around the receiving connection.
-pub fn start_with(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, hook: Option<AcceptHook>) -> Result<Box<dyn RunningFlow>> {
+pub fn start_with(
+    ctx: &RunCtx<'_>,
+    plan: FlowPlan<'_>,
+    hook: Option<AcceptHook>,
+) -> Result<Box<dyn RunningFlow>> {
     let (rx_addr, port, index) = (plan.receiver_addr, plan.port, plan.index);
     let listener = plan
         .receiver_ns
@@ -32,8 +36,14 @@ pub fn start_with(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, hook: Option<AcceptHook>
         .with_context(|| format!("flow {index}: listening on {rx_addr}:{port}"))?;
     let flow = plan.flow;
     let spec = SendSpec {
-        cc: plan.scheme.sender_cc().context("not a TCP scheme")?.to_string(),
-        target_us: flow.param_f64("target_ms").map(|ms| (ms * 1000.0).round() as u32),
+        cc: plan
+            .scheme
+            .sender_cc()
+            .context("not a TCP scheme")?
+            .to_string(),
+        target_us: flow
+            .param_f64("target_ms")
+            .map(|ms| (ms * 1000.0).round() as u32),
         alpha_pct: flow.param_f64("alpha").map(|a| (a * 100.0).round() as u32),
         dst: SocketAddrV4::new(rx_addr, port),
         start_at: plan.start_at,
@@ -41,23 +51,51 @@ pub fn start_with(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, hook: Option<AcceptHook>
         size_bytes: flow.size_bytes,
         sample_every: ctx.sample_every,
     };
-    let (run_start, stop_r, stop_s, stop_at) = (ctx.run_start, ctx.stop.clone(), ctx.stop.clone(), plan.stop_at);
+    let (run_start, stop_r, stop_s, stop_at) = (
+        ctx.run_start,
+        ctx.stop.clone(),
+        ctx.stop.clone(),
+        plan.stop_at,
+    );
     let expect = flow.size_bytes;
     let receiver = plan.receiver_ns.spawn(&format!("rx{index}"), move || {
         let mut hook = hook;
-        let r = traffic::receive(listener, expect, stop_at, run_start, &stop_r, hook.as_deref_mut().map(|h| h as _));
+        let r = traffic::receive(
+            listener,
+            expect,
+            stop_at,
+            run_start,
+            &stop_r,
+            hook.as_deref_mut().map(|h| h as _),
+        );
         drop(hook); // after the connection is closed
         r
     })?;
-    let sender = plan.sender_ns.spawn(&format!("tx{index}"), move || traffic::send(&spec, run_start, &stop_s))?;
-    Ok(Box::new(Own { outcome: plan.outcome, sender, receiver }))
+    let sender = plan.sender_ns.spawn(&format!("tx{index}"), move || {
+        traffic::send(&spec, run_start, &stop_s)
+    })?;
+    Ok(Box::new(Own {
+        outcome: plan.outcome,
+        sender,
+        receiver,
+    }))
 }
 
 impl RunningFlow for Own {
     fn finish(self: Box<Self>) -> FlowOutcome {
-        let Own { mut outcome, sender, receiver } = *self;
-        let tx = sender.join().map_err(|_| anyhow::anyhow!("sender thread panicked")).and_then(|r| r);
-        let rx = receiver.join().map_err(|_| anyhow::anyhow!("receiver thread panicked")).and_then(|r| r);
+        let Own {
+            mut outcome,
+            sender,
+            receiver,
+        } = *self;
+        let tx = sender
+            .join()
+            .map_err(|_| anyhow::anyhow!("sender thread panicked"))
+            .and_then(|r| r);
+        let rx = receiver
+            .join()
+            .map_err(|_| anyhow::anyhow!("receiver thread panicked"))
+            .and_then(|r| r);
         match tx {
             Ok(tx) => {
                 outcome.bytes_sent = tx.bytes_written;

@@ -26,10 +26,20 @@ impl Drop for Registration {
 }
 
 pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>) -> Result<Box<dyn RunningFlow>> {
-    let ctl = ctx.rxctl.clone().context("this run has no receiver-side controller")?;
-    let mut reg = Registration { ctl, label: plan.outcome.label.clone(), id: None };
+    let ctl = ctx
+        .rxctl
+        .clone()
+        .context("this run has no receiver-side controller")?;
+    let mut reg = Registration {
+        ctl,
+        label: plan.outcome.label.clone(),
+        id: None,
+    };
     let hook = move |conn: &TcpStream| -> Result<()> {
-        let id = reg.ctl.register(conn, &reg.label).context("registering with the receiver-side controller")?;
+        let id = reg
+            .ctl
+            .register(conn, &reg.label)
+            .context("registering with the receiver-side controller")?;
         reg.id = Some(id);
         Ok(())
     };

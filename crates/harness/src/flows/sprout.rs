@@ -56,11 +56,19 @@ pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, variant: &str) -> Result<Box<
     let exe = exe.to_str().context("non-UTF-8 path of the c2tcp binary")?;
     let rx = format!("{}:{}", plan.receiver_addr, plan.port);
     let tx = format!("{}:{}", plan.sender_addr, plan.port);
-    let recv_stats = ctx.out.join(format!("sprout-flow{}-receiver.json", plan.index));
-    let send_stats = ctx.out.join(format!("sprout-flow{}-sender.json", plan.index));
+    let recv_stats = ctx
+        .out
+        .join(format!("sprout-flow{}-receiver.json", plan.index));
+    let send_stats = ctx
+        .out
+        .join(format!("sprout-flow{}-sender.json", plan.index));
     let now = Instant::now();
     let start_in = plan.start_at.saturating_duration_since(now).as_secs_f64();
-    let duration = plan.stop_at.saturating_duration_since(plan.start_at).as_secs_f64().max(0.001);
+    let duration = plan
+        .stop_at
+        .saturating_duration_since(plan.start_at)
+        .as_secs_f64()
+        .max(0.001);
 
     let mut recv = plan.receiver_ns.command(exe);
     recv.args(["sprout-recv", "--listen", &rx, "--variant", variant]);
@@ -71,7 +79,9 @@ pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, variant: &str) -> Result<Box<
         recv.args(["--max-rate-mbps", &m.to_string()]);
     }
     // Outages can silence the link for seconds: only the runner ends it.
-    recv.args(["--idle-timeout", &format!("{}", start_in + duration + 30.0)]).arg("--stats").arg(&recv_stats);
+    recv.args(["--idle-timeout", &format!("{}", start_in + duration + 30.0)])
+        .arg("--stats")
+        .arg(&recv_stats);
     let mut receiver = spawn(&mut recv, "sprout-recv")?;
     if let Err(e) = wait_bound(&mut receiver, plan.port) {
         let _ = receiver.kill();
@@ -80,10 +90,23 @@ pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, variant: &str) -> Result<Box<
     }
 
     let mut send = plan.sender_ns.command(exe);
-    send.args(["sprout-send", "--connect", &rx, "--bind", &tx, "--variant", variant])
-        .args(["--duration", &format!("{duration:.3}"), "--start-in", &format!("{start_in:.3}")])
-        .arg("--stats")
-        .arg(&send_stats);
+    send.args([
+        "sprout-send",
+        "--connect",
+        &rx,
+        "--bind",
+        &tx,
+        "--variant",
+        variant,
+    ])
+    .args([
+        "--duration",
+        &format!("{duration:.3}"),
+        "--start-in",
+        &format!("{start_in:.3}"),
+    ])
+    .arg("--stats")
+    .arg(&send_stats);
     if plan.flow.param_f64("rtt_lookahead") == Some(0.0) {
         send.arg("--paper-window");
     }
@@ -95,11 +118,22 @@ pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, variant: &str) -> Result<Box<
             return Err(e);
         }
     };
-    Ok(Box::new(Sprout { outcome: plan.outcome, sender, receiver, send_stats, recv_stats, stop_at: plan.stop_at }))
+    Ok(Box::new(Sprout {
+        outcome: plan.outcome,
+        sender,
+        receiver,
+        send_stats,
+        recv_stats,
+        stop_at: plan.stop_at,
+    }))
 }
 
 fn spawn(cmd: &mut Command, what: &str) -> Result<Child> {
-    cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().with_context(|| format!("starting {what}"))
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("starting {what}"))
 }
 
 /// Waits until the receiver's socket is bound, so the sender's first flight
@@ -112,7 +146,11 @@ fn wait_bound(child: &mut Child, port: u16) -> Result<()> {
         if let Some(status) = child.try_wait()? {
             bail!("exited with {status} before binding: {}", stderr_of(child));
         }
-        if std::fs::read_to_string(&table).unwrap_or_default().lines().any(|l| local_address(l).contains(&needle)) {
+        if std::fs::read_to_string(&table)
+            .unwrap_or_default()
+            .lines()
+            .any(|l| local_address(l).contains(&needle))
+        {
             return Ok(());
         }
         if t.elapsed() > Duration::from_secs(20) {
@@ -124,7 +162,10 @@ fn wait_bound(child: &mut Child, port: u16) -> Result<()> {
 
 /// The `local_address` column of a /proc/net/udp line, with a trailing space.
 fn local_address(line: &str) -> String {
-    line.split_whitespace().nth(1).map(|a| format!("{a} ")).unwrap_or_default()
+    line.split_whitespace()
+        .nth(1)
+        .map(|a| format!("{a} "))
+        .unwrap_or_default()
 }
 
 fn terminate(child: &Child) {
@@ -168,7 +209,8 @@ fn end_of(what: &str, child: &mut Child, deadline: Instant, stats: &Path) -> Res
     if !status.success() {
         bail!("{what} exited with {status}: {}", stderr_of(child));
     }
-    let text = std::fs::read_to_string(stats).with_context(|| format!("{what}: reading {}", stats.display()))?;
+    let text = std::fs::read_to_string(stats)
+        .with_context(|| format!("{what}: reading {}", stats.display()))?;
     serde_json::from_str(&text).with_context(|| format!("{what}: parsing {}", stats.display()))
 }
 
@@ -182,17 +224,34 @@ fn f(v: &Value, key: &str) -> f64 {
 
 impl RunningFlow for Sprout {
     fn finish(self: Box<Self>) -> FlowOutcome {
-        let Sprout { mut outcome, mut sender, mut receiver, send_stats, recv_stats, stop_at } = *self;
+        let Sprout {
+            mut outcome,
+            mut sender,
+            mut receiver,
+            send_stats,
+            recv_stats,
+            stop_at,
+        } = *self;
         // The sender stops itself at stop_at; called earlier, the run was
         // interrupted (or another flow failed to start).
         let now = Instant::now();
         if now + Duration::from_millis(100) < stop_at {
             terminate(&sender);
         }
-        let tx = end_of("sprout-send", &mut sender, stop_at.max(now) + Duration::from_secs(2), &send_stats);
+        let tx = end_of(
+            "sprout-send",
+            &mut sender,
+            stop_at.max(now) + Duration::from_secs(2),
+            &send_stats,
+        );
         // The receiver ends on the sender's bye, which crosses the emulated
         // queue; if the bye was lost it is asked to stop.
-        let rx = end_of("sprout-recv", &mut receiver, Instant::now() + Duration::from_secs(3), &recv_stats);
+        let rx = end_of(
+            "sprout-recv",
+            &mut receiver,
+            Instant::now() + Duration::from_secs(3),
+            &recv_stats,
+        );
         let mut s = SproutOutcome::default();
         match &tx {
             Ok(tx) => {

@@ -32,7 +32,10 @@ impl Bottleneck {
         // burst: two full frames, so tbf paces packet by packet.
         let limit = queue_bytes.to_string();
         netns::run_checked(
-            server.command("tc").args(["qdisc", "add", "dev", "rxs", "root", "tbf", "rate", rate, "burst", "3028", "limit", &limit]),
+            server.command("tc").args([
+                "qdisc", "add", "dev", "rxs", "root", "tbf", "rate", rate, "burst", "3028",
+                "limit", &limit,
+            ]),
             "tc qdisc add tbf",
         )?;
         Ok(Bottleneck { server, ue })
@@ -75,7 +78,10 @@ impl FlowResult {
 
     /// Mean sender-side queueing delay (srtt − min_rtt), ms, in [from, to).
     pub fn mean_queueing_ms(&self, from: Duration, to: Duration) -> Option<f64> {
-        let v: Vec<f64> = self.within(from, to).map(|s| s.srtt_us.saturating_sub(s.min_rtt_us) as f64 / 1e3).collect();
+        let v: Vec<f64> = self
+            .within(from, to)
+            .map(|s| s.srtt_us.saturating_sub(s.min_rtt_us) as f64 / 1e3)
+            .collect();
         (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
     }
 
@@ -91,7 +97,12 @@ impl FlowResult {
 /// Runs the flows (Cubic senders) for at most `duration`; with `ctl`, every
 /// receiver is registered with one controller for the UE. Sized flows end
 /// the run early once all of them have completed (bulk ones are stopped).
-pub fn run(b: &Bottleneck, flows: &[FlowSpec], duration: Duration, ctl: Option<Config>) -> Result<(Vec<FlowResult>, Vec<FlowRecord>)> {
+pub fn run(
+    b: &Bottleneck,
+    flows: &[FlowSpec],
+    duration: Duration,
+    ctl: Option<Config>,
+) -> Result<(Vec<FlowResult>, Vec<FlowRecord>)> {
     let start = Instant::now();
     let ctl = match ctl {
         Some(mut cfg) => {
@@ -102,22 +113,33 @@ pub fn run(b: &Bottleneck, flows: &[FlowSpec], duration: Duration, ctl: Option<C
         None => None,
     };
     let end = start + duration;
-    let sized_left = Arc::new(Mutex::new(flows.iter().filter(|f| f.size.is_some()).count()));
+    let sized_left = Arc::new(Mutex::new(
+        flows.iter().filter(|f| f.size.is_some()).count(),
+    ));
     let mut handles = Vec::new();
     for (i, f) in flows.iter().enumerate() {
         let port = 5100 + i as u16;
-        let listener = b.ue.run(move || TcpListener::bind(SocketAddrV4::new(UE, port)))??;
+        let listener =
+            b.ue.run(move || TcpListener::bind(SocketAddrV4::new(UE, port)))??;
         let (ctl_rx, spec_rx, left) = (ctl.clone(), f.clone(), sized_left.clone());
-        let rx = b.ue.spawn("rx", move || receive(listener, &spec_rx, start, end, ctl_rx.as_deref(), &left))?;
+        let rx = b.ue.spawn("rx", move || {
+            receive(listener, &spec_rx, start, end, ctl_rx.as_deref(), &left)
+        })?;
         let spec_tx = f.clone();
         let left_tx = sized_left.clone();
-        let tx = b.server.spawn("tx", move || send(port, &spec_tx, start, end, &left_tx))?;
+        let tx = b
+            .server
+            .spawn("tx", move || send(port, &spec_tx, start, end, &left_tx))?;
         handles.push((rx, tx));
     }
     let mut results = Vec::new();
     for (rx, tx) in handles {
-        let (bytes, fct) = rx.join().map_err(|_| anyhow::anyhow!("receiver panicked"))???;
-        let mut r = tx.join().map_err(|_| anyhow::anyhow!("sender panicked"))???;
+        let (bytes, fct) = rx
+            .join()
+            .map_err(|_| anyhow::anyhow!("receiver panicked"))???;
+        let mut r = tx
+            .join()
+            .map_err(|_| anyhow::anyhow!("sender panicked"))???;
         r.bytes = bytes;
         r.fct = fct;
         results.push(r);
@@ -133,8 +155,17 @@ fn all_sized_done(left: &Mutex<usize>, any_sized: bool) -> bool {
     any_sized && *left.lock().unwrap() == 0
 }
 
-fn send(port: u16, f: &FlowSpec, start: Instant, end: Instant, left: &Mutex<usize>) -> Result<FlowResult> {
-    let mut r = FlowResult { label: f.label.clone(), ..Default::default() };
+fn send(
+    port: u16,
+    f: &FlowSpec,
+    start: Instant,
+    end: Instant,
+    left: &Mutex<usize>,
+) -> Result<FlowResult> {
+    let mut r = FlowResult {
+        label: f.label.clone(),
+        ..Default::default()
+    };
     let any_sized = *left.lock().unwrap() > 0;
     std::thread::sleep((start + f.start).saturating_duration_since(Instant::now()));
     let mut s = TcpStream::connect(SocketAddrV4::new(UE, port)).context("connect")?;
@@ -148,17 +179,28 @@ fn send(port: u16, f: &FlowSpec, start: Instant, end: Instant, left: &Mutex<usiz
         if now >= next_sample {
             let ti = sockopt::tcp_info(&s)?;
             if ti.min_rtt > 0 {
-                r.samples.push(Sample { t: now - start, srtt_us: ti.rtt, min_rtt_us: ti.min_rtt, bytes_acked: ti.bytes_acked });
+                r.samples.push(Sample {
+                    t: now - start,
+                    srtt_us: ti.rtt,
+                    min_rtt_us: ti.min_rtt,
+                    bytes_acked: ti.bytes_acked,
+                });
             }
             next_sample = now + Duration::from_millis(20);
         }
-        let want = f.size.map_or(chunk.len() as u64, |size| (size - sent).min(chunk.len() as u64));
+        let want = f.size.map_or(chunk.len() as u64, |size| {
+            (size - sent).min(chunk.len() as u64)
+        });
         if want == 0 || now >= end || (f.size.is_none() && all_sized_done(left, any_sized)) {
             break;
         }
         match s.write(&chunk[..want as usize]) {
             Ok(n) => sent += n as u64,
-            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                ) => {}
             Err(e) => return Err(e).context("send"),
         }
     }
@@ -191,7 +233,11 @@ fn receive(
                     *left.lock().unwrap() -= 1;
                 }
             }
-            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                ) => {}
             Err(e) => return Err(e).context("receive"),
         }
     }
