@@ -55,7 +55,7 @@ fi
 if part natcp; then
   echo "== natcp (NATCP MEC set-up, live NetAssist)"
   $BIN bench scenarios/natcp-mec.toml --schemes natcp,nacubic,c2tcp,cubic \
-    --traces all --reference c2tcp --reps 2 --jobs "$JOBS" --out "$OUT/natcp"
+    --traces all --reference c2tcp --reps 3 --jobs "$JOBS" --out "$OUT/natcp"
 fi
 if part dfcsd; then
   echo "== dfcsd (receiver-side short-vs-long and variants)"
