@@ -101,7 +101,7 @@ pub fn select(names: &[String]) -> Result<Vec<&'static CcSpec>> {
 }
 
 /// The pin that keeps a congestion control registered.
-fn ops_pin(dir: &Path) -> std::path::PathBuf {
+pub(crate) fn ops_pin(dir: &Path) -> std::path::PathBuf {
     dir.join("ops")
 }
 

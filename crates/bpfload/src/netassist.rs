@@ -84,18 +84,6 @@ fn from_bytes<T: Copy + Default>(b: &[u8]) -> Option<T> {
     Some(v)
 }
 
-/// CLOCK_MONOTONIC in µs: the clock of tcp_mstamp, which the programs
-/// compare `updated_us` with.
-pub fn monotonic_us() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes into a timespec we own.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000 + ts.tv_nsec as u64 / 1_000
-}
-
 macro_rules! attach_netassist {
     ($fn_name:ident, $builder:path, $ops:ident) => {
         pub(crate) fn $fn_name(_opts: &crate::LoadOptions, dir: &Path) -> Result<()> {
@@ -119,7 +107,7 @@ macro_rules! attach_netassist {
                 .$ops
                 .attach_struct_ops()
                 .context("registering the congestion control")?;
-            ops.pin(dir.join("ops"))
+            ops.pin(crate::cc::ops_pin(dir))
                 .context("pinning the struct_ops link")?;
             Ok(())
         }

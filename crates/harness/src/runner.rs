@@ -313,7 +313,7 @@ fn execute(
 
     let run_start = Instant::now();
     if let Some(na) = &netassist {
-        na.set_origin(bpfload::netassist::monotonic_us());
+        na.set_origin(emu::clock::now_us());
     }
     let run_end = run_start + Duration::from_secs_f64(sc.link.duration_s);
     // Receiver-side control: one controller for the UE, created in its

@@ -10,7 +10,10 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use anyhow::{Context, Result};
-use bpfload::netassist::{monotonic_us, Feedback, FeedbackMaps, NETASSIST_CCS};
+use bpfload::netassist::{Feedback, FeedbackMaps, NETASSIST_CCS};
+// CLOCK_MONOTONIC µs: the clock of tcp_mstamp, which the programs compare
+// `updated_us` with.
+use emu::clock::now_us as monotonic_us;
 use serde::Serialize;
 
 use crate::guard::{admit, Counts, CountsSnapshot, Guard};

@@ -22,6 +22,7 @@ use serde::Serialize;
 use crate::guard::{admit, Counts, CountsSnapshot, Guard};
 use crate::meter::Meter;
 use crate::wire::{encode, realtime_us, Key, Kind, Message, MAX_LEN};
+use emu::clock::now_us;
 
 pub struct ServiceConfig {
     pub ue: std::net::Ipv4Addr,
@@ -158,10 +159,6 @@ impl Drop for Service {
     fn drop(&mut self) {
         let _ = self.shutdown();
     }
-}
-
-fn now_us() -> u64 {
-    bpfload::netassist::monotonic_us()
 }
 
 /// Sleeps until `deadline` (monotonic µs) at most, waking for a datagram.

@@ -36,7 +36,7 @@ pub fn start(
             // The programs stamp records with CLOCK_MONOTONIC µs; the run counts
             // seconds from an Instant (the same clock): map one onto the other.
             let (mono0, since_start) = (
-                bpfload::netassist::monotonic_us() as f64,
+                emu::clock::now_us() as f64,
                 run_start.elapsed().as_secs_f64(),
             );
             while !stop.load(Ordering::Relaxed) && Instant::now() < stop_at {
