@@ -12,15 +12,27 @@ use crate::layout::Run;
 use crate::plot::{Panel, Point, Scale, Series};
 use crate::summary::{mean, mean_fct, sized_flows, Config, ConfigSummary};
 
-/// Stable colour per configuration across all figures.
+/// Stable colour per configuration across all figures. Each scheme's first
+/// configuration takes the scheme's own colour (schemes in order), the other
+/// configurations of a sweep come after them: a sweep figure colours by
+/// scheme, and with 3 schemes × 5 values numbered in one run of 15 the
+/// schemes' colours met again modulo the 10-colour palette.
 pub struct Colors(BTreeMap<Config, usize>);
 
 impl Colors {
     pub fn new(runs: &[Run]) -> Colors {
-        let configs: BTreeSet<Config> = runs.iter().map(Config::of).collect();
+        Colors::of_configs(runs.iter().map(Config::of).collect())
+    }
+
+    fn of_configs(configs: BTreeSet<Config>) -> Colors {
+        let mut seen_schemes = BTreeSet::new();
+        let (firsts, rest): (Vec<_>, Vec<_>) = configs
+            .into_iter()
+            .partition(|c| seen_schemes.insert(c.scheme.clone()));
         Colors(
-            configs
+            firsts
                 .into_iter()
+                .chain(rest)
                 .enumerate()
                 .map(|(i, c)| (c, i))
                 .collect(),
@@ -392,5 +404,32 @@ fn sweep(trace: &str, param: &str, runs: &[&Run], colors: &Colors) -> Sweep {
         trace: trace.to_owned(),
         param: param.to_owned(),
         panels,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_scheme_of_a_sweep_gets_its_own_colour() {
+        let configs = ["cubic", "dfcsd", "drwa"]
+            .iter()
+            .flat_map(|s| {
+                [2, 10, 20, 40, 80].map(|d| Config {
+                    scheme: s.to_string(),
+                    label: format!("delay_ms={d}"),
+                })
+            })
+            .collect();
+        let colors = Colors::of_configs(configs);
+        let schemes: BTreeSet<usize> = ["cubic", "dfcsd", "drwa"]
+            .iter()
+            .map(|s| colors.of_scheme(s) % 10)
+            .collect();
+        assert_eq!(schemes.len(), 3, "{schemes:?}");
+        // Configurations stay distinct too, as far as there are colours.
+        let all: BTreeSet<usize> = colors.0.values().copied().collect();
+        assert_eq!(all.len(), 15);
     }
 }
