@@ -3,7 +3,7 @@
 # (REPS repetitions, default 3: Cubic's short-flow time depends on where its
 # sawtooth is when the short flow arrives) and the paper's variants
 # (short-flow size, 1-5 short flows, link rate, an LTE trace; one repetition
-# each), every one a `c2tcp bench` over plain Cubic, DRWA and DFCSD
+# each) and the base-RTT sweep (two repetitions), every one a `c2tcp bench` over plain Cubic, DRWA and DFCSD
 # receivers, DFCSD over its γ_max, then the short-vs-long table. Resumable like any bench.
 # Benchmarks of different people must not overlap (they share the cores):
 #   flock /run/c2tcp/bench.lock scripts/bench-dfcsd.sh
@@ -17,9 +17,9 @@ JOBS=${JOBS:-1}
 export C2TCP_TRACES=${C2TCP_TRACES:-$(realpath ../shared/traces)}
 [ "$(id -u)" = 0 ] || { echo "needs root (network namespaces, TUN)" >&2; exit 1; }
 
-for s in short-long link-rate short-size many-short short-long-trace; do
+for s in short-long link-rate short-size many-short short-long-trace base-rtt; do
   echo "== dfcsd-$s" >&2
-  reps=1; [ "$s" = short-long ] && reps=$REPS
+  reps=1; [ "$s" = short-long ] && reps=$REPS; [ "$s" = base-rtt ] && reps=2
   $BIN bench "scenarios/dfcsd-$s.toml" --schemes "$SCHEMES" --reference cubic --reps "$reps" --jobs "$JOBS" --out "$OUT/$s"
 done
 # DFCSD alone over its γ_max (the other schemes do not take it).
