@@ -226,10 +226,7 @@ fn ticks(scale: Scale, lo: f64, hi: f64) -> Vec<f64> {
     }
     let (a, b) = (scale.value_at(lo), scale.value_at(hi));
     let (lo, hi) = (a.min(b), a.max(b));
-    for mantissas in [
-        &[1.0, 2.0, 5.0][..],
-        &[1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
-    ] {
+    let at = |mantissas: &[f64]| {
         let mut out = Vec::new();
         for decade in (lo.log10().floor() as i32)..=(hi.log10().ceil() as i32) {
             for m in mantissas {
@@ -239,9 +236,20 @@ fn ticks(scale: Scale, lo: f64, hi: f64) -> Vec<f64> {
                 }
             }
         }
-        if out.len() >= 3 {
-            return out;
-        }
+        out
+    };
+    // 1-2-5 per decade, powers of ten alone over many decades (their labels
+    // would run into each other), finer steps within less than a decade.
+    let coarse = at(&[1.0, 2.0, 5.0]);
+    if coarse.len() > 12 {
+        return at(&[1.0]);
+    }
+    if coarse.len() >= 3 {
+        return coarse;
+    }
+    let fine = at(&[1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+    if fine.len() >= 3 {
+        return fine;
     }
     linear_ticks(lo, hi)
         .into_iter()
@@ -418,6 +426,8 @@ where
         }
     }
     let mut legend = false;
+    let mut drawn = Vec::new();
+    let mut placed = Vec::new();
     for series in &panel.series {
         let c = color(series.color);
         let pts: Vec<(f64, f64)> = series
@@ -446,6 +456,18 @@ where
         } else {
             chart.draw_series(pts.iter().map(|&p| Circle::new(p, 6, c.filled())))?
         };
+        let to_unit =
+            |&(u, y): &(f64, f64)| ((u - x_lo) / (x_hi - x_lo), (y - y_lo) / (y_hi - y_lo));
+        if series.line || series.area {
+            drawn.extend(pts.windows(2).flat_map(|w| {
+                let (a, b) = (to_unit(&w[0]), to_unit(&w[1]));
+                (0..=16).map(move |i| {
+                    let t = i as f64 / 16.0;
+                    (a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t)
+                })
+            }));
+        }
+        drawn.extend(pts.iter().chain(&faint).map(to_unit));
         if !series.name.is_empty() {
             legend = true;
             anno.label(&series.name)
@@ -461,9 +483,21 @@ where
             .zip(&pts)
         {
             if let Some(text) = &p.label {
+                // Labels of points that coincide (two schemes with the same
+                // result) are stacked downwards instead of printed over each
+                // other.
+                let (x_px, y_px) = chart.backend_coord(&(*u, *y));
+                let at = (x_px + LABEL_GAP_PX, y_px);
+                let lines_down = label_slot(&mut placed, at, text.chars().count());
+                let (w_px, h_px) = chart.plotting_area().dim_in_pixel();
+                let x_per_px = (x_hi - x_lo) / f64::from(w_px.max(1));
+                let y_per_px = (y_hi - y_lo) / f64::from(h_px.max(1));
                 chart.draw_series([Text::new(
                     text.clone(),
-                    (*u, *y),
+                    (
+                        *u + f64::from(LABEL_GAP_PX) * x_per_px,
+                        *y - f64::from(lines_down * LABEL_LINE_PX) * y_per_px,
+                    ),
                     ("sans-serif", 12).into_font().color(&c),
                 )])?;
             }
@@ -472,7 +506,10 @@ where
     if legend {
         chart
             .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
+            .position(legend_corner(
+                &drawn,
+                panel.series.iter().filter(|s| !s.name.is_empty()).count(),
+            ))
             .label_font(("sans-serif", 13))
             .background_style(WHITE.mix(0.85))
             .border_style(RGBColor(200, 200, 200))
@@ -481,9 +518,101 @@ where
     Ok(())
 }
 
+/// A point label's line height and character width in pixels (12-px sans).
+const LABEL_LINE_PX: u32 = 14;
+const LABEL_CHAR_PX: i32 = 7;
+/// Between a point's centre and its label: the marker's radius and a bit.
+const LABEL_GAP_PX: i32 = 8;
+
+/// How many lines below its point a label of `chars` characters anchored at
+/// pixel `at` must go to clear the labels already `placed` (pixel boxes
+/// x0, y0, x1, y1), and records its box.
+fn label_slot(placed: &mut Vec<(i32, i32, i32, i32)>, at: (i32, i32), chars: usize) -> u32 {
+    let width = LABEL_CHAR_PX * chars as i32;
+    let line = LABEL_LINE_PX as i32;
+    let mut lines_down = 0;
+    loop {
+        let y0 = at.1 + line * lines_down as i32;
+        let rect = (at.0, y0, at.0 + width, y0 + line);
+        let clear = placed
+            .iter()
+            .all(|p| rect.2 <= p.0 || p.2 <= rect.0 || rect.3 <= p.1 || p.3 <= rect.1);
+        if clear || lines_down == 8 {
+            placed.push(rect);
+            return lines_down;
+        }
+        lines_down += 1;
+    }
+}
+
+/// The corner of the plot area whose legend box would hide the fewest of
+/// the drawn points (in [0, 1]² plot coordinates, lines sampled along their
+/// segments); upper right on a tie, where readers look first.
+fn legend_corner(drawn: &[(f64, f64)], labels: usize) -> SeriesLabelPosition {
+    // The legend's extent at the sizes `render` draws it: ~a quarter of the
+    // width, a line of 13-px text per label.
+    let (w, h) = (0.25, (0.05 + 0.07 * labels as f64).min(1.0));
+    let corners = [
+        (
+            SeriesLabelPosition::UpperRight,
+            (1.0 - w, 1.0),
+            (1.0 - h, 1.0),
+        ),
+        (SeriesLabelPosition::UpperLeft, (0.0, w), (1.0 - h, 1.0)),
+        (SeriesLabelPosition::LowerRight, (1.0 - w, 1.0), (0.0, h)),
+        (SeriesLabelPosition::LowerLeft, (0.0, w), (0.0, h)),
+    ];
+    let hidden = |(_, (x0, x1), (y0, y1)): &(SeriesLabelPosition, (f64, f64), (f64, f64))| {
+        drawn
+            .iter()
+            .filter(|(x, y)| (*x0..=*x1).contains(x) && (*y0..=*y1).contains(y))
+            .count()
+    };
+    corners
+        .iter()
+        .min_by_key(|c| hidden(c))
+        .map(|c| c.0.clone())
+        .unwrap_or(SeriesLabelPosition::UpperRight)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_of_coinciding_points_stack() {
+        let mut placed = Vec::new();
+        assert_eq!(label_slot(&mut placed, (100, 100), 5), 0);
+        assert_eq!(
+            label_slot(&mut placed, (102, 100), 7),
+            1,
+            "same place: one line down"
+        );
+        assert_eq!(label_slot(&mut placed, (100, 100), 3), 2);
+        assert_eq!(
+            label_slot(&mut placed, (300, 100), 5),
+            0,
+            "far away: in place"
+        );
+    }
+
+    #[test]
+    fn the_legend_goes_where_it_hides_nothing() {
+        // Lines rising to the upper right: the legend moves to upper left.
+        let rising: Vec<(f64, f64)> = (0..=20)
+            .map(|i| (i as f64 / 20.0, i as f64 / 20.0))
+            .collect();
+        assert!(matches!(
+            legend_corner(&rising, 3),
+            SeriesLabelPosition::UpperLeft
+        ));
+        // Nothing in the way: upper right.
+        let low: Vec<(f64, f64)> = (0..=20).map(|i| (i as f64 / 20.0, 0.1)).collect();
+        assert!(matches!(
+            legend_corner(&low, 3),
+            SeriesLabelPosition::UpperRight
+        ));
+    }
 
     #[test]
     fn log_ticks_fall_on_one_two_five() {
@@ -493,6 +622,11 @@ mod tests {
             .collect();
         let rounded: Vec<f64> = t.iter().map(|v| (v * 1000.0).round() / 1000.0).collect();
         assert_eq!(rounded, [0.5, 1.0, 2.0, 5.0, 10.0, 20.0]);
+        let wide: Vec<f64> = ticks(Scale::Log, 0.0005f64.log10(), 20000f64.log10())
+            .iter()
+            .map(|u| 10f64.powf(*u))
+            .collect();
+        assert_eq!(wide.len(), 8, "one tick a decade, 0.001-10000: {wide:?}");
         let reversed = ticks(Scale::ReversedLog, -(100f64.log10()), -(10f64.log10()));
         assert_eq!(reversed.len(), 4, "10, 20, 50, 100: {reversed:?}");
         let narrow: Vec<f64> = ticks(Scale::Log, 118f64.log10(), 256f64.log10())
