@@ -5,7 +5,7 @@ mod common;
 
 use std::path::Path;
 
-use common::c2tcp;
+use common::{c2tcp, json, metrics};
 
 /// Rows of `netassist-flow<N>.csv`: (t_s, mode, cwnd, target, pacing Mbit/s, resumes).
 fn state_rows(path: &Path) -> Vec<(f64, String, u32, u32, f64, u32)> {
@@ -24,10 +24,6 @@ fn state_rows(path: &Path) -> Vec<(f64, String, u32, u32, f64, u32)> {
             )
         })
         .collect()
-}
-
-fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 /// NetAssist goes silent from 3 s to 5 s of an 8 s run: the flow falls back
@@ -162,7 +158,7 @@ fn two_natcp_flows_to_one_ue_share_the_link_fairly() {
     ];
     let (ok, text) = c2tcp(&[&args[..], &["--out", out.to_str().unwrap(), "--quiet"]].concat());
     assert!(ok, "{text}");
-    let m = json(&out.join("metrics.json"));
+    let m = metrics(&out);
     let jain = m["aggregate"]["jain_fairness"].as_f64().unwrap();
     assert!(jain >= 0.9, "Jain's fairness {jain}: {}", m["flows"]);
     for f in m["flows"].as_array().unwrap() {

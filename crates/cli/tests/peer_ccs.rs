@@ -5,7 +5,7 @@ mod common;
 use std::path::Path;
 use std::time::Duration;
 
-use common::{allowed, c2tcp, registered, serial, transfer_with, Loaded};
+use common::{allowed, c2tcp, metrics, registered, serial, transfer_with, Loaded};
 
 #[test]
 fn westwood_and_vegas_load_as_a_subset_carry_traffic_and_unload() {
@@ -89,9 +89,7 @@ fn run_scheme(dir: &Path, scenario: &Path, scheme: &str) -> serde_json::Value {
             "{scheme} left loaded by its run: {text}"
         );
     }
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).unwrap()).unwrap();
-    m["aggregate"].clone()
+    metrics(&out)["aggregate"].clone()
 }
 
 /// Through the emulator on a constant 12 Mbit/s link with a 100-packet

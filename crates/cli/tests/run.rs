@@ -8,17 +8,13 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::c2tcp;
-
-fn metrics(dir: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(dir.join("metrics.json")).unwrap();
-    serde_json::from_str(&text).unwrap()
-}
+use common::{assert_no_process_mentions, c2tcp, json, metrics};
 
 fn status(dir: &Path) -> String {
-    let text = std::fs::read_to_string(dir.join("run.json")).unwrap();
-    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-    v["status"].as_str().unwrap().to_string()
+    json(&dir.join("run.json"))["status"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 fn net_namespaces() -> usize {
@@ -170,15 +166,7 @@ fn an_interrupted_bench_cleans_up_and_resumes() {
     // Nothing left behind.
     assert_eq!(our_tun_devices(), 0, "TUN devices left");
     assert_eq!(net_namespaces(), ns_before, "network namespaces left");
-    let ps = Command::new("pgrep")
-        .args(["-f", out.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(
-        ps.stdout.is_empty(),
-        "processes left: {}",
-        String::from_utf8_lossy(&ps.stdout)
-    );
+    assert_no_process_mentions(&out);
 
     // Resume: the done run is not redone, the others finish.
     let before = std::fs::metadata(first.join("metrics.json"))

@@ -3,9 +3,7 @@
 //! between two namespaces, the UE's receivers driven by rxctl.
 mod common;
 
-use std::path::Path;
-
-use common::c2tcp;
+use common::{c2tcp, metrics};
 
 /// The paper's short-vs-long experiment, scaled to run in seconds: the
 /// paper's 1 Mbit/s with 50 packets (600 ms of queue) becomes 8 Mbit/s with
@@ -37,10 +35,6 @@ fn flow<'a>(m: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
         .iter()
         .find(|f| f["name"] == name)
         .unwrap_or_else(|| panic!("no flow {name}"))
-}
-
-fn metrics(dir: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("metrics.json")).unwrap()).unwrap()
 }
 
 /// With DFCSD receivers the short flow's completion time is clearly shorter

@@ -2,19 +2,15 @@
 //! over loopback, against garbage and signals, and between two network
 //! namespaces through a rate-limited veth.
 use std::net::UdpSocket;
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_c2tcp");
+mod common;
+use common::json;
 
-fn read_json(path: &Path) -> Value {
-    let text =
-        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}: {text}", path.display()))
-}
+const BIN: &str = env!("CARGO_BIN_EXE_c2tcp");
 
 fn wait_ok(mut child: Child, what: &str, limit: Duration) {
     let t = Instant::now();
@@ -114,7 +110,7 @@ fn a_flow_over_loopback_moves_data_and_reports_it() {
     ])
     .arg(&ss);
     flow(recv, send, || wait_bound(port));
-    let (r, s) = (read_json(&rs), read_json(&ss));
+    let (r, s) = (json(&rs), json(&ss));
     check_flow(&r, &s);
     assert_eq!(r["variant"], "sprout");
     // Loopback is fast: the forecast climbs to the model's ceiling.
@@ -162,7 +158,7 @@ fn garbage_is_counted_and_a_signal_ends_the_receiver_cleanly() {
     // SAFETY: signalling our own child.
     assert_eq!(unsafe { libc::kill(recv.id() as i32, libc::SIGTERM) }, 0);
     wait_ok(recv, "sprout-recv", Duration::from_secs(10));
-    let r = read_json(&rs);
+    let r = json(&rs);
     assert_eq!(r["ended_by"], "signal");
     assert_eq!(r["variant"], "sprout-ewma");
     assert_eq!(f(&r, "malformed_dropped"), junk.len() as f64, "{r}");
@@ -272,7 +268,7 @@ fn sprout_between_namespaces_fills_a_rate_limited_link_with_little_queueing() {
         flow(recv, send, || {
             std::thread::sleep(Duration::from_millis(300))
         });
-        let (r, s) = (read_json(&rs), read_json(&ss));
+        let (r, s) = (json(&rs), json(&ss));
         check_flow(&r, &s);
         assert_eq!(s["local"], "10.98.7.1:9001");
         assert!(r["peer"].as_str().unwrap().ends_with(":9001"));

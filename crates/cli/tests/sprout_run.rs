@@ -2,17 +2,9 @@
 //! through the real emulator on a real trace, beside Cubic.
 mod common;
 
-use std::path::Path;
-use std::process::Command;
 
-use common::c2tcp;
+use common::{assert_no_process_mentions, c2tcp, json, metrics};
 use serde_json::Value;
-
-fn json(path: &Path) -> Value {
-    let text =
-        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap()
-}
 
 fn num(v: &Value, key: &str) -> f64 {
     v[key]
@@ -41,7 +33,7 @@ fn sprout_queues_far_less_than_cubic_through_the_emulator() {
         let (ok, text) = common::run_authors_setup(scheme, &trace, 20, &out);
         assert!(ok, "c2tcp run --scheme {scheme} failed: {text}");
         assert_eq!(json(&out.join("run.json"))["status"], "done", "{scheme}");
-        let agg = json(&out.join("metrics.json"))["aggregate"].clone();
+        let agg = metrics(&out)["aggregate"].clone();
         results.push((
             scheme,
             num(&agg, "p95_queue_delay_ms"),
@@ -96,15 +88,7 @@ fn sprout_queues_far_less_than_cubic_through_the_emulator() {
         );
     }
     // No endpoint outlived its run.
-    let ps = Command::new("pgrep")
-        .args(["-f", sp.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(
-        ps.stdout.is_empty(),
-        "processes left: {}",
-        String::from_utf8_lossy(&ps.stdout)
-    );
+    assert_no_process_mentions(&sp);
 }
 
 /// Sprout's sender is always backlogged: a sized flow is refused by name.

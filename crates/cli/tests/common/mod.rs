@@ -24,6 +24,31 @@ pub fn serial() -> Serial {
     }
 }
 
+/// A JSON file of a run or bench, its path in any error.
+pub fn json(path: &std::path::Path) -> serde_json::Value {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}: {text}", path.display()))
+}
+
+/// A run directory's metrics.json.
+pub fn metrics(run_dir: &std::path::Path) -> serde_json::Value {
+    json(&run_dir.join("metrics.json"))
+}
+
+/// No process outlived its run: none names the run's directory.
+pub fn assert_no_process_mentions(dir: &std::path::Path) {
+    let ps = Command::new("pgrep")
+        .args(["-f", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        ps.stdout.is_empty(),
+        "processes left: {}",
+        String::from_utf8_lossy(&ps.stdout)
+    );
+}
+
 pub fn c2tcp(args: &[&str]) -> (bool, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_c2tcp"))
         .args(args)
