@@ -197,8 +197,9 @@ mod tests {
         let mut m = Meter::new(&down, &up, 0, false, 0, 50_000, true).unwrap();
         assert_eq!(m.measure(), None);
         assert_eq!(m.measure(), None);
-        assert_eq!(m.measure().unwrap().bw_bps, 30_000); // one MTU in 50 ms
-                                                         // Starting 100 ms in: the opportunity at 120 ms is at 20 ms.
+        // One MTU in 50 ms.
+        assert_eq!(m.measure().unwrap().bw_bps, 30_000);
+        // Starting 100 ms in: the opportunity at 120 ms is at 20 ms.
         let mut m = Meter::new(&down, &up, 100, false, 0, 50_000, true).unwrap();
         assert_eq!(m.measure().unwrap().bw_bps, 30_000);
     }
