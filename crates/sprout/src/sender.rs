@@ -455,8 +455,9 @@ mod tests {
     #[test]
     fn window_is_five_ticks_of_forecast_minus_the_queue() {
         let mut s = Sender::new(cfg0());
-        drain(&mut s, 0); // one heartbeat: 48 bytes in flight
-                          // 10 packets per tick forecast; receiver has the heartbeat.
+        // One heartbeat: 48 bytes in flight.
+        drain(&mut s, 0);
+        // 10 packets per tick forecast; receiver has the heartbeat.
         assert!(s.on_feedback(1_000, &fb(1, 48, [10; 8])));
         assert_eq!(s.window(1_000), 50 * P);
         let sent = drain(&mut s, 1_000);
