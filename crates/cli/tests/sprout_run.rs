@@ -2,7 +2,6 @@
 //! through the real emulator on a real trace, beside Cubic.
 mod common;
 
-
 use common::{assert_no_process_mentions, c2tcp, json, metrics};
 use serde_json::Value;
 

@@ -54,7 +54,7 @@ pub struct Options {
     pub alpha: f64,
     /// Add one MTU's time at the uplink's bandwidth to the minimum RTT (the
     /// paper's third part); default off: the definition, see meter.rs.
-    #[serde(default = "default_uplink_in_min_rtt")]
+    #[serde(default)]
     pub uplink_in_min_rtt: bool,
     /// Datagrams taken longer ago than this are stale [default: the timeout].
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -81,9 +81,6 @@ fn default_timeout_periods() -> f64 {
 fn default_alpha() -> f64 {
     2.0
 }
-fn default_uplink_in_min_rtt() -> bool {
-    false
-}
 
 impl Default for Options {
     fn default() -> Options {
@@ -92,7 +89,7 @@ impl Default for Options {
             delay_ms: default_delay_ms(),
             timeout_periods: default_timeout_periods(),
             alpha: default_alpha(),
-            uplink_in_min_rtt: default_uplink_in_min_rtt(),
+            uplink_in_min_rtt: false,
             max_age_ms: None,
             key_file: None,
             silent: Vec::new(),

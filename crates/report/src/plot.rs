@@ -428,6 +428,10 @@ where
     let mut legend = false;
     let mut drawn = Vec::new();
     let mut placed = Vec::new();
+    // Data units per pixel, to place point labels by pixels.
+    let (w_px, h_px) = chart.plotting_area().dim_in_pixel();
+    let x_per_px = (x_hi - x_lo) / f64::from(w_px.max(1));
+    let y_per_px = (y_hi - y_lo) / f64::from(h_px.max(1));
     for series in &panel.series {
         let c = color(series.color);
         let pts: Vec<(f64, f64)> = series
@@ -489,9 +493,6 @@ where
                 let (x_px, y_px) = chart.backend_coord(&(*u, *y));
                 let at = (x_px + LABEL_GAP_PX, y_px);
                 let lines_down = label_slot(&mut placed, at, text.chars().count());
-                let (w_px, h_px) = chart.plotting_area().dim_in_pixel();
-                let x_per_px = (x_hi - x_lo) / f64::from(w_px.max(1));
-                let y_per_px = (y_hi - y_lo) / f64::from(h_px.max(1));
                 chart.draw_series([Text::new(
                     text.clone(),
                     (
