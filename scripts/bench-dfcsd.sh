@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # DFCSD's evaluation (docs/receiver-side.md): the short-vs-long experiment
 # (REPS repetitions, default 3: Cubic's short-flow time depends on where its
 # sawtooth is when the short flow arrives) and the paper's variants
@@ -14,7 +15,6 @@ OUT=${DFCSD_OUT:-bench-out/dfcsd}
 SCHEMES=${SCHEMES:-cubic,drwa,dfcsd}
 REPS=${REPS:-3}
 JOBS=${JOBS:-1}
-export C2TCP_TRACES=${C2TCP_TRACES:-$(realpath ../shared/traces)}
 [ "$(id -u)" = 0 ] || { echo "needs root (network namespaces, TUN)" >&2; exit 1; }
 
 for s in short-long link-rate short-size many-short short-long-trace base-rtt; do

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # `make bench`: the papers' trace-driven experiments (long; each part is a
 # resumable `c2tcp bench`, so rerunning continues where it stopped).
 #
@@ -18,11 +19,10 @@ BIN=target/release/c2tcp
 OUT=${BENCH_OUT:-bench-out}
 JOBS=${BENCH_JOBS:-2}
 PARTS=${BENCH_PARTS:-"table1 target-sweep buffer-sweep friendliness sprout natcp dfcsd"}
-TRACES=${C2TCP_TRACES:-../shared/traces}
-export C2TCP_TRACES=$TRACES
+TRACES=${C2TCP_TRACES:-traces}
 
 [ "$(id -u)" = 0 ] || { echo "make bench needs root (BPF, network namespaces, TUN): run it with sudo" >&2; exit 1; }
-[ -d "$TRACES/mahimahi" ] || { echo "make bench needs the shared traces in $TRACES/mahimahi (set C2TCP_TRACES)" >&2; exit 1; }
+[ -d "$TRACES/mahimahi" ] || { echo "make bench needs the traces in $TRACES/mahimahi (set C2TCP_TRACES)" >&2; exit 1; }
 mkdir -p "$OUT"
 
 part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! A scenario is one experiment: the emulated link and the flows that cross it.
 //!
 //! Scenarios are TOML files (see `scenarios/`):
@@ -477,9 +478,13 @@ pub fn resolve_trace(name: &str, scenario_dir: Option<&Path>) -> Result<PathBuf>
             candidates.push(d.join(p));
         }
         candidates.push(p.to_path_buf());
-        let traces = traces_dir();
-        candidates.push(traces.join(p));
-        candidates.push(traces.join("mahimahi").join(p));
+        match traces_dir() {
+            Ok(traces) => {
+                candidates.push(traces.join(p));
+                candidates.push(traces.join("mahimahi").join(p));
+            }
+            Err(e) => tried.push(format!("{e:#}")),
+        }
     }
     for c in candidates {
         if c.is_file() {
@@ -490,12 +495,7 @@ pub fn resolve_trace(name: &str, scenario_dir: Option<&Path>) -> Result<PathBuf>
     bail!("trace `{name}` not found (looked in: {})", tried.join(", "))
 }
 
-/// $C2TCP_TRACES, default `../shared/traces` (relative to the working directory).
-pub fn traces_dir() -> PathBuf {
-    std::env::var_os("C2TCP_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("../shared/traces"))
-}
+pub use crate::data::traces_dir;
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! DFCSD's rule (Delay-based Flow Control with Service Differentiation),
-//! as restated in `shared/papers/receiver-side-notes.md`:
+//! as the paper's equations read (docs/receiver-side.md restates them):
 //!
 //! - backlog, Vegas style: `diff = rwnd · (1 − baseRTT / RTT)` packets, the
 //!   flow's packets sitting in the bottleneck queue;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Helpers shared by the project's tests.
 //!
 //! Privileged tests (root, BPF, netns, TUN) call [`require_root`]: outside CI
@@ -25,22 +26,22 @@ pub fn skip_or_fail(test: &str, reason: &str) -> bool {
     false
 }
 
-/// The shared real traces (`C2TCP_TRACES`, default `../shared/traces` from
-/// the repository root), or None after skip_or_fail when they are absent.
+/// The real traces (`C2TCP_TRACES`, default the repository's `traces/`), or
+/// None after skip_or_fail when they are absent.
 pub fn traces_dir(test: &str) -> Option<PathBuf> {
     let dir = std::env::var_os("C2TCP_TRACES")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
             PathBuf::from(concat!(
                 env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/traces"
+                "/../../traces"
             ))
         });
     if dir.join("mahimahi").is_dir() {
         Some(dir)
     } else if skip_or_fail(
         test,
-        &format!("the shared traces are not at {}", dir.display()),
+        &format!("the traces are not at {}", dir.display()),
     ) {
         unreachable!()
     } else {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `c2tcp bench`: a scenario over schemes × traces × swept values ×
 //! repetitions, `--jobs` at a time, each run a `c2tcp run` child in its own
 //! namespaces; resumable; ends with `c2tcp report`.
@@ -70,7 +71,7 @@ fn collect_traces(specs: &[String]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for spec in specs {
         let path = if spec == "all" {
-            traces_dir().join("mahimahi")
+            traces_dir()?.join("mahimahi")
         } else {
             PathBuf::from(spec)
         };
@@ -96,7 +97,10 @@ fn collect_traces(specs: &[String]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-pub fn run(a: Args) -> Result<ExitCode> {
+pub fn run(mut a: Args) -> Result<ExitCode> {
+    if let Some(p) = &a.scenario {
+        a.scenario = Some(harness::data::find_scenario(p)?);
+    }
     bpfload::sys::require_root("c2tcp bench")?;
     let interrupt = super::interrupt::install();
     let (mut scenario, default_setup) = match &a.scenario {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `c2tcp run`: one scenario, or one flow described by flags, through the
 //! emulator between a server namespace and a UE namespace; writes the run's
 //! logs, metrics, time series and a report into `--out`.
@@ -15,7 +16,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 #[derive(clap::Args)]
 #[command(after_help = "Examples:\n  \
-c2tcp run --scheme c2tcp --target 50 --downlink ../shared/traces/mahimahi/TMobile-LTE-driving.down --out out/c2tcp\n  \
+c2tcp run --scheme c2tcp --target 50 --downlink TMobile-LTE-driving.down --out out/c2tcp\n  \
 c2tcp run scenarios/c2tcp-default.toml --scheme cubic --out out/cubic\n\n\
 Queues: droptail:packets=100, droptail:bytes=150000, drophead:..., codel:target=5,interval=100,packets=100, \
 pie:qdelay_ref=15,max_burst=150,packets=100, infinite. Traces: a Mahimahi file (looked up as given, then in \
@@ -199,10 +200,13 @@ pub fn progress_bar(total_s: f64, quiet: bool) -> Option<ProgressBar> {
     Some(pb)
 }
 
-pub fn run(a: Args) -> Result<ExitCode> {
+pub fn run(mut a: Args) -> Result<ExitCode> {
     if a.list_schemes {
         list_schemes();
         return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(p) = &a.scenario {
+        a.scenario = Some(harness::data::find_scenario(p)?);
     }
     bpfload::sys::require_root("c2tcp run")?;
     let interrupt = super::interrupt::install();
