@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Emulator benchmark (make bench-emulator): constant-rate traces of 12, 100,
 # 500 and 1000 Mbit/s, one saturating TCP flow (iperf3 -R, cubic) through a
 # deep droptail queue and 1 ms of delay each way. Reports delivered ÷ trace

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # `make demo`: the main job on the built-in default. A synthetic cellular
 # trace (Sprout's model: a Poisson process whose rate does Brownian motion with
 # sticky outages) carries Cubic, BBR and C2TCP (Target 50 ms) for 30 s each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Compiles every `bpf/*.bpf.c` with clang and generates a libbpf-rs skeleton
 //! for it. `vmlinux.h` is dumped from the running kernel's BTF by bpftool, so
 //! struct_ops and CO-RE types match the kernel the programs will load into.

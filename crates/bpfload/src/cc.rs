@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The project's BPF congestion controls, and how each is loaded.
 //!
 //! A congestion control is registered through a struct_ops *link*, pinned in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `c2tcp doctor`: can this machine run c2tcp? One line per capability.
 use std::fs;
 use std::mem::MaybeUninit;

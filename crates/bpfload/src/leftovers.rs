@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Registrations a previous run left behind without our pins: a plain
 //! (non-link) struct_ops map stays registered after its loader exits, until
 //! someone deletes its one element. Our objects name the struct_ops variable

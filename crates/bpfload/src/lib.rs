@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Kernel side management of the project's BPF congestion controls: load them
 //! into the running kernel so they outlive this process, report on them, and
 //! remove every trace of them again.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Registered congestion controls and cgroup hooks are kernel-global, so every
 //! process that loads, unloads or relies on them takes this lock: exclusive to
 //! change the registrations, shared to use them. A run that loaded c2tcp for

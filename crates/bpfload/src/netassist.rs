@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The kernel side of NATCP and NACubic as seen from userspace: loading them,
 //! the feedback map the server agent writes, and the per-flow state the
 //! programs export (`bpf/netassist.h`, `docs/netassist.md`).

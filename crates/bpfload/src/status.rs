@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! What is loaded, and what it costs: `c2tcp status [--json]`.
 use std::path::Path;
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Small facts about the host: privileges, bpffs, the cgroup-v2 mount and the
 //! kernel's congestion-control lists.
 use std::fs;

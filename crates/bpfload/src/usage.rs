@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Keeps the BPF congestion controls a run needs loaded for as long as the
 //! run lasts, without pulling them from under anyone else.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `c2tcp`: one binary for the congestion control, the emulator and the
 //! experiments. Each subcommand lives in its own module under `cmd/`.
 use std::process::ExitCode;
@@ -6,10 +7,13 @@ use clap::{Parser, Subcommand};
 
 mod cmd;
 
+/// `c2tcp --version`: the crate version and the commit it was built from.
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (git ", env!("C2TCP_GIT_COMMIT"), ")");
+
 #[derive(Parser)]
 #[command(
     name = "c2tcp",
-    version,
+    version = VERSION,
     about = "C2TCP (Cellular Controlled-Delay TCP) for stock Linux, with a trace-driven cellular link emulator",
     long_about = "C2TCP (Cellular Controlled-Delay TCP) for stock Linux, with a trace-driven cellular link emulator.\n\n\
         Start with `sudo c2tcp doctor`, then `sudo c2tcp load`: every program can then pick the `c2tcp` \

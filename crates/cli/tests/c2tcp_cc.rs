@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The c2tcp congestion control in the real kernel: loading, the socket
 //! option, a real transfer between namespaces, and unloading without a trace.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `c2tcp emulate`, `c2tcp trace` and `c2tcp cleanup` as a user runs them.
 //! Each privileged test runs c2tcp inside a namespace of its own, which
 //! plays the caller's side, so nothing touches the host's namespace.

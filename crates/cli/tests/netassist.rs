@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! NATCP and NACubic with a live NetAssist, end to end through `c2tcp run`:
 //! the real kernel's congestion controls, real sockets through the real
 //! emulator, NetAssist and its agent on their own veths.

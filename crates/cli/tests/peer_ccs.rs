@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Westwood+ and Vegas, the BPF peers of C2TCP: they pass the verifier,
 //! register, carry real TCP between namespaces, and unload without a trace.
 mod common;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The experiment runner end to end: real TCP through the real emulator
 //! between two namespaces, C2TCP in the real kernel, and a bench that is
 //! interrupted and resumed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Receiver-side control end to end: `c2tcp run --scheme dfcsd` against
 //! `--scheme cubic` on one scenario, real kernel TCP through the emulator
 //! between two namespaces, the UE's receivers driven by rxctl.

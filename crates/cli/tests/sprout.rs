@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `c2tcp sprout-recv` / `sprout-send` as real programs on real UDP sockets:
 //! over loopback, against garbage and signals, and between two network
 //! namespaces through a rate-limited veth.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Sprout as a scheme of the experiment runner: `c2tcp run --scheme sprout`
 //! through the real emulator on a real trace, beside Cubic.
 mod common;

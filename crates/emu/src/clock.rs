@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The emulator's clock: CLOCK_MONOTONIC in microseconds (never steps with
 //! wall-clock changes), and the timer slack that makes sleeps precise.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! A fixed one-way propagation delay (mm-delay), in µs: a FIFO whose
 //! packets are released `delay` after they entered it.
 use std::collections::VecDeque;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The running emulator: two TUN devices (one per namespace), one thread
 //! per direction, and the teardown that leaves nothing behind.
 //!

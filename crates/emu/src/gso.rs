@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Writing departures to a TUN device. Packets leaving at the same instant
 //! (one trace millisecond with many opportunities) that are consecutive
 //! segments of one TCP flow are merged into one GSO write — what a real

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! A Mahimahi-compatible, trace-driven cellular link emulator.
 //!
 //! Each direction is a pipeline: TUN read → [`delay`] → [`loss`] →

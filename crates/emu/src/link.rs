@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The trace-driven link: at each opportunity of the trace it may send
 //! [`OPPORTUNITY_BYTES`] bytes from the queue. Byte accounting is
 //! Mahimahi's: several small packets can share one opportunity, a packet

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The per-direction event log, in Mahimahi's format with µs precision and
 //! drop lines (spec: docs/log-format.md). Lines are formatted into a buffer
 //! without allocating; full buffers go to a writer thread, so the emulator

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Bernoulli loss (mm-loss): each packet is lost with probability `p`,
 //! from a seeded generator so runs are repeatable.
 use rand::rngs::StdRng;

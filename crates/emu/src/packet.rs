@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Packets and the buffer pool they live in. Buffers are allocated in chunks
 //! up front and recycled, so the per-packet path never allocates.
 use crate::clock::Micros;

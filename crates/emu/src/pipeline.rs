@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! One direction of the emulator without any I/O: delay line → (loss) →
 //! bottleneck queue → trace-driven link, run in time order up to "now".
 //! The event loop feeds it packets and writes what it hands back.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! What each direction counted: live counters the emulator thread bumps
 //! (relaxed atomics, one writer) and the snapshot handed to callers.
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};

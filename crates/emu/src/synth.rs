@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Synthetic traces: a cellular link as Sprout models it (§3 of the
 //! paper: packet deliveries are a Poisson process whose rate λ moves in
 //! Brownian motion, with "sticky" outages when λ reaches 0 that end at an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Addresses and names of one emulator run, and the slot that makes them
 //! unique among parallel runs on this machine.
 //!

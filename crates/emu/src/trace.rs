@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Mahimahi packet-delivery traces: one integer per line, the millisecond at
 //! which one MTU-sized delivery opportunity occurs (repeats = several in that
 //! millisecond). The schedule loops with a period equal to its last timestamp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! TUN devices: layer-3 packets, no packet-information header (IFF_NO_PI),
 //! a virtio-net header in front of each packet (IFF_VNET_HDR, for GSO
 //! writes; see `gso`), non-blocking. A device belongs to the network namespace of the thread

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! After a run: the emulator's logs through the metrics crate, joined with
 //! what only the endpoints know, into the results layout
 //! (`docs/results-layout.md`): `metrics.json`, `timeseries.csv`,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `c2tcp bench`: a scenario run over schemes × traces × swept values ×
 //! repetitions, several at a time, resumable.
 //!

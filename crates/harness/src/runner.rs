@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! One run of a scenario: a server namespace and a UE namespace, the emulator
 //! between them, the flows, and the files that describe what happened.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Every congestion-control scheme the runner knows, behind one registry:
 //! a name, how its sender and receiver run, and which knobs it takes.
 //!

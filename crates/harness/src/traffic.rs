@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Our own traffic: one TCP connection per flow, bulk (until a deadline) or
 //! sized (a number of bytes, then its completion time is recorded).
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! What the emulator's logs say, defined once for the writer (`emu`) and the
 //! reader (`metrics`); the full line format is `docs/log-format.md`.
 use serde::{Deserialize, Serialize};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! From one direction's log to the papers' metrics, in one streaming pass.
 //!
 //! Every metric is defined here, once; `docs/metrics.md` restates each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The distribution of per-packet queueing delay, for CDF plots.
 //!
 //! Kept as the delay at fixed quantiles (every 0.5%, plus 99.9%) rather than

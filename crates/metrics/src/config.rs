@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! What to measure: the window, the propagation delay, which flows count and
 //! how they are grouped and labelled.
 use serde::{Deserialize, Serialize};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Per-packet delay statistics: mean, percentiles, jitter.
 //!
 //! Percentiles come from an HdrHistogram of µs values at 4 significant digits:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Sprout's "95% end-to-end delay" and the omniscient sender's (Winstein et
 //! al., NSDI 2013, §5.1).
 //!

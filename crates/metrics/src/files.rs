@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The files an analysis is kept in, in a run's directory.
 use std::path::Path;
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The metrics of the papers, defined once, computed from the emulator's log.
 //!
 //! `analyze(log, &config)` reads one direction's packet log (ours, or a plain

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Streaming reader of the emulator's per-direction packet log.
 //!
 //! The format is Mahimahi's mm-link log with µs precision, flow ids and drop

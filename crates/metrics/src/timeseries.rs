@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Binned time series of a run (C2TCP Fig. 7 style): what the link offered,
 //! what arrived, what each flow got, and the queueing delay of the packets
 //! that left in each bin. Covers the whole log, warm-up included, so plots

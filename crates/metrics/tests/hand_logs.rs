@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Metrics on hand-written logs whose answers are worked out in the comments.
 use std::fmt::Write;
 use std::path::{Path, PathBuf};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Sprout's self-inflicted delay on a real cellular trace: a sender that fills
 //! every delivery opportunity is the omniscient sender shifted by its packets'
 //! queueing delay, so its self-inflicted delay is exactly that delay.

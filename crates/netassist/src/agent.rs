@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The server-side agent: receives NetAssist feedback on a UDP socket in the
 //! server's namespace, drops what is malformed, unauthenticated, stale or
 //! replayed (counting why), and writes the rest into the `feedback` map of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! NetAssist for one run: its own small namespace, joined to the server's
 //! and to the UE's namespace by veths of their own (so feedback never crosses
 //! the emulated link), the NetAssist service in it, the agent in the server's

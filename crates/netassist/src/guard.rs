@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! What a receiver of NetAssist datagrams checks after the codec: freshness
 //! (against its own CLOCK_REALTIME) and replay (per UE and kind, a sender's
 //! session and sequence number only move forward), plus the counts of what

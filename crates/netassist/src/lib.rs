@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! NetAssist (Abbasloo et al., HotEdge 2019), live: per UE, every period, the
 //! cellular link's bottleneck bandwidth and minimum RTT, sent out of band to
 //! the server, where an agent writes them into the BPF map that the `natcp`

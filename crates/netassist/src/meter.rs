@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! What NetAssist measures for a UE each period: the bottleneck bandwidth
 //! the cellular link offered and the minimum RTT a packet could see.
 //!

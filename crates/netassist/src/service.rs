@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The NetAssist service for one UE: every period it takes the link's
 //! figures from the [`Meter`], adds the UE's flow count from its latest flow
 //! report, and sends the feedback datagram to the server's agent after its

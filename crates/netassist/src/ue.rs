@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The UE's side of intra-fairness: beta, the number of the UE's active
 //! flows, reported to NetAssist every period.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The NetAssist datagram: one fixed-size, versioned, big-endian record,
 //! optionally followed by an HMAC-SHA-256 of it.
 //!

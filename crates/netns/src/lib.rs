@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Network namespaces for test hosts, without leftovers.
 //!
 //! A [`Netns`] is an *anonymous* namespace: it is not bind-mounted under

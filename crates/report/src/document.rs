@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The report as a few kinds of blocks, rendered once as Markdown and once
 //! as self-contained HTML (inline style, images referenced relatively), so
 //! both always say the same.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The papers' figures, as panels for `plot::render`:
 //! - throughput vs delay per trace, delay on a reversed log axis (C2TCP
 //!   Fig. 15, Sprout Fig. 7), for mean and 95th-percentile delay;

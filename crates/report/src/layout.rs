@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The on-disk layout of results, which the runner writes and the report
 //! reads (`docs/results-layout.md`):
 //!

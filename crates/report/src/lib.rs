@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Turns a bench directory (or one run's directory) into what goes in a
 //! paper: the Table-I-style normalised table, per-trace tables,
 //! throughput-vs-delay scatters, delay CDFs, time series, sweep figures, and

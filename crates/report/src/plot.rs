@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! One kind of chart, drawn with plotters into SVG and PNG: series of (x, y)
 //! points as lines, markers or a filled area, over a linear, logarithmic or
 //! reversed logarithmic x axis (delay axes run right-to-left so that up and

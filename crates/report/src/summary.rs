@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! From runs to the numbers of the papers' tables: repetitions averaged per
 //! configuration (trace × scheme × parameter label), then each metric
 //! normalised per trace to the reference scheme and averaged over traces

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The report on small synthetic bench directories with known numbers.
 use std::collections::BTreeMap;
 use std::path::Path;

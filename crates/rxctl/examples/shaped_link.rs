@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Runs one long flow and optional short flows over a tbf-shaped veth
 //! between two namespaces (root needed), with plain receivers or under
 //! rxctl, and prints the results; `--csv PATH` writes the controller's

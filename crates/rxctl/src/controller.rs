@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The controller: the UE's live receiving sockets, each driven by its
 //! [`FlowLogic`], read and written through TCP_INFO and TCP_WINDOW_CLAMP.
 //!

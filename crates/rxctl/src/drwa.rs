@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! DRWA's rule (Dynamic Receive Window Adjustment, Jiang et al., IMC 2012):
 //! once per RTT, `rwnd = λ · RTT_min / RTT_est · cwnd_est`, where cwnd_est
 //! is the data received during the last RTT. With the window binding,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The receiver-side RTT: how long the last advertised window of data took
 //! to arrive (the estimate of DRS and of DRWA without timestamps).
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! One flow's control loop as pure, clock-injected logic: the controller
 //! feeds it what the socket showed at each tick ([`Obs`]) and applies the
 //! clamp it returns. Everything here is testable on synthetic sequences.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Receiver-side control of real Linux TCP receivers: the UE limits each
 //! flow's advertised window (TCP_WINDOW_CLAMP) so that few packets queue at
 //! the base station, by one of two rules:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The rules' parameters and the controller's timing, with their defaults
 //! and the reasons for them.
 use std::time::{Duration, Instant};

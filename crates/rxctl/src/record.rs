@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! What the controller did, per flow: one row per control decision (rwnd,
 //! RTTs, γ and backlog for DFCSD, cwnd_est for DRWA), written as one CSV for
 //! all flows of a run (`rxctl.csv` in a run directory).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The controller on real loopback sockets (no privileges needed): it
 //! writes clamps within bounds, records, follows flows arriving and leaving.
 use std::io::{Read, Write};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The controller on real kernel TCP across a shaped bottleneck: two
 //! namespaces joined by veth, a tbf of 8 Mbit/s with a 300 KB queue (300 ms
 //! when full, a bufferbloated eNodeB) on the sender's side, Cubic senders.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Rust mirror of `include/c2tcp.h`, plus the few standard TCP socket options
 //! the project's senders and tests use (congestion control, TCP_INFO).
 use std::io;

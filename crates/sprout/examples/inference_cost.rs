@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Receiver inference cost per tick (evolve + observe + 5% forecast), the
 //! hot path of `sprout-recv`, for a few model sizes.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Runs Sprout and Sprout-EWMA over the millisecond path model on Mahimahi
 //! traces and prints throughput and queueing delay per trace.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Sprout-EWMA (paper §5.3): the same protocol, but the receiver tracks the
 //! delivery rate with an exponentially-weighted moving average of the packets
 //! observed per tick and forecasts that the link continues at that rate, with

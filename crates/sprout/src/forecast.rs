@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The packet-delivery forecast (paper §3.3): for each of the next ticks, a
 //! cautious quantile (5% by default) of the cumulative number of packets the
 //! link will deliver.

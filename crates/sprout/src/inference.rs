@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Bayesian inference of the link rate λ (paper §3.2): once per tick, evolve
 //! the distribution, multiply by the Poisson likelihood of what was observed,
 //! normalise. This is the receiver's hot path: no allocation, O(bins · band).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Sprout (Winstein, Sivaraman, Balakrishnan, NSDI 2013) and Sprout-EWMA as
 //! real UDP transports.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Sprout's link model (paper §3.1) and everything about it that can be
 //! computed once at start-up.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The two programs on real UDP sockets: a saturating sender and a receiver.
 //! Each runs one flow on one socket, in one thread, sleeping in `ppoll` until
 //! a datagram arrives or its logic's next deadline; both stop on a flag (set

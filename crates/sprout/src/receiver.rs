@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The Sprout receiver's logic (paper §3.2–3.4). Pure: the caller passes the
 //! time (µs) with every datagram and asks for ticks.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The Sprout sender's logic (paper §3.4–3.5), for an always-backlogged
 //! application. Pure: the caller passes the time (µs, any monotonic origin)
 //! and sends the datagrams this writes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! A millisecond-stepped model of a Mahimahi-style path, to exercise the
 //! sender and receiver logic on real traces without sockets, deterministically
 //! and faster than real time. It is a test tool, not the project's emulator:

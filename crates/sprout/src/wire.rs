@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The datagram format, version 1: written and parsed here and nowhere else.
 //!
 //! All integers are big-endian. Every datagram starts with

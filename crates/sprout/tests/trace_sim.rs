@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The protocol logic over the millisecond path model on a real trace
 //! (Verizon-LTE-short, the authors' set-up: 10 ms each way, the .up trace
 //! for feedback). Not the emulator test of issue 5 (that one runs the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `load`, `unload`, `status`: the kernel side of c2tcp.
 use std::process::ExitCode;
 

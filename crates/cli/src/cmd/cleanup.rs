@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `c2tcp cleanup`: removes what killed runs left behind: emulator
 //! processes, TUN devices, guard routes and slot locks, and congestion
 //! controls a run auto-loaded but could not unload.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `c2tcp emulate`: Mahimahi's `mm-delay D mm-link UP DOWN -- CMD` in one
 //! command. COMMAND runs in a fresh network namespace (the UE); the
 //! caller's namespace is the other end.

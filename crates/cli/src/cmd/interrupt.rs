@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Ctrl-C, SIGTERM and SIGHUP ask a run or a bench to stop: the handler only
 //! raises a flag; the code polls it, tears everything down and keeps what it
 //! measured, marked as interrupted.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `c2tcp report DIR`: the tables and plots of a bench (or a single run).
 use std::path::PathBuf;
 use std::process::ExitCode;

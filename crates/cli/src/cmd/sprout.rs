@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `sprout-recv` and `sprout-send`: Sprout / Sprout-EWMA over UDP, one flow
 //! each. Hidden from `--help`: the experiment runner starts them (receiver in
 //! the UE namespace, sender in the server namespace) and reads `--stats`.

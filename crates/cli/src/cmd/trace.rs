@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `c2tcp trace`: look at traces and make new ones.
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Helpers shared by the CLI's integration tests.
 #![allow(dead_code)]
 use std::io::{ErrorKind, Read, Write};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! CoDel (RFC 8289), with µs times: drops at dequeue once the sojourn time
 //! has stayed above `target` for an `interval`, then at intervals shrinking
 //! as interval/√count while it stays above. The size limit drops at the tail.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! A FIFO that admits the arriving packet and drops from the head (the
 //! oldest packets) until it is within its limit again.
 use super::{DropReason, Drops, Fifo, Limit, Queue};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! A FIFO that drops the arriving packet when it would exceed the limit.
 use super::{DropReason, Drops, Fifo, Limit, Queue};
 use crate::clock::Micros;

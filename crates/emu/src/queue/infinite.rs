@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! An unbounded FIFO (Mahimahi's default): never drops.
 use super::{Drops, Fifo, Limit, Queue};
 use crate::clock::Micros;

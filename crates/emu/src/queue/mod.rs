@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Bottleneck queues: one discipline per type behind the [`Queue`] trait,
 //! and [`QueueSpec`], the parsed form of `droptail:packets=100` or of
 //! Mahimahi's split `--downlink-queue droptail --downlink-queue-args packets=100`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! PIE (the IETF draft Mahimahi and the C2TCP paper used): drops arrivals at
 //! random with a probability that a controller, run every 30 ms, moves with
 //! the queueing delay's distance from `qdelay_ref` and its trend. The delay

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Queue specifications as users write them: `droptail:packets=100`,
 //! `codel:target=5,interval=100,packets=1000`, or Mahimahi's split form
 //! (`--downlink-queue droptail --downlink-queue-args packets=100`).

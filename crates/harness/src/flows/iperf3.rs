@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `iperf3:<cc>` flows: the real iperf3, server in the receiver's namespace,
 //! client in the sender's, JSON results read back.
 use std::path::{Path, PathBuf};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Starting and finishing the flows of a run: one driver per kind of scheme,
 //! each in its own module, all behind [`RunningFlow`].
 //!

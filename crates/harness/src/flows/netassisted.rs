@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `natcp` / `nacubic` flows: our own traffic generator (the `own` driver),
 //! plus a sampler of the connection's NetAssist state as the BPF program
 //! exports it (mode, eq. 1's window, pacing, the feedback applied) each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Flows of our own traffic generator (`traffic`): a receiver thread in the
 //! receiver's namespace, a sender thread in the sender's, the congestion
 //! control and SOL_C2TCP options chosen on the sender's socket.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Receiver-side control flows (`dfcsd`, `drwa`, `<rule>+<cc>`): our own
 //! traffic generator with the scheme's sender congestion control, the
 //! receiving socket registered with the run's controller (`rxctl`, in the UE)

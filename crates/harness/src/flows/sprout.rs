@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `sprout` / `sprout-ewma` flows: `c2tcp sprout-recv` in the receiver's
 //! namespace and a saturating `c2tcp sprout-send` in the sender's, as child
 //! processes of this binary. Both use the flow's port (the sender through

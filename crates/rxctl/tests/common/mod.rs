@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! A shaped bottleneck between two namespaces, and flows across it, for the
 //! privileged tests and the `shaped_link` example: a server namespace sends
 //! over a veth whose egress is a `tbf` (rate + a deep byte queue, the

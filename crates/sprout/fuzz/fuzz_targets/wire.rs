@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Any bytes: parse never panics; what parses re-encodes to a datagram that
 //! parses to the same value; a receiver fed the bytes never panics either.
 #![no_main]
