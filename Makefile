@@ -1,10 +1,13 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # c2tcp - the two set-up commands of the README are `make demo` and `make test`;
 # both install what they need first (`make deps`).
 SHELL := /bin/bash
 CARGO ?= cargo
-BIN := target/release/c2tcp
-TRACES ?= $(abspath ../shared/traces)
-export C2TCP_TRACES ?= $(TRACES)
+BIN ?= target/release/c2tcp
+# `make install`: PREFIX and DESTDIR as usual. The binary finds its traces and
+# scenarios in $(PREFIX)/share/c2tcp (relative to itself, so DESTDIR works too).
+PREFIX ?= /usr/local
+DATADIR := $(DESTDIR)$(PREFIX)/share/c2tcp
 
 # Debian packages: clang/llvm build the BPF programs, bpftool dumps the kernel's
 # BTF into vmlinux.h, libelf/zlib link libbpf, iproute2/iputils/iperf3 drive
@@ -12,7 +15,7 @@ export C2TCP_TRACES ?= $(TRACES)
 DEB_PACKAGES := clang-19 llvm-19 bpftool libelf-dev zlib1g-dev pkg-config make gcc \
                 iproute2 iputils-ping iperf3 fonts-dejavu-core
 
-.PHONY: all deps build test test-logic test-rust demo bench bench-emulator clean
+.PHONY: all deps build test test-logic test-rust demo bench bench-emulator install uninstall clean
 
 all: build
 
@@ -51,6 +54,20 @@ bench: build
 
 bench-emulator: build
 	./scripts/bench-emulator.sh
+
+# Installs exactly: bin/c2tcp, include/c2tcp.h, share/c2tcp/{scenarios,traces};
+# `make uninstall` removes exactly that.
+install: build
+	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/c2tcp
+	install -D -m 644 include/c2tcp.h $(DESTDIR)$(PREFIX)/include/c2tcp.h
+	install -d $(DATADIR)/scenarios
+	install -m 644 scenarios/*.toml $(DATADIR)/scenarios/
+	for d in traces traces/*/; do install -d $(DATADIR)/$$d; done
+	for f in traces/README.md traces/MANIFEST.tsv traces/*/*; do install -m 644 $$f $(DATADIR)/$$f; done
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/c2tcp $(DESTDIR)$(PREFIX)/include/c2tcp.h
+	rm -rf $(DATADIR)
 
 clean:
 	$(CARGO) clean
