@@ -7,23 +7,34 @@
  * through its kfuncs for every hook (init, ssthresh, cong_avoid, set_state,
  * cwnd_event, pkts_acked, undo). The refining module (c2tcp_logic.h) runs in
  * pkts_acked, the only hook that sees an RTT sample, before Cubic's
- * cong_avoid for the same ACK:
+ * cong_avoid for the same ACK - where the authors' kernel patch calls it, at
+ * the end of Cubic's bictcp_acked:
  *
- *   Good   -> cwnd += Setpoint/RTT per RTT (extra to Cubic's growth), only
- *             while the flow is cwnd-limited and not recovering a loss;
+ *   Good   -> paper: cwnd += Setpoint/RTT per RTT (extra to Cubic's growth),
+ *             only while cwnd-limited and not recovering a loss;
+ *             jsac: Setpoint_ms/rtt_ms into Cubic's snd_cwnd_cnt, every ACK;
  *   Bad    -> ssthresh = Cubic's recalc_ssthresh(), cwnd = 1: an imaginary
  *             drop, handled like a timeout;
  *   Normal -> nothing.
  *
- * Per-socket Target and pinned alpha come from the c2tcp socket option
- * (cgroup/setsockopt below) through socket storage, which also holds the
- * state machine (it does not fit the 44 bytes Cubic leaves in icsk_ca_priv).
- * The per-ACK path is one storage lookup and integer arithmetic.
+ * The jsac variant's blind window reads Cubic's own epoch_start from its
+ * private state (struct bictcp in icsk_ca_priv, the bytes the cubictcp_*
+ * kfuncs use) against the kernel's jiffies, exactly as bictcp_acked does.
+ *
+ * Per-socket Target, pinned alpha and variant come from the c2tcp socket
+ * option (cgroup/setsockopt below) through socket storage, which also holds
+ * the state machine (it does not fit the 44 bytes Cubic leaves in
+ * icsk_ca_priv). The per-ACK path is one storage lookup and integer
+ * arithmetic.
  */
 #include "tcp_ca_common.h"
 #include "c2tcp_sockopt.h"
 
 char _license[] SEC("license") = "GPL";
+
+/* The kernel's HZ, for Cubic's "1 s after an epoch start" (libbpf reads it
+ * from the kernel config; 250 is Debian's when that is missing). */
+extern const int CONFIG_HZ __kconfig __weak;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
@@ -52,6 +63,27 @@ static __always_inline __u32 resolve_target_us(const struct c2tcp_sk *s)
 	return 2 * s->st.min_rtt_us; /* the authors' server default */
 }
 
+/* The C2TCP_B_* behaviours for the socket's variant under the load-time default. */
+static __always_inline __u32 resolve_behaviours(const struct c2tcp_sk *s)
+{
+	struct c2tcp_config *cfg;
+	__u32 zero = 0;
+
+	cfg = bpf_map_lookup_elem(&c2tcp_config_map, &zero);
+	return c2tcp_behaviours(s->variant, cfg ? cfg->default_variant : 0);
+}
+
+/* bictcp_acked's "discard delay samples right after fast recovery": true for
+ * HZ jiffies after Cubic opened its current epoch. */
+static __always_inline int in_cubic_blind_window(const struct sock *sk)
+{
+	const struct bictcp *ca = inet_csk_ca(sk);
+	__u32 epoch_start = ca->epoch_start;
+	__s32 hz = CONFIG_HZ ? CONFIG_HZ : 250;
+
+	return epoch_start && (__s32)((__u32)bpf_jiffies64() - epoch_start) < hz;
+}
+
 /* ---- the congestion control ---- */
 
 SEC("struct_ops")
@@ -65,7 +97,7 @@ void BPF_PROG(c2tcp_init, struct sock *sk)
 		return;
 	/* Keep the configuration (set before connect, or inherited from the
 	 * listener); start the state machine afresh. */
-	c2tcp_state_init(&s->st);
+	c2tcp_state_init(&s->st, resolve_behaviours(s));
 	s->running = 1;
 }
 
@@ -96,12 +128,19 @@ void BPF_PROG(c2tcp_pkts_acked, struct sock *sk, const struct ack_sample *sample
 
 	alpha_pin = s->pinned_alpha_pct * 10;
 	act = c2tcp_on_rtt(&s->st, tp->tcp_mstamp, (__u32)rtt_us,
-			   resolve_target_us(s), alpha_pin);
+			   resolve_target_us(s), alpha_pin,
+			   (s->st.behaviours & C2TCP_B_BLIND_WINDOW) && in_cubic_blind_window(sk));
 
 	if (act == C2TCP_ACT_BACKOFF) {
 		tp->snd_ssthresh = cubictcp_recalc_ssthresh(sk);
 		tp->snd_cwnd = 1;
 		tp->snd_cwnd_cnt = 0;
+	} else if (act == C2TCP_ACT_GROW && (s->st.behaviours & C2TCP_B_SHARED_GROWTH)) {
+		__u32 cwnd = tp->snd_cwnd, cnt = tp->snd_cwnd_cnt;
+
+		c2tcp_shared_growth(&s->st, (__u32)rtt_us, &cwnd, &cnt, tp->snd_cwnd_clamp);
+		tp->snd_cwnd_cnt = cnt;
+		tcp_set_cwnd(tp, cwnd);
 	} else if (act == C2TCP_ACT_GROW &&
 		   inet_csk(sk)->icsk_ca_state == TCP_CA_Open &&
 		   tcp_is_cwnd_limited(sk)) {
@@ -186,7 +225,8 @@ int c2tcp_setsockopt(struct bpf_sockopt *ctx)
 		return 1; /* not ours: the kernel handles it untouched */
 	if (!sk || sk->protocol != IPPROTO_TCP)
 		return 1; /* the kernel answers ENOPROTOOPT */
-	if (ctx->optname != C2TCP_TARGET && ctx->optname != C2TCP_ALPHA)
+	if (ctx->optname != C2TCP_TARGET && ctx->optname != C2TCP_ALPHA &&
+	    ctx->optname != C2TCP_VARIANT)
 		return refuse(ENOPROTOOPT);
 	if (read_u32_opt(ctx, &val))
 		return refuse(EINVAL);
@@ -196,30 +236,43 @@ int c2tcp_setsockopt(struct bpf_sockopt *ctx)
 	if (ctx->optname == C2TCP_ALPHA && val != 0 &&
 	    (val < C2TCP_ALPHA_MIN_PCT || val > C2TCP_ALPHA_MAX_PCT))
 		return refuse(EINVAL);
+	if (ctx->optname == C2TCP_VARIANT && !c2tcp_variant_valid(val))
+		return refuse(EINVAL);
 
 	s = bpf_sk_storage_get(&c2tcp_sk_map, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!s)
 		return refuse(ENOMEM);
-	if (ctx->optname == C2TCP_TARGET)
+	if (ctx->optname == C2TCP_TARGET) {
 		s->target_us = val;
-	else
+	} else if (ctx->optname == C2TCP_ALPHA) {
 		s->pinned_alpha_pct = val;
+	} else {
+		s->variant = val;
+		if (s->running) /* mid-connection: the new behaviours from the next ACK */
+			s->st.behaviours = resolve_behaviours(s);
+	}
 	ctx->optlen = -1; /* handled: skip the kernel's setsockopt */
 	return 1;
 }
 
 static __always_inline void fill_info(struct c2tcp_info *info, struct c2tcp_sk *s)
 {
+	struct c2tcp_config *cfg;
+	__u32 zero = 0, base = C2TCP_VARIANT_JSAC, default_variant = 0;
+
+	__builtin_memset(info, 0, sizeof(*info));
 	info->version = C2TCP_INFO_VERSION;
-	info->target_us = 0;
-	info->alpha_pct = 0;
-	info->min_rtt_us = 0;
-	info->setpoint_us = 0;
-	info->interval_us = 0;
-	info->last_avg_rtt_us = 0;
-	info->condition = 0;
-	info->bad_events = 0;
-	info->tune_cycles = 0;
+	cfg = bpf_map_lookup_elem(&c2tcp_config_map, &zero);
+	if (cfg)
+		default_variant = cfg->default_variant;
+	if (default_variant & 0xff)
+		base = default_variant & 0xff;
+	/* The variant in force, even on a socket that never set an option. */
+	info->variant = s ? s->variant : 0;
+	info->behaviours = s && s->running ? s->st.behaviours
+					    : c2tcp_behaviours(info->variant, default_variant);
+	if ((info->variant & 0xff) == C2TCP_VARIANT_DEFAULT)
+		info->variant |= base;
 	if (!s)
 		return;
 	info->target_us = resolve_target_us(s);
@@ -231,6 +284,7 @@ static __always_inline void fill_info(struct c2tcp_info *info, struct c2tcp_sk *
 	info->condition = s->st.condition;
 	info->bad_events = s->st.bad_events;
 	info->tune_cycles = s->st.tune_cycles;
+	info->skipped_samples = s->st.skipped_samples;
 }
 
 SEC("cgroup/getsockopt")
@@ -248,25 +302,38 @@ int c2tcp_getsockopt(struct bpf_sockopt *ctx)
 
 	s = bpf_sk_storage_get(&c2tcp_sk_map, sk, 0, 0);
 	switch (ctx->optname) {
-	case C2TCP_INFO:
+	case C2TCP_INFO: {
+		struct c2tcp_info info;
+
+		/* Version-1 readers pass 40 bytes and get the version-1 fields. */
 		if (ctx->optlen < C2TCP_INFO_V1_SIZE ||
-		    p + sizeof(struct c2tcp_info) > (__u8 *)ctx->optval_end) {
+		    p + C2TCP_INFO_V1_SIZE > (__u8 *)ctx->optval_end) {
 			ctx->retval = -EINVAL;
 			return 1;
 		}
-		fill_info((struct c2tcp_info *)p, s);
-		ctx->optlen = sizeof(struct c2tcp_info);
+		fill_info(&info, s);
+		if (ctx->optlen >= (int)sizeof(info) && p + sizeof(info) <= (__u8 *)ctx->optval_end) {
+			__builtin_memcpy(p, &info, sizeof(info));
+			ctx->optlen = sizeof(info);
+		} else {
+			__builtin_memcpy(p, &info, C2TCP_INFO_V1_SIZE);
+			ctx->optlen = C2TCP_INFO_V1_SIZE;
+		}
 		break;
+	}
 	case C2TCP_TARGET:
 	case C2TCP_ALPHA:
+	case C2TCP_VARIANT:
 		if (ctx->optlen < (int)sizeof(__u32) || p + sizeof(__u32) > (__u8 *)ctx->optval_end) {
 			ctx->retval = -EINVAL;
 			return 1;
 		}
 		if (ctx->optname == C2TCP_TARGET)
 			*out = s ? resolve_target_us(s) : 0;
-		else
+		else if (ctx->optname == C2TCP_ALPHA)
 			*out = s ? s->pinned_alpha_pct : 0;
+		else
+			*out = s ? s->variant : 0;
 		ctx->optlen = sizeof(__u32);
 		break;
 	default:

@@ -30,11 +30,38 @@
  *  avg - 2(avg - Target), the second, more cautiously, at
  *  Target - (Target - avg)/2 (Fig. 4 of the paper).
  *
- * Everything is integer arithmetic in microseconds (alpha in thousandths), so
- * the same code compiles into the BPF program and into the host unit tests.
- * Unlike the authors' code, the module runs on every ACK with an RTT sample:
- * their hook sat behind Cubic's HyStart delay check and skipped the refinement
- * for about a second after each Cubic epoch start.
+ * Two variants. `paper` is Algorithms 1-3 as printed (above). `jsac` is what
+ * the authors' released code does, which is what produced the paper's
+ * numbers (their JSAC-release Tuner, src/server.cc on branch v2.0-jsac-19,
+ * and their kernel module, linux-4-13-1-orca-c2tcp-0521.patch). It differs
+ * in five behaviours, each a switch of its own (C2TCP_B_*) so that any
+ * subset can run:
+ *
+ *  BLIND_WINDOW    the module is called at the end of Cubic's bictcp_acked,
+ *                  behind "if (epoch_start && jiffies - epoch_start < HZ)
+ *                  return": for 1 s after Cubic opens an epoch nothing
+ *                  happens - no detection, growth, min-RTT update or Tuner
+ *                  sample. A Bad ends the window (Cubic's ssthresh zeroes
+ *                  epoch_start); the next one opens when Cubic's congestion
+ *                  avoidance starts a new epoch.
+ *  ANCHORED_TUNER  every 500 ms alpha is recomputed from the anchor
+ *                  Target/minRTT, in whole ms and percent, then eq. 16's
+ *                  factor, clamped only on the side it moves to (>= 1 after
+ *                  a decrease, <= 10 after an increase); a cycle with no
+ *                  samples (or avg = Target) leaves alpha at the bare anchor.
+ *                  Alpha has no memory across cycles.
+ *  MS_GOOD_TEST    Good iff floor(rtt_ms) <= floor(floor(minrtt_ms) * alpha):
+ *                  whole milliseconds and <=, so at alpha = 1 a sample in
+ *                  the min RTT's millisecond is Good.
+ *  SHARED_GROWTH   Good adds floor(Setpoint_ms / rtt_ms) to Cubic's own
+ *                  snd_cwnd_cnt on every ACK; cwnd grows by cnt / cwnd.
+ *                  No cwnd-limited or CA_Open gate.
+ *  ACK_INTERVAL    Interval = the current Setpoint, recomputed on every
+ *                  ACK (not frozen at the last Good); 1/sqrt(N) by CoDel's
+ *                  Newton step, as the module copies it from CoDel.
+ *
+ * Everything is integer arithmetic (us, alpha in thousandths), so the same
+ * code compiles into the BPF program and into the host unit tests.
  */
 #ifndef C2TCP_LOGIC_H
 #define C2TCP_LOGIC_H
@@ -53,6 +80,60 @@
 #define C2TCP_ALPHA_INIT 1500u           /* the authors' experiments: 1.5 */
 #define C2TCP_GROWTH_SCALE 1024u         /* fixed point of the Good-growth credit */
 #define C2TCP_N_MAX 65536u               /* Interval/sqrt(N) bottoms out at Interval/256 */
+/* The anchored Tuner's bare anchor is not clamped (as the authors'); these
+ * only keep the arithmetic in range: alpha in [0.01, 100]. */
+#define C2TCP_ALPHA_SAFE_MIN 10u
+#define C2TCP_ALPHA_SAFE_MAX 100000u
+#define C2TCP_REC_INV_SQRT_SHIFT 16      /* CoDel's 1/sqrt(N) in Q0.16 */
+
+/* The behaviours of the authors' code (see above); include/c2tcp.h carries
+ * the same bits for C2TCP_VARIANT. */
+#define C2TCP_B_BLIND_WINDOW   0x01u
+#define C2TCP_B_ANCHORED_TUNER 0x02u
+#define C2TCP_B_MS_GOOD_TEST   0x04u
+#define C2TCP_B_SHARED_GROWTH  0x08u
+#define C2TCP_B_ACK_INTERVAL   0x10u
+#define C2TCP_B_ALL            0x1fu
+
+/* C2TCP_VARIANT's value: a base variant in bits 0-7, behaviours forced on in
+ * bits 8-15 and forced off in bits 16-23. */
+#define C2TCP_VARIANT_DEFAULT 0u /* the load-time default */
+#define C2TCP_VARIANT_JSAC    1u
+#define C2TCP_VARIANT_PAPER   2u
+#define C2TCP_VARIANT_ON_SHIFT  8
+#define C2TCP_VARIANT_OFF_SHIFT 16
+
+/* Is v a valid C2TCP_VARIANT value? */
+static __always_inline int c2tcp_variant_valid(__u32 v)
+{
+	__u32 base = v & 0xff, on = (v >> C2TCP_VARIANT_ON_SHIFT) & 0xff,
+	      off = (v >> C2TCP_VARIANT_OFF_SHIFT) & 0xff;
+
+	return base <= C2TCP_VARIANT_PAPER && !(v >> 24) && !(on & ~C2TCP_B_ALL) &&
+	       !(off & ~C2TCP_B_ALL) && !(on & off);
+}
+
+/* Applies a C2TCP_VARIANT value to a behaviour set: its base replaces the
+ * set (jsac: all, paper: none; 0 keeps it), then its forced bits. */
+static __always_inline __u32 c2tcp_apply_variant(__u32 set, __u32 v)
+{
+	__u32 base = v & 0xff;
+
+	if (base == C2TCP_VARIANT_JSAC)
+		set = C2TCP_B_ALL;
+	else if (base == C2TCP_VARIANT_PAPER)
+		set = 0;
+	set |= (v >> C2TCP_VARIANT_ON_SHIFT) & C2TCP_B_ALL;
+	set &= ~((v >> C2TCP_VARIANT_OFF_SHIFT) & C2TCP_B_ALL);
+	return set;
+}
+
+/* The behaviours in force for a socket whose C2TCP_VARIANT is v, under the
+ * load-time default (a variant value; jsac when its base is 0). */
+static __always_inline __u32 c2tcp_behaviours(__u32 v, __u32 load_default)
+{
+	return c2tcp_apply_variant(c2tcp_apply_variant(C2TCP_B_ALL, load_default), v);
+}
 
 enum c2tcp_cond {
 	C2TCP_GOOD = 0,
@@ -73,7 +154,7 @@ struct c2tcp_state {
 	__u32 cycle_rtt_cnt;
 	__u32 min_rtt_us;       /* global minimum RTT, 0 before the first sample */
 	__u32 alpha_milli;      /* alpha x 1000 */
-	__u32 setpoint_us;      /* alpha x min_rtt */
+	__u32 setpoint_us;      /* alpha x min_rtt (whole ms with MS_GOOD_TEST) */
 	__u32 base_interval_us; /* Interval, reset to Setpoint on Good */
 	__u32 interval_us;      /* the watch in force: base_interval / sqrt(N-1) */
 	__u32 n_bad;            /* N of Alg. 1: 1 + consecutive Bad conditions */
@@ -83,14 +164,19 @@ struct c2tcp_state {
 	__u32 bad_events;
 	__u32 tune_cycles;
 	__u32 growth_credit;    /* Good growth owed, in 1/(cwnd*SCALE) segments */
+	__u32 behaviours;       /* C2TCP_B_* in force */
+	__u32 skipped_samples;  /* RTT samples the blind window discarded */
+	__u32 rec_inv_sqrt;     /* ACK_INTERVAL: CoDel's 1/sqrt(N), Q0.16 */
 };
 
-static __always_inline void c2tcp_state_init(struct c2tcp_state *st)
+static __always_inline void c2tcp_state_init(struct c2tcp_state *st, __u32 behaviours)
 {
 	__builtin_memset(st, 0, sizeof(*st));
 	st->alpha_milli = C2TCP_ALPHA_INIT;
 	st->n_bad = 1;
 	st->condition = C2TCP_GOOD;
+	st->behaviours = behaviours;
+	st->rec_inv_sqrt = ~0u >> C2TCP_REC_INV_SQRT_SHIFT;
 }
 
 /* floor(sqrt(x)) for x < 2^58, bit by bit: bounded, no floating point, and
@@ -150,44 +236,135 @@ static __always_inline __u32 c2tcp_tune_alpha(__u32 alpha_milli, __u32 avg_us, _
 }
 
 /*
- * Feed one RTT sample taken at now_us. target_us is the Target in force
- * (already resolved from the socket option or the default); pinned_alpha_milli
- * is non-zero when the application pinned alpha, which stops the Tuner.
- * Returns what the Action Enforcer must do now.
+ * The anchored Tuner of the authors' JSAC release (src/server.cc), in its
+ * own units: whole ms, alpha in percent, the authors' integer expressions.
+ * Returns alpha in percent. avg_ms = 0 means a cycle without samples.
+ */
+static __always_inline __u32 c2tcp_tune_anchored_pct(__u32 avg_ms, __u32 min_ms, __u32 target_ms)
+{
+	__u64 a, step;
+
+	if (min_ms == 0)
+		min_ms = 1; /* the authors' server divides by zero here and exits */
+	a = (__u64)target_ms * 100 / min_ms;
+	if (avg_ms > target_ms) {
+		/* alpha - 2 (avg - T) alpha / avg, no lower than 1 */
+		step = 2ULL * (avg_ms - target_ms) * a / avg_ms;
+		a = step >= a ? 0 : a - step;
+		if (a < C2TCP_ALPHA_MIN / 10)
+			a = C2TCP_ALPHA_MIN / 10;
+	} else if (avg_ms != 0 && avg_ms < target_ms) {
+		/* alpha + ((T - avg) alpha / 2) / avg, no higher than 10 */
+		a += ((__u64)(target_ms - avg_ms) * a / 2) / avg_ms;
+		if (a > C2TCP_ALPHA_MAX / 10)
+			a = C2TCP_ALPHA_MAX / 10;
+	}
+	return (__u32)a;
+}
+
+/* The end of a 500 ms tuning cycle: the cycle's average, and alpha's move. */
+static __always_inline void c2tcp_end_cycle(struct c2tcp_state *st, __u64 now_us,
+					    __u32 target_us, __u32 pinned_alpha_milli)
+{
+	__u32 avg_us = 0;
+	__u64 a;
+
+	if (st->cycle_rtt_cnt) {
+		avg_us = (__u32)(st->cycle_rtt_sum_us / st->cycle_rtt_cnt);
+		st->last_avg_rtt_us = avg_us;
+	}
+	if (!pinned_alpha_milli) {
+		if (st->behaviours & C2TCP_B_ANCHORED_TUNER) {
+			a = 10ULL * c2tcp_tune_anchored_pct(avg_us / 1000, st->min_rtt_us / 1000,
+							    target_us / 1000);
+			if (a < C2TCP_ALPHA_SAFE_MIN)
+				a = C2TCP_ALPHA_SAFE_MIN;
+			if (a > C2TCP_ALPHA_SAFE_MAX)
+				a = C2TCP_ALPHA_SAFE_MAX;
+			st->alpha_milli = (__u32)a;
+		} else if (avg_us) {
+			st->alpha_milli = c2tcp_tune_alpha(st->alpha_milli, avg_us, target_us);
+		}
+	}
+	st->tune_cycles++;
+	st->cycle_start_us = now_us;
+	st->cycle_rtt_sum_us = 0;
+	st->cycle_rtt_cnt = 0;
+}
+
+/* CoDel's Newton step for rec_inv_sqrt = 1/sqrt(n_bad), as the authors'
+ * module copies it from include/net/codel_impl.h. */
+static __always_inline void c2tcp_newton_step(struct c2tcp_state *st)
+{
+	__u32 invsqrt = st->rec_inv_sqrt << C2TCP_REC_INV_SQRT_SHIFT;
+	__u32 invsqrt2 = (__u32)(((__u64)invsqrt * invsqrt) >> 32);
+	__u64 val = (3ULL << 32) - ((__u64)st->n_bad * invsqrt2);
+
+	val >>= 2; /* avoid overflow in the following multiply */
+	val = (val * invsqrt) >> (32 - 2 + 1);
+	st->rec_inv_sqrt = (__u32)(val >> C2TCP_REC_INV_SQRT_SHIFT);
+}
+
+/* CoDel's control law: interval x rec_inv_sqrt. */
+static __always_inline __u32 c2tcp_interval_by_inv_sqrt(__u32 interval_us, __u32 rec_inv_sqrt)
+{
+	return (__u32)(((__u64)interval_us * (rec_inv_sqrt << C2TCP_REC_INV_SQRT_SHIFT)) >> 32);
+}
+
+/*
+ * Feed one ACK with an RTT sample taken at now_us. target_us is the Target
+ * in force (already resolved from the socket option or the default);
+ * pinned_alpha_milli is non-zero when the application pinned alpha, which
+ * stops the Tuner. blind is true inside Cubic's 1 s after an epoch start (the
+ * caller reads Cubic's state; it matters only with BLIND_WINDOW). Returns
+ * what the Action Enforcer must do now.
  */
 static __always_inline enum c2tcp_action
 c2tcp_on_rtt(struct c2tcp_state *st, __u64 now_us, __u32 rtt_us,
-	     __u32 target_us, __u32 pinned_alpha_milli)
+	     __u32 target_us, __u32 pinned_alpha_milli, int blind)
 {
 	enum c2tcp_action act = C2TCP_ACT_NONE;
+	__u32 b = st->behaviours, interval, min_ms;
+	int good;
 
 	if (rtt_us == 0)
 		return C2TCP_ACT_NONE;
 
-	/* Tuner: one cycle is 500 ms of samples. */
+	/* Tuner: a cycle is 500 ms. The authors' anchored Tuner is a clock
+	 * of its own, so its cycles also end inside the blind window. */
 	if (st->cycle_start_us == 0)
 		st->cycle_start_us = now_us;
+	if (blind && (b & C2TCP_B_BLIND_WINDOW)) {
+		st->skipped_samples++;
+		if ((b & C2TCP_B_ANCHORED_TUNER) &&
+		    now_us - st->cycle_start_us >= C2TCP_TUNE_PERIOD_US)
+			c2tcp_end_cycle(st, now_us, target_us, pinned_alpha_milli);
+		return C2TCP_ACT_NONE;
+	}
 	st->cycle_rtt_sum_us += rtt_us;
 	st->cycle_rtt_cnt++;
-	if (now_us - st->cycle_start_us >= C2TCP_TUNE_PERIOD_US) {
-		st->last_avg_rtt_us = (__u32)(st->cycle_rtt_sum_us / st->cycle_rtt_cnt);
-		if (!pinned_alpha_milli)
-			st->alpha_milli = c2tcp_tune_alpha(st->alpha_milli,
-							   st->last_avg_rtt_us, target_us);
-		st->tune_cycles++;
-		st->cycle_start_us = now_us;
-		st->cycle_rtt_sum_us = 0;
-		st->cycle_rtt_cnt = 0;
-	}
+	if (now_us - st->cycle_start_us >= C2TCP_TUNE_PERIOD_US)
+		c2tcp_end_cycle(st, now_us, target_us, pinned_alpha_milli);
 	if (pinned_alpha_milli)
 		st->alpha_milli = pinned_alpha_milli;
 
 	/* Condition Detector (Alg. 1). */
 	if (st->min_rtt_us == 0 || rtt_us < st->min_rtt_us)
 		st->min_rtt_us = rtt_us;
-	st->setpoint_us = (__u32)(((__u64)st->alpha_milli * st->min_rtt_us) / C2TCP_ALPHA_ONE);
+	if (b & C2TCP_B_MS_GOOD_TEST) {
+		min_ms = st->min_rtt_us / 1000;
+		st->setpoint_us = (__u32)(((__u64)min_ms * st->alpha_milli / C2TCP_ALPHA_ONE) * 1000);
+		good = rtt_us / 1000 <= st->setpoint_us / 1000;
+	} else {
+		st->setpoint_us = (__u32)(((__u64)st->alpha_milli * st->min_rtt_us) / C2TCP_ALPHA_ONE);
+		good = rtt_us < st->setpoint_us;
+	}
+	/* The Interval a watch or a Bad uses: the Setpoint now, or the one
+	 * of the last Good (Alg. 1 as printed). */
+	if (b & C2TCP_B_ACK_INTERVAL)
+		st->base_interval_us = st->setpoint_us;
 
-	if (rtt_us < st->setpoint_us) {
+	if (good) {
 		st->base_interval_us = st->setpoint_us;
 		st->interval_us = st->setpoint_us;
 		st->condition = C2TCP_GOOD;
@@ -201,12 +378,22 @@ c2tcp_on_rtt(struct c2tcp_state *st, __u64 now_us, __u32 rtt_us,
 		st->condition = C2TCP_NORMAL;
 		st->next_check_us = now_us + st->interval_us;
 		st->watching = 1;
+		if (b & C2TCP_B_ACK_INTERVAL) {
+			st->rec_inv_sqrt = ~0u >> C2TCP_REC_INV_SQRT_SHIFT;
+			c2tcp_newton_step(st);
+		}
 	} else if (now_us > st->next_check_us) {
 		st->condition = C2TCP_BAD;
-		st->interval_us = c2tcp_interval_div_sqrt(st->base_interval_us, st->n_bad);
-		st->next_check_us = now_us + st->interval_us;
+		if (b & C2TCP_B_ACK_INTERVAL)
+			interval = c2tcp_interval_by_inv_sqrt(st->base_interval_us, st->rec_inv_sqrt);
+		else
+			interval = c2tcp_interval_div_sqrt(st->base_interval_us, st->n_bad);
+		st->interval_us = interval;
+		st->next_check_us = now_us + interval;
 		if (st->n_bad < C2TCP_N_MAX)
 			st->n_bad++;
+		if (b & C2TCP_B_ACK_INTERVAL)
+			c2tcp_newton_step(st);
 		st->bad_events++;
 		st->growth_credit = 0;
 		act = C2TCP_ACT_BACKOFF;
@@ -215,9 +402,10 @@ c2tcp_on_rtt(struct c2tcp_state *st, __u64 now_us, __u32 rtt_us,
 }
 
 /*
- * Good condition: cwnd grows by Setpoint/RTT segments per RTT on top of the
- * loss-based TCP, i.e. by acked * Setpoint / (RTT * cwnd) per ACK (eq. 1).
- * The fraction is carried in growth_credit. Returns whole segments to add.
+ * Good condition, as printed: cwnd grows by Setpoint/RTT segments per RTT on
+ * top of the loss-based TCP, i.e. by acked * Setpoint / (RTT * cwnd) per ACK
+ * (eq. 1). The fraction is carried in growth_credit. Returns whole segments
+ * to add. (The caller grows only while cwnd-limited and in CA_Open.)
  */
 static __always_inline __u32 c2tcp_good_growth(struct c2tcp_state *st, __u32 cwnd,
 					       __u32 acked, __u32 rtt_us)
@@ -234,6 +422,29 @@ static __always_inline __u32 c2tcp_good_growth(struct c2tcp_state *st, __u32 cwn
 	segs = (__u32)(credit / unit);
 	st->growth_credit = (__u32)(credit - (__u64)segs * unit);
 	return segs;
+}
+
+/*
+ * Good condition, as the authors' module does it (SHARED_GROWTH): every ACK
+ * adds floor(Setpoint_ms / rtt_ms) to the loss-based TCP's own snd_cwnd_cnt;
+ * once that reaches cwnd, cwnd grows by cnt / cwnd (up to clamp) and the
+ * remainder stays. The same counter then feeds Cubic's own increase.
+ */
+static __always_inline void c2tcp_shared_growth(const struct c2tcp_state *st, __u32 rtt_us,
+						__u32 *cwnd, __u32 *cwnd_cnt, __u32 clamp)
+{
+	__u32 rtt_ms = rtt_us / 1000, delta;
+
+	if (rtt_ms == 0)
+		rtt_ms = 1;
+	*cwnd_cnt += (st->setpoint_us / 1000) / rtt_ms;
+	if (*cwnd == 0 || *cwnd_cnt < *cwnd)
+		return;
+	delta = *cwnd_cnt / *cwnd;
+	*cwnd_cnt -= delta * *cwnd;
+	*cwnd += delta;
+	if (*cwnd > clamp)
+		*cwnd = clamp;
 }
 
 #endif /* C2TCP_LOGIC_H */

@@ -46,9 +46,34 @@
 #define C2TCP_ALPHA_MAX_PCT 1000u
 
 /* getsockopt only: struct c2tcp_info. optlen must be at least
- * C2TCP_INFO_V1_SIZE; the kernel side writes min(optlen, its size) bytes and
- * sets optlen to what it wrote. Later versions only append fields. */
+ * C2TCP_INFO_V1_SIZE: with less than C2TCP_INFO_V2_SIZE the kernel side
+ * writes the version-1 fields (40 bytes), else the whole struct, and sets
+ * optlen to what it wrote. Later versions only append fields. */
 #define C2TCP_INFO 3
+
+/* uint32_t: which C2TCP runs on this socket. Bits 0-7, the base variant:
+ * C2TCP_VARIANT_DEFAULT (the load-time default, `c2tcp load --variant`),
+ * C2TCP_VARIANT_JSAC (the authors' released code, the default default) or
+ * C2TCP_VARIANT_PAPER (Algorithms 1-3 as printed). Bits 8-15: behaviours
+ * forced on, bits 16-23: forced off (C2TCP_B_* below; a bit in both, an
+ * unknown bit or base > 2 gives EINVAL). getsockopt returns the value set
+ * (0 when none was). Settable before connect() and during the connection.
+ * Example: paper plus the blind window only:
+ *     C2TCP_VARIANT_PAPER | C2TCP_B_BLIND_WINDOW << C2TCP_VARIANT_ON_SHIFT */
+#define C2TCP_VARIANT 4
+#define C2TCP_VARIANT_DEFAULT 0u
+#define C2TCP_VARIANT_JSAC 1u
+#define C2TCP_VARIANT_PAPER 2u
+#define C2TCP_VARIANT_ON_SHIFT 8
+#define C2TCP_VARIANT_OFF_SHIFT 16
+
+/* The five behaviours of the authors' code that Algorithms 1-3 do not have
+ * (docs/c2tcp.md explains each). jsac = all of them, paper = none. */
+#define C2TCP_B_BLIND_WINDOW 0x01u   /* nothing for 1 s after a Cubic epoch start */
+#define C2TCP_B_ANCHORED_TUNER 0x02u /* alpha re-anchored at Target/minRTT each cycle */
+#define C2TCP_B_MS_GOOD_TEST 0x04u   /* Good iff rtt_ms <= Setpoint_ms, whole ms */
+#define C2TCP_B_SHARED_GROWTH 0x08u  /* Good growth on Cubic's snd_cwnd_cnt, every ACK */
+#define C2TCP_B_ACK_INTERVAL 0x10u   /* Interval = current Setpoint; CoDel's Newton step */
 
 enum c2tcp_condition {
 	C2TCP_COND_GOOD = 0,
@@ -57,7 +82,7 @@ enum c2tcp_condition {
 };
 
 struct c2tcp_info {
-	uint32_t version;         /* 1 */
+	uint32_t version;         /* 2 */
 	uint32_t target_us;       /* Target in force (set, or the load-time default) */
 	uint32_t alpha_pct;       /* current alpha x 100 */
 	uint32_t min_rtt_us;      /* global minimum RTT of the connection */
@@ -67,9 +92,14 @@ struct c2tcp_info {
 	uint32_t condition;       /* enum c2tcp_condition */
 	uint32_t bad_events;      /* imaginary drops so far (cwnd set to 1) */
 	uint32_t tune_cycles;     /* completed 500 ms tuning cycles */
+	/* version 2 */
+	uint32_t variant;         /* C2TCP_VARIANT in force, base resolved (1 jsac, 2 paper) */
+	uint32_t behaviours;      /* C2TCP_B_* in force */
+	uint32_t skipped_samples; /* RTT samples the blind window discarded */
 };
 
-#define C2TCP_INFO_VERSION 1
+#define C2TCP_INFO_VERSION 2
 #define C2TCP_INFO_V1_SIZE 40
+#define C2TCP_INFO_V2_SIZE 52
 
 #endif /* C2TCP_H */

@@ -3,7 +3,10 @@
 # `make bench`: the papers' trace-driven experiments (long; each part is a
 # resumable `c2tcp bench`, so rerunning continues where it stopped).
 #
-#   table1        C2TCP Table I: the authors' set-up over every downlink trace
+#   table1        C2TCP Table I: the authors' set-up over every downlink trace,
+#                 C2TCP as released (jsac, the default) and as printed (paper)
+#   ablation      C2TCP: paper + each of the authors' five behaviours, jsac - each
+#   full-length   Table I's headline schemes over each whole trace (hours)
 #   target-sweep  C2TCP Fig. 20: Target 25-75 ms vs Cubic and Cubic+CoDel
 #   buffer-sweep  C2TCP Fig. 21: bottleneck buffer 75 KB - 1.5 MB
 #   friendliness  C2TCP Fig. 18: a Cubic flow, then the scheme under test
@@ -18,7 +21,7 @@ cd "$(dirname "$0")/.."
 BIN=target/release/c2tcp
 OUT=${BENCH_OUT:-bench-out}
 JOBS=${BENCH_JOBS:-2}
-PARTS=${BENCH_PARTS:-"table1 target-sweep buffer-sweep friendliness sprout natcp dfcsd"}
+PARTS=${BENCH_PARTS:-"table1 ablation full-length target-sweep buffer-sweep friendliness sprout natcp dfcsd"}
 TRACES=${C2TCP_TRACES:-traces}
 
 [ "$(id -u)" = 0 ] || { echo "make bench needs root (BPF, network namespaces, TUN): run it with sudo" >&2; exit 1; }
@@ -28,9 +31,23 @@ mkdir -p "$OUT"
 part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 if part table1; then
-  echo "== table1: the authors' set-up over every downlink trace"
-  $BIN bench --schemes "${TABLE1_SCHEMES:-cubic,bbr,cubic-codel,westwood,vegas,sprout,sprout-ewma,c2tcp}" \
-    --traces all --jobs "$JOBS" --out "$OUT/table1"
+  echo "== table1: the authors' set-up over every downlink trace, C2TCP jsac and paper"
+  $BIN bench scenarios/c2tcp-variants.toml \
+    --schemes "${TABLE1_SCHEMES:-cubic,bbr,cubic-codel,westwood,vegas,sprout,sprout-ewma,c2tcp}" \
+    --traces all --reference c2tcp --reference-label variant=jsac --jobs "$JOBS" --out "$OUT/table1"
+fi
+if part ablation; then
+  echo "== ablation: C2TCP paper + each behaviour, jsac - each behaviour, vs Cubic"
+  $BIN bench scenarios/c2tcp-ablation.toml --schemes cubic,c2tcp --traces all \
+    --reference cubic --jobs "$JOBS" --out "$OUT/ablation"
+  ./scripts/c2tcp-ablation.py "$OUT/ablation" > "$OUT/ablation/ablation.md"
+  cat "$OUT/ablation/ablation.md"
+fi
+if part full-length; then
+  echo "== full-length: whole traces (the authors ran TMobile-LTE-driving for 480 s)"
+  $BIN bench scenarios/c2tcp-variants.toml --schemes cubic,bbr,cubic-codel,c2tcp \
+    --traces "${FULL_LENGTH_TRACES:-all}" --duration trace \
+    --reference c2tcp --reference-label variant=jsac --jobs "$JOBS" --out "$OUT/full-length"
 fi
 if part target-sweep; then
   echo "== target-sweep (C2TCP Fig. 20)"

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../c2tcp_logic.h"
 #include "check.h"
@@ -14,12 +15,28 @@
 
 #define MS(x) ((__u64)(x) * 1000ULL)
 
+/* The paper variant: Algorithms 1-3 as printed. */
 static struct c2tcp_state fresh(void)
 {
 	struct c2tcp_state st;
 
-	c2tcp_state_init(&st);
+	c2tcp_state_init(&st, 0);
 	return st;
+}
+
+static struct c2tcp_state with(__u32 behaviours)
+{
+	struct c2tcp_state st;
+
+	c2tcp_state_init(&st, behaviours);
+	return st;
+}
+
+/* A sample outside any blind window. */
+static enum c2tcp_action on_rtt(struct c2tcp_state *st, __u64 now_us, __u32 rtt_us,
+				__u32 target_us, __u32 pin)
+{
+	return c2tcp_on_rtt(st, now_us, rtt_us, target_us, pin, 0);
 }
 
 /* The paper's Fig. 2: good -> normal -> bad -> repeated bad at Interval/sqrt(N)
@@ -31,46 +48,46 @@ static void test_fig2_story(void)
 	const __u32 pin = 1500, target = MS(50);
 
 	/* t=0: 20 ms, the first sample: min RTT 20, Setpoint 30, Good. */
-	CHECK_EQ(c2tcp_on_rtt(&st, MS(1), MS(20), target, pin), C2TCP_ACT_GROW);
+	CHECK_EQ(on_rtt(&st, MS(1), MS(20), target, pin), C2TCP_ACT_GROW);
 	CHECK_EQ(st.min_rtt_us, MS(20));
 	CHECK_EQ(st.setpoint_us, MS(30));
 	CHECK_EQ(st.interval_us, MS(30));
 	CHECK_EQ(st.condition, C2TCP_GOOD);
 
 	/* t0 = 10 ms: above Setpoint for the first time -> Normal, watch 30 ms. */
-	CHECK_EQ(c2tcp_on_rtt(&st, MS(10), MS(35), target, pin), C2TCP_ACT_NONE);
+	CHECK_EQ(on_rtt(&st, MS(10), MS(35), target, pin), C2TCP_ACT_NONE);
 	CHECK_EQ(st.condition, C2TCP_NORMAL);
 	CHECK_EQ(st.next_check_us, MS(40));
 	/* Still within the Interval: nothing. */
-	CHECK_EQ(c2tcp_on_rtt(&st, MS(25), MS(36), target, pin), C2TCP_ACT_NONE);
-	CHECK_EQ(c2tcp_on_rtt(&st, MS(40), MS(36), target, pin), C2TCP_ACT_NONE);
+	CHECK_EQ(on_rtt(&st, MS(25), MS(36), target, pin), C2TCP_ACT_NONE);
+	CHECK_EQ(on_rtt(&st, MS(40), MS(36), target, pin), C2TCP_ACT_NONE);
 	CHECK_EQ(st.condition, C2TCP_NORMAL);
 
 	/* t1 + Interval: the whole Interval stayed above Setpoint -> Bad (N=1). */
-	CHECK_EQ(c2tcp_on_rtt(&st, MS(41), MS(37), target, pin), C2TCP_ACT_BACKOFF);
+	CHECK_EQ(on_rtt(&st, MS(41), MS(37), target, pin), C2TCP_ACT_BACKOFF);
 	CHECK_EQ(st.condition, C2TCP_BAD);
 	CHECK_EQ(st.bad_events, 1);
 	CHECK_EQ(st.interval_us, MS(30));
 	CHECK_EQ(st.next_check_us, MS(71));
 
 	/* Still high: the next Bad comes after Interval/sqrt(2), then /sqrt(3). */
-	CHECK_EQ(c2tcp_on_rtt(&st, MS(60), MS(40), target, pin), C2TCP_ACT_NONE);
-	CHECK_EQ(c2tcp_on_rtt(&st, MS(72), MS(40), target, pin), C2TCP_ACT_BACKOFF);
+	CHECK_EQ(on_rtt(&st, MS(60), MS(40), target, pin), C2TCP_ACT_NONE);
+	CHECK_EQ(on_rtt(&st, MS(72), MS(40), target, pin), C2TCP_ACT_BACKOFF);
 	CHECK_EQ(st.interval_us, 21213); /* 30000 / 1.41421 */
 	CHECK_EQ(st.next_check_us, MS(72) + 21213);
-	CHECK_EQ(c2tcp_on_rtt(&st, MS(90), MS(40), target, pin), C2TCP_ACT_NONE);
-	CHECK_EQ(c2tcp_on_rtt(&st, MS(94), MS(40), target, pin), C2TCP_ACT_BACKOFF);
+	CHECK_EQ(on_rtt(&st, MS(90), MS(40), target, pin), C2TCP_ACT_NONE);
+	CHECK_EQ(on_rtt(&st, MS(94), MS(40), target, pin), C2TCP_ACT_BACKOFF);
 	CHECK_EQ(st.interval_us, 17320); /* 30000 / 1.73205 */
 	CHECK_EQ(st.bad_events, 3);
 
 	/* t3: a sample below Setpoint -> Good, Interval and N reset. */
-	CHECK_EQ(c2tcp_on_rtt(&st, MS(100), MS(25), target, pin), C2TCP_ACT_GROW);
+	CHECK_EQ(on_rtt(&st, MS(100), MS(25), target, pin), C2TCP_ACT_GROW);
 	CHECK_EQ(st.condition, C2TCP_GOOD);
 	CHECK_EQ(st.n_bad, 1);
 	CHECK_EQ(st.interval_us, MS(30));
 
 	/* t5: the same delays as at t2 now read as Normal (fresh watch). */
-	CHECK_EQ(c2tcp_on_rtt(&st, MS(110), MS(40), target, pin), C2TCP_ACT_NONE);
+	CHECK_EQ(on_rtt(&st, MS(110), MS(40), target, pin), C2TCP_ACT_NONE);
 	CHECK_EQ(st.condition, C2TCP_NORMAL);
 	CHECK_EQ(st.bad_events, 3);
 }
@@ -80,8 +97,8 @@ static void test_setpoint_boundary(void)
 {
 	struct c2tcp_state st = fresh();
 
-	c2tcp_on_rtt(&st, MS(1), MS(20), MS(50), 1500);
-	CHECK_EQ(c2tcp_on_rtt(&st, MS(2), MS(30), MS(50), 1500), C2TCP_ACT_NONE);
+	on_rtt(&st, MS(1), MS(20), MS(50), 1500);
+	CHECK_EQ(on_rtt(&st, MS(2), MS(30), MS(50), 1500), C2TCP_ACT_NONE);
 	CHECK_EQ(st.condition, C2TCP_NORMAL);
 }
 
@@ -90,12 +107,12 @@ static void test_min_rtt_tracks_global_min(void)
 {
 	struct c2tcp_state st = fresh();
 
-	c2tcp_on_rtt(&st, MS(1), MS(40), MS(50), 1500);
+	on_rtt(&st, MS(1), MS(40), MS(50), 1500);
 	CHECK_EQ(st.setpoint_us, MS(60));
-	c2tcp_on_rtt(&st, MS(2), MS(20), MS(50), 1500);
+	on_rtt(&st, MS(2), MS(20), MS(50), 1500);
 	CHECK_EQ(st.min_rtt_us, MS(20));
 	CHECK_EQ(st.setpoint_us, MS(30));
-	c2tcp_on_rtt(&st, MS(3), MS(100), MS(50), 1500);
+	on_rtt(&st, MS(3), MS(100), MS(50), 1500);
 	CHECK_EQ(st.min_rtt_us, MS(20));
 }
 
@@ -127,20 +144,20 @@ static void test_tuner_cycles(void)
 	__u64 t;
 
 	for (t = 0; t <= MS(500); t += MS(10))
-		c2tcp_on_rtt(&st, MS(1) + t, MS(60), MS(50), 0);
+		on_rtt(&st, MS(1) + t, MS(60), MS(50), 0);
 	CHECK_EQ(st.tune_cycles, 1);
 	CHECK_EQ(st.last_avg_rtt_us, MS(60));
 	CHECK_EQ(st.alpha_milli, 1500 * 40 / 60);
 
 	st = fresh();
 	for (t = 0; t <= MS(1000); t += MS(10))
-		c2tcp_on_rtt(&st, MS(1) + t, MS(20), MS(80), 0);
+		on_rtt(&st, MS(1) + t, MS(20), MS(80), 0);
 	CHECK_EQ(st.tune_cycles, 2);
 	CHECK_EQ(st.alpha_milli, c2tcp_tune_alpha(c2tcp_tune_alpha(1500, MS(20), MS(80)), MS(20), MS(80)));
 
 	st = fresh();
 	for (t = 0; t <= MS(1000); t += MS(10))
-		c2tcp_on_rtt(&st, MS(1) + t, MS(200), MS(50), 3000);
+		on_rtt(&st, MS(1) + t, MS(200), MS(50), 3000);
 	CHECK_EQ(st.tune_cycles, 2);
 	CHECK_EQ(st.alpha_milli, 3000);
 	CHECK_EQ(st.last_avg_rtt_us, MS(200));
@@ -201,9 +218,222 @@ static void test_zero_rtt_ignored(void)
 {
 	struct c2tcp_state st = fresh();
 
-	CHECK_EQ(c2tcp_on_rtt(&st, MS(1), 0, MS(50), 0), C2TCP_ACT_NONE);
+	CHECK_EQ(on_rtt(&st, MS(1), 0, MS(50), 0), C2TCP_ACT_NONE);
 	CHECK_EQ(st.min_rtt_us, 0);
 	CHECK_EQ(st.cycle_rtt_cnt, 0);
+}
+
+
+/* ---- the authors' behaviours (jsac) ---- */
+
+/* BLIND_WINDOW: samples inside Cubic's blind second change nothing - not the
+ * detector, not the min RTT, not the Tuner's average - and are counted. */
+static void test_blind_window_changes_nothing(void)
+{
+	struct c2tcp_state st = with(C2TCP_B_BLIND_WINDOW), before;
+	__u64 t;
+
+	on_rtt(&st, MS(1), MS(20), MS(50), 0);
+	on_rtt(&st, MS(10), MS(40), MS(50), 0); /* a watch starts */
+	before = st;
+	/* A new minimum, long-high samples past the watch, past a 500 ms cycle. */
+	CHECK_EQ(c2tcp_on_rtt(&st, MS(20), MS(5), MS(50), 0, 1), C2TCP_ACT_NONE);
+	for (t = MS(30); t < MS(900); t += MS(10))
+		CHECK_EQ(c2tcp_on_rtt(&st, t, MS(400), MS(50), 0, 1), C2TCP_ACT_NONE);
+	CHECK_EQ(st.skipped_samples, 1 + (MS(900) - MS(30)) / MS(10));
+	st.skipped_samples = 0;
+	CHECK_EQ(memcmp(&st, &before, sizeof(st)), 0);
+	CHECK_EQ(st.cycle_rtt_cnt, 2);
+
+	/* Outside the window the same sample is a Bad at once. */
+	CHECK_EQ(on_rtt(&st, MS(900), MS(400), MS(50), 0), C2TCP_ACT_BACKOFF);
+
+	/* Without the switch, "blind" is ignored: the paper runs on every ACK. */
+	st = fresh();
+	on_rtt(&st, MS(1), MS(20), MS(50), 0);
+	CHECK_EQ(c2tcp_on_rtt(&st, MS(2), MS(5), MS(50), 0, 1), C2TCP_ACT_GROW);
+	CHECK_EQ(st.min_rtt_us, MS(5));
+	CHECK_EQ(st.skipped_samples, 0);
+}
+
+/* ANCHORED_TUNER: the authors' integer arithmetic (ms, percent). */
+static void test_anchored_tuner_formula(void)
+{
+	/* min 20 ms, T 50 ms: anchor 250 */
+	CHECK_EQ(c2tcp_tune_anchored_pct(0, 20, 50), 250);      /* empty cycle: the anchor */
+	CHECK_EQ(c2tcp_tune_anchored_pct(50, 20, 50), 250);     /* avg = T: the anchor */
+	CHECK_EQ(c2tcp_tune_anchored_pct(60, 20, 50), 250 - 2 * 10 * 250 / 60);
+	CHECK_EQ(c2tcp_tune_anchored_pct(40, 20, 50), 250 + (10 * 250 / 2) / 40);
+	CHECK_EQ(c2tcp_tune_anchored_pct(20, 20, 50), 250 + (30 * 250 / 2) / 20);
+	CHECK_EQ(c2tcp_tune_anchored_pct(100, 20, 50), 100);    /* clamped at 1 below */
+	CHECK_EQ(c2tcp_tune_anchored_pct(2000, 20, 50), 100);
+	CHECK_EQ(c2tcp_tune_anchored_pct(1, 2, 50), 1000);      /* clamped at 10 above */
+	/* The bare anchor is not clamped: T below the min RTT gives alpha < 1, */
+	CHECK_EQ(c2tcp_tune_anchored_pct(0, 60, 50), 83);
+	/* and a decrease from an anchor above 10 is clamped only below. */
+	CHECK_EQ(c2tcp_tune_anchored_pct(55, 4, 50), 1250 - 2 * 5 * 1250 / 55);
+	/* min RTT under 1 ms reads as 1 ms instead of dividing by zero */
+	CHECK_EQ(c2tcp_tune_anchored_pct(0, 0, 50), 5000);
+}
+
+/* ANCHORED_TUNER: alpha after a cycle depends only on Target, min RTT and the
+ * cycle's average - not on alpha before it; an empty cycle gives the anchor. */
+static void test_anchored_tuner_has_no_memory(void)
+{
+	__u32 b = C2TCP_B_ANCHORED_TUNER | C2TCP_B_BLIND_WINDOW;
+	struct c2tcp_state x = with(b), y = with(b);
+	__u64 t;
+
+	y.alpha_milli = 7000; /* a different history */
+	for (t = 0; t <= MS(500); t += MS(10)) {
+		on_rtt(&x, MS(1) + t, t ? MS(60) : MS(20), MS(50), 0);
+		on_rtt(&y, MS(1) + t, t ? MS(60) : MS(20), MS(50), 0);
+	}
+	CHECK_EQ(x.tune_cycles, 1);
+	CHECK_EQ(x.alpha_milli, 10 * c2tcp_tune_anchored_pct(59, 20, 50)); /* avg 59.2 ms */
+	CHECK_EQ(y.alpha_milli, x.alpha_milli);
+
+	/* A whole cycle inside the blind window: alpha = Target / min RTT. */
+	for (t = MS(510); t <= MS(1020); t += MS(10))
+		c2tcp_on_rtt(&x, MS(1) + t, MS(400), MS(50), 0, 1);
+	CHECK_EQ(x.tune_cycles, 2);
+	CHECK_EQ(x.alpha_milli, 2500);
+	CHECK_EQ(x.last_avg_rtt_us, 59215); /* the last cycle that had samples */
+
+	/* The paper's Tuner carries alpha over. */
+	x = fresh();
+	y = fresh();
+	y.alpha_milli = 3000;
+	for (t = 0; t <= MS(500); t += MS(10)) {
+		on_rtt(&x, MS(1) + t, MS(40), MS(50), 0);
+		on_rtt(&y, MS(1) + t, MS(40), MS(50), 0);
+	}
+	CHECK_EQ(x.alpha_milli, c2tcp_tune_alpha(1500, MS(40), MS(50)));
+	CHECK_EQ(y.alpha_milli, c2tcp_tune_alpha(3000, MS(40), MS(50)));
+}
+
+/* MS_GOOD_TEST: whole ms and <=, so at alpha = 1 a sample in the min RTT's
+ * millisecond is Good; the paper's strict µs test finds it Normal. */
+static void test_whole_ms_good_test(void)
+{
+	struct c2tcp_state st = with(C2TCP_B_MS_GOOD_TEST);
+
+	CHECK_EQ(on_rtt(&st, MS(1), 20400, MS(50), 1000), C2TCP_ACT_GROW);
+	CHECK_EQ(st.setpoint_us, MS(20));
+	CHECK_EQ(on_rtt(&st, MS(2), 20900, MS(50), 1000), C2TCP_ACT_GROW);
+	CHECK_EQ(st.condition, C2TCP_GOOD);
+	CHECK_EQ(on_rtt(&st, MS(3), 21000, MS(50), 1000), C2TCP_ACT_NONE);
+	CHECK_EQ(st.condition, C2TCP_NORMAL);
+	/* alpha 1.5 on a 20.4 ms min: Setpoint floor(20 x 1.5) = 30 ms, 30.9 is Good */
+	st = with(C2TCP_B_MS_GOOD_TEST);
+	on_rtt(&st, MS(1), 20400, MS(50), 1500);
+	CHECK_EQ(on_rtt(&st, MS(2), 30900, MS(50), 1500), C2TCP_ACT_GROW);
+
+	st = fresh();
+	CHECK_EQ(on_rtt(&st, MS(1), 20400, MS(50), 1000), C2TCP_ACT_NONE);
+	CHECK_EQ(on_rtt(&st, MS(2), 20900, MS(50), 1000), C2TCP_ACT_NONE);
+}
+
+/* SHARED_GROWTH: floor(Setpoint_ms / rtt_ms) into the shared counter per ACK;
+ * cwnd grows by cnt / cwnd, remainder kept, clamped. */
+static void test_shared_counter_growth(void)
+{
+	struct c2tcp_state st = with(C2TCP_B_SHARED_GROWTH);
+	__u32 cwnd = 10, cnt = 8;
+
+	st.setpoint_us = MS(30);
+	c2tcp_shared_growth(&st, MS(20), &cwnd, &cnt, 1000); /* +1 */
+	CHECK_EQ(cwnd, 10);
+	CHECK_EQ(cnt, 9);
+	c2tcp_shared_growth(&st, 20999, &cwnd, &cnt, 1000); /* 30 / 20 = 1 */
+	CHECK_EQ(cwnd, 11);
+	CHECK_EQ(cnt, 0);
+	/* Setpoint 300 ms, RTT 20 ms: 15 per ACK; cwnd 5 -> +3, remainder 0 */
+	st.setpoint_us = MS(300);
+	cwnd = 5;
+	cnt = 2;
+	c2tcp_shared_growth(&st, MS(20), &cwnd, &cnt, 1000);
+	CHECK_EQ(cwnd, 8);
+	CHECK_EQ(cnt, 2);
+	/* RTT under 1 ms counts as 1 ms; the clamp holds */
+	cwnd = 5;
+	cnt = 0;
+	c2tcp_shared_growth(&st, 500, &cwnd, &cnt, 20);
+	CHECK_EQ(cwnd, 20);
+	/* RTT above Setpoint adds nothing */
+	cwnd = 5;
+	cnt = 1;
+	c2tcp_shared_growth(&st, MS(301), &cwnd, &cnt, 1000);
+	CHECK_EQ(cnt, 1);
+	CHECK_EQ(cwnd, 5);
+}
+
+/* ACK_INTERVAL: the watch and the Bad schedule use the Setpoint in force now,
+ * and 1/sqrt(N) comes from CoDel's Newton step. */
+static void test_interval_follows_current_alpha(void)
+{
+	struct c2tcp_state st = with(C2TCP_B_ACK_INTERVAL), paper = fresh();
+	__u32 n, prev_bad_at;
+	__u64 t;
+	double y;
+
+	on_rtt(&st, MS(1), MS(20), MS(50), 1500);     /* Good, Setpoint 30 */
+	on_rtt(&paper, MS(1), MS(20), MS(50), 1500);
+	on_rtt(&st, MS(10), MS(70), MS(50), 3000);    /* alpha now 3: Setpoint 60 */
+	on_rtt(&paper, MS(10), MS(70), MS(50), 3000);
+	CHECK_EQ(st.next_check_us, MS(10) + MS(60));  /* the current Setpoint */
+	CHECK_EQ(paper.next_check_us, MS(10) + MS(30)); /* the last Good's */
+
+	/* Bads at Interval x rec_inv_sqrt(N), CoDel's Newton recurrence
+	 * y(N) = y(N-1) (3 - N y(N-1)^2) / 2 from y(1) = 1 (coarse at first:
+	 * 0.5 at N = 2), which approaches 1/sqrt(N). */
+	CHECK_EQ(on_rtt(&st, MS(71), MS(70), MS(50), 3000), C2TCP_ACT_BACKOFF);
+	prev_bad_at = MS(71);
+	for (n = 2, t = MS(71), y = 1.0; n <= 40; t += 100) {
+		if (on_rtt(&st, t, MS(70), MS(50), 3000) != C2TCP_ACT_BACKOFF)
+			continue;
+		y = y * (3.0 - (double)(n - 1) * y * y) / 2.0; /* Newton at the count before */
+		{
+			double want = 60000.0 * y, got = (double)(t - prev_bad_at);
+			if (fabs(got - want) > 0.01 * want + 100) {
+				fprintf(stderr, "Bad %u came %.0f us after the previous, want ~%.0f\n",
+					n, got, want);
+				failures++;
+				break;
+			}
+		}
+		prev_bad_at = (__u32)t;
+		n++;
+	}
+	CHECK_EQ(n, 41);
+	/* by then the schedule is CoDel's Interval/sqrt(N) within 3 % */
+	CHECK_EQ(fabs(y * sqrt(39.0) - 1.0) < 0.03, 1);
+}
+
+/* C2TCP_VARIANT values: base, forced-on and forced-off behaviours. */
+static void test_variant_encoding(void)
+{
+	const __u32 on = C2TCP_VARIANT_ON_SHIFT, off = C2TCP_VARIANT_OFF_SHIFT;
+
+	CHECK_EQ(c2tcp_behaviours(C2TCP_VARIANT_JSAC, 0), C2TCP_B_ALL);
+	CHECK_EQ(c2tcp_behaviours(C2TCP_VARIANT_PAPER, 0), 0);
+	CHECK_EQ(c2tcp_behaviours(0, 0), C2TCP_B_ALL);                   /* default default: jsac */
+	CHECK_EQ(c2tcp_behaviours(0, C2TCP_VARIANT_PAPER), 0);
+	CHECK_EQ(c2tcp_behaviours(C2TCP_VARIANT_PAPER | C2TCP_B_BLIND_WINDOW << on, 0),
+		 C2TCP_B_BLIND_WINDOW);
+	CHECK_EQ(c2tcp_behaviours(C2TCP_VARIANT_JSAC | C2TCP_B_SHARED_GROWTH << off, 0),
+		 C2TCP_B_ALL & ~C2TCP_B_SHARED_GROWTH);
+	/* forced bits on top of the load-time default */
+	CHECK_EQ(c2tcp_behaviours(C2TCP_B_MS_GOOD_TEST << on, C2TCP_VARIANT_PAPER),
+		 C2TCP_B_MS_GOOD_TEST);
+	CHECK_EQ(c2tcp_behaviours(0, C2TCP_VARIANT_PAPER | C2TCP_B_ACK_INTERVAL << on),
+		 C2TCP_B_ACK_INTERVAL);
+	CHECK_EQ(c2tcp_variant_valid(0), 1);
+	CHECK_EQ(c2tcp_variant_valid(2 | 0x1f << on), 1);
+	CHECK_EQ(c2tcp_variant_valid(3), 0);
+	CHECK_EQ(c2tcp_variant_valid(1 | 0x20 << on), 0);
+	CHECK_EQ(c2tcp_variant_valid(1 | 1 << on | 1 << off), 0);
+	CHECK_EQ(c2tcp_variant_valid(1u << 24), 0);
 }
 
 int main(void)
@@ -216,6 +446,13 @@ int main(void)
 	test_good_growth();
 	test_isqrt();
 	test_zero_rtt_ignored();
+	test_blind_window_changes_nothing();
+	test_anchored_tuner_formula();
+	test_anchored_tuner_has_no_memory();
+	test_whole_ms_good_test();
+	test_shared_counter_growth();
+	test_interval_follows_current_alpha();
+	test_variant_encoding();
 	if (failures) {
 		fprintf(stderr, "c2tcp_logic_test: %d failure(s)\n", failures);
 		return 1;

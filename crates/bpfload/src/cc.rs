@@ -28,6 +28,8 @@ pub struct LoadOptions {
     /// Target for sockets that never set one, in microseconds; 0 means
     /// 2 x the connection's minimum RTT (the authors' server default).
     pub default_target_us: u32,
+    /// C2TCP variant for sockets that choose none (jsac when Default).
+    pub default_variant: sockopt::Variant,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -250,8 +252,12 @@ fn no_options(_opts: &LoadOptions, _dir: &Path) -> Result<bool> {
 
 // ---- c2tcp ----
 
-fn c2tcp_config_bytes(opts: &LoadOptions) -> [u8; 4] {
-    opts.default_target_us.to_ne_bytes()
+/// `struct c2tcp_config` (bpf/c2tcp_sockopt.h).
+fn c2tcp_config_bytes(opts: &LoadOptions) -> [u8; 8] {
+    let mut b = [0u8; 8];
+    b[..4].copy_from_slice(&opts.default_target_us.to_ne_bytes());
+    b[4..].copy_from_slice(&opts.default_variant.to_raw().to_ne_bytes());
+    b
 }
 
 fn attach_c2tcp(opts: &LoadOptions, dir: &Path) -> Result<()> {
@@ -312,10 +318,19 @@ fn reconfigure_c2tcp(opts: &LoadOptions, dir: &Path) -> Result<bool> {
     Ok(true)
 }
 
+/// The load-time options of the loaded c2tcp, or None when it is not loaded.
+pub fn c2tcp_load_options() -> Option<LoadOptions> {
+    let map = MapHandle::from_pinned_path(sys::pin_dir("c2tcp").join("config")).ok()?;
+    let v = map.lookup(&0u32.to_ne_bytes(), MapFlags::ANY).ok()??;
+    let word = |i: usize| Some(u32::from_ne_bytes(v.get(i..i + 4)?.try_into().ok()?));
+    Some(LoadOptions {
+        default_target_us: word(0)?,
+        default_variant: sockopt::Variant::from_raw(word(4).unwrap_or(0))?,
+    })
+}
+
 /// The load-time default Target of the loaded c2tcp, in microseconds
 /// (0: 2 x min RTT), or None when it is not loaded.
 pub fn c2tcp_default_target_us() -> Option<u32> {
-    let map = MapHandle::from_pinned_path(sys::pin_dir("c2tcp").join("config")).ok()?;
-    let v = map.lookup(&0u32.to_ne_bytes(), MapFlags::ANY).ok()??;
-    Some(u32::from_ne_bytes(v.get(..4)?.try_into().ok()?))
+    c2tcp_load_options().map(|o| o.default_target_us)
 }

@@ -38,6 +38,8 @@ pub struct Status {
     pub bpf_stats_enabled: bool,
     /// c2tcp's load-time default Target in microseconds (0: 2 x min RTT).
     pub c2tcp_default_target_us: Option<u32>,
+    /// c2tcp's load-time default variant (`jsac`, `paper`, ...).
+    pub c2tcp_default_variant: Option<String>,
     pub ccs: Vec<CcStatus>,
 }
 
@@ -96,6 +98,10 @@ pub fn status() -> Status {
             .map(|s| s.trim() == "1")
             .unwrap_or(false),
         c2tcp_default_target_us: cc::c2tcp_default_target_us(),
+        c2tcp_default_variant: cc::c2tcp_load_options().map(|o| match o.default_variant.base {
+            sockopt::variant::Base::Default => sockopt::Variant { base: sockopt::variant::Base::Jsac, ..o.default_variant }.to_string(),
+            _ => o.default_variant.to_string(),
+        }),
         ccs,
     }
 }

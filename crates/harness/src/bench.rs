@@ -163,6 +163,19 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
             })
             .collect()
     };
+    // Whole-trace runs: each trace's own length, for the bench's time estimate
+    // (each run resolves it again from the trace it loads).
+    let traces: Vec<(String, Scenario)> = traces
+        .into_iter()
+        .map(|(name, mut sc)| {
+            if sc.link.duration_from_trace {
+                let path = crate::scenario::resolve_trace(&sc.link.downlink, None)?;
+                let trace = emu::trace::Trace::load(&path)?;
+                sc.link.resolve_length(trace.period_ms())?;
+            }
+            Ok((name, sc))
+        })
+        .collect::<Result<_>>()?;
     let schemes: Vec<Option<&str>> = if plan.schemes.is_empty() {
         vec![None]
     } else {

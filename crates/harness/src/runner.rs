@@ -215,8 +215,14 @@ pub fn run(sc: &Scenario, opts: &RunOptions, interrupt: &AtomicBool) -> Result<R
     info.seed = Some(opts.seed);
     info.write(&opts.out)?; // "interrupted" until it finishes
 
+    let mut resolved = sc.clone();
     let result = sc.validate().and_then(|()| {
         let link = resolve_link(sc, opts.scenario_dir.as_deref())?;
+        resolved.link.resolve_length(link.downlink.period_ms())?;
+        let sc = &resolved;
+        info.duration_s = Some(sc.link.duration_s);
+        info.duration_from_trace = sc.link.duration_from_trace;
+        info.write(&opts.out)?;
         let mut setup = Setup {
             scenario: sc,
             seed: opts.seed,
@@ -438,6 +444,7 @@ fn write_flow_files(out: &Path, outcomes: &[FlowOutcome]) -> Result<()> {
         "c2tcp_condition",
         "c2tcp_bad_events",
         "c2tcp_avg_rtt_ms",
+        "c2tcp_skipped_samples",
     ])?;
     for o in outcomes {
         for s in &o.samples {
@@ -458,6 +465,7 @@ fn write_flow_files(out: &Path, outcomes: &[FlowOutcome]) -> Result<()> {
                 opt(c.map(|c| c.condition.to_string())),
                 opt(c.map(|c| c.bad_events.to_string())),
                 opt(c.map(|c| format!("{:.3}", c.last_avg_rtt_us as f64 / 1000.0))),
+                opt(c.map(|c| c.skipped_samples.to_string())),
             ])?;
         }
     }

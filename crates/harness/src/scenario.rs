@@ -81,9 +81,66 @@ pub struct Link {
     pub trace_offset_s: f64,
     #[serde(default = "default_duration_s")]
     pub duration_s: f64,
+    /// Run for the downlink trace's own length, one pass from
+    /// `trace_offset_s` (the authors ran whole traces); the run sets
+    /// `duration_s` from the trace (`--duration trace`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub duration_from_trace: bool,
     /// Measurements start after this.
     #[serde(default)]
     pub warmup_s: f64,
+}
+
+/// `--duration`: seconds, or `trace` for the downlink trace's own length.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RunLength {
+    Seconds(f64),
+    Trace,
+}
+
+impl std::str::FromStr for RunLength {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<RunLength, String> {
+        if s == "trace" {
+            return Ok(RunLength::Trace);
+        }
+        match s.parse::<f64>() {
+            Ok(v) if v.is_finite() && v > 0.0 => Ok(RunLength::Seconds(v)),
+            _ => Err(format!("`{s}`: give seconds (> 0) or `trace` (the downlink trace's own length)")),
+        }
+    }
+}
+
+impl Link {
+    pub fn set_length(&mut self, length: RunLength) {
+        match length {
+            RunLength::Seconds(s) => {
+                self.duration_s = s;
+                self.duration_from_trace = false;
+            }
+            RunLength::Trace => self.duration_from_trace = true,
+        }
+    }
+
+    /// With `duration_from_trace`, sets `duration_s` to one pass of the
+    /// downlink trace (its period, ms) from the trace offset.
+    pub fn resolve_length(&mut self, downlink_period_ms: u64) -> Result<()> {
+        if !self.duration_from_trace {
+            return Ok(());
+        }
+        let left = downlink_period_ms as f64 / 1000.0 - self.trace_offset_s;
+        if left <= self.warmup_s {
+            bail!(
+                "duration: the downlink trace lasts {:.3} s, nothing after trace_offset_s {} and warmup_s {}",
+                downlink_period_ms as f64 / 1000.0,
+                self.trace_offset_s,
+                self.warmup_s
+            );
+        }
+        self.duration_s = left;
+        Ok(())
+    }
 }
 
 fn default_delay_ms() -> f64 {

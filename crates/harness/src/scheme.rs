@@ -13,13 +13,15 @@ use std::collections::BTreeMap;
 
 use anyhow::{bail, Result};
 
-/// A numeric parameter a scheme accepts in a scenario's flow.
+/// A parameter a scheme accepts in a scenario's flow: a number in
+/// [min, max], or, when `word` is set, a string that `word` accepts.
 #[derive(Debug, Clone, Copy)]
 pub struct Knob {
     pub name: &'static str,
     pub about: &'static str,
     pub min: f64,
     pub max: f64,
+    pub word: Option<fn(&str) -> Result<(), String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,18 +52,46 @@ pub struct Scheme {
     pub knobs: Vec<Knob>,
 }
 
+/// `variant = "jsac" | "paper"`, optionally with +BEHAVIOUR / -BEHAVIOUR.
+fn c2tcp_variant_word(w: &str) -> Result<(), String> {
+    w.parse::<sockopt::Variant>().map(|_| ())
+}
+
+/// One switch per behaviour of the authors' code (sockopt::variant), on top
+/// of `variant`: 1 forces it on, 0 off.
+macro_rules! c2tcp_switch {
+    ($name:literal, $about:literal) => {
+        Knob { name: $name, about: $about, min: 0.0, max: 1.0, word: None }
+    };
+}
+
 const C2TCP_KNOBS: &[Knob] = &[
+    Knob {
+        name: "variant",
+        about: "jsac (the authors' released behaviour, default) or paper (Algorithms 1-3 as printed), \
+                then any +BEHAVIOUR/-BEHAVIOUR",
+        min: 0.0,
+        max: 0.0,
+        word: Some(c2tcp_variant_word),
+    },
+    c2tcp_switch!("blind_window", "1: nothing for 1 s after a Cubic epoch start (authors' hook position)"),
+    c2tcp_switch!("anchored_tuner", "1: alpha re-anchored at Target/minRTT every cycle (JSAC Tuner)"),
+    c2tcp_switch!("ms_good_test", "1: Good iff rtt_ms <= Setpoint_ms, in whole ms"),
+    c2tcp_switch!("shared_growth", "1: Good growth Setpoint_ms/rtt_ms per ACK on Cubic's counter, no gate"),
+    c2tcp_switch!("ack_interval", "1: Interval = current Setpoint on every ACK; CoDel's Newton step"),
     Knob {
         name: "target_ms",
         about: "average-delay Target given through SOL_C2TCP",
         min: 1.0,
         max: 10_000.0,
+        word: None,
     },
     Knob {
         name: "alpha",
         about: "pin alpha (Setpoint = alpha x minRTT) and stop the Tuner",
         min: 1.0,
         max: 10.0,
+        word: None,
     },
 ];
 /// Sprout's receiver model (`c2tcp sprout-recv`, docs/sprout.md).
@@ -71,6 +101,7 @@ const SPROUT_KNOBS: &[Knob] = &[
         about: "forecast percentile, % (paper Fig. 9: 5, 25, 50, 75; default 5)",
         min: 0.1,
         max: 99.9,
+        word: None,
     },
     Knob {
         name: "max_rate_mbps",
@@ -78,6 +109,7 @@ const SPROUT_KNOBS: &[Knob] = &[
                 typical rates; the paper's 12 is below TMobile-LTE's mean). Bins scale to stay 4.9 packets/s wide",
         min: 1.0,
         max: 100.0,
+        word: None,
     },
     RTT_LOOKAHEAD,
 ];
@@ -89,6 +121,7 @@ const RTT_LOOKAHEAD: Knob = Knob {
         "1: the window looks one min RTT past 100 ms of forecast (default); 0: the paper's window",
     min: 0.0,
     max: 1.0,
+    word: None,
 };
 
 const SPROUT_EWMA_KNOBS: &[Knob] = &[RTT_LOOKAHEAD];
@@ -98,12 +131,14 @@ const CODEL_KNOBS: &[Knob] = &[
         about: "CoDel target sojourn time (default 5)",
         min: 0.1,
         max: 10_000.0,
+        word: None,
     },
     Knob {
         name: "codel_interval_ms",
         about: "CoDel interval (default 100)",
         min: 1.0,
         max: 100_000.0,
+        word: None,
     },
 ];
 const PIE_KNOBS: &[Knob] = &[
@@ -112,12 +147,14 @@ const PIE_KNOBS: &[Knob] = &[
         about: "PIE reference queueing delay (default 15)",
         min: 0.1,
         max: 10_000.0,
+        word: None,
     },
     Knob {
         name: "pie_max_burst_ms",
         about: "PIE maximum burst allowance (default 150)",
         min: 0.0,
         max: 100_000.0,
+        word: None,
     },
 ];
 
@@ -130,18 +167,21 @@ const DFCSD_KNOBS: &[Knob] = &[
         about: "DFCSD allowance of the smallest flow, packets (default 10)",
         min: 0.5,
         max: 1000.0,
+        word: None,
     },
     Knob {
         name: "gamma_min",
         about: "DFCSD allowance of the largest flow, packets, > 0 (default 2)",
         min: 0.1,
         max: 1000.0,
+        word: None,
     },
     Knob {
         name: "gamma_k",
         about: "DFCSD decay of the allowance with the bytes received (default 3)",
         min: 0.0,
         max: 50.0,
+        word: None,
     },
 ];
 const DRWA_KNOBS: &[Knob] = &[Knob {
@@ -149,6 +189,7 @@ const DRWA_KNOBS: &[Knob] = &[Knob {
     about: "DRWA gain: queueing settles at (lambda - 1) base RTTs (default 3)",
     min: 1.0,
     max: 10.0,
+    word: None,
 }];
 
 struct Entry {
@@ -306,6 +347,29 @@ fn receiver_side(name: &str, rule: &'static str, cc: &str) -> Result<Scheme> {
     })
 }
 
+/// The C2TCP variant a flow's parameters ask for: `variant` (default: the
+/// load-time default), then each behaviour switch given.
+pub fn c2tcp_variant(params: &BTreeMap<String, toml::Value>) -> Result<Option<sockopt::Variant>> {
+    let mut v: Option<sockopt::Variant> = match params.get("variant").and_then(|w| w.as_str()) {
+        Some(w) => Some(w.parse().map_err(|e: String| anyhow::anyhow!("variant: {e}"))?),
+        None => None,
+    };
+    for (name, bit) in sockopt::variant::BEHAVIOURS {
+        let Some(on) = params.get(name).and_then(|x| x.as_integer().or_else(|| x.as_float().map(|f| f as i64))) else {
+            continue;
+        };
+        let var = v.get_or_insert_with(sockopt::Variant::default);
+        if on != 0 {
+            var.on |= bit;
+            var.off &= !bit;
+        } else {
+            var.off |= bit;
+            var.on &= !bit;
+        }
+    }
+    Ok(v)
+}
+
 impl Scheme {
     pub fn takes(&self, knob: &str) -> bool {
         self.knobs.iter().any(|k| k.name == knob)
@@ -326,6 +390,13 @@ impl Scheme {
                     }
                 );
             };
+            if let Some(word) = knob.word {
+                match value.as_str() {
+                    Some(w) => word(w).map_err(|e| anyhow::anyhow!("{key}: {e}"))?,
+                    None => bail!("{key}: must be a string ({})", knob.about),
+                }
+                continue;
+            }
             let v = value
                 .as_float()
                 .or_else(|| value.as_integer().map(|i| i as f64));

@@ -27,6 +27,8 @@ pub struct SendSpec {
     /// SOL_C2TCP Target (µs) and pinned alpha (%), for c2tcp sockets.
     pub target_us: Option<u32>,
     pub alpha_pct: Option<u32>,
+    /// C2TCP_VARIANT (None: the load-time default).
+    pub variant: Option<sockopt::Variant>,
     pub dst: SocketAddrV4,
     /// When to connect, and when a bulk flow stops at the latest.
     pub start_at: Instant,
@@ -113,6 +115,9 @@ pub fn connect_with(spec: &SendSpec) -> Result<TcpStream> {
     }
     if let Some(a) = spec.alpha_pct {
         sockopt::set_alpha_pct(&sock, a).context("setting C2TCP_ALPHA")?;
+    }
+    if let Some(v) = spec.variant {
+        sockopt::set_variant(&sock, v).with_context(|| format!("setting C2TCP_VARIANT {v}"))?;
     }
     let sin = libc::sockaddr_in {
         sin_family: libc::AF_INET as libc::sa_family_t,
@@ -345,6 +350,7 @@ mod tests {
             cc: "reno".into(),
             target_us: None,
             alpha_pct: None,
+            variant: None,
             dst: SocketAddrV4::new([127, 0, 0, 1].into(), port),
             start_at: start,
             stop_at,
@@ -421,6 +427,7 @@ mod tests {
             cc: "no-such-cc".into(),
             target_us: None,
             alpha_pct: None,
+            variant: None,
             dst: SocketAddrV4::new([127, 0, 0, 1].into(), 9),
             start_at: start,
             stop_at: start + Duration::from_secs(1),

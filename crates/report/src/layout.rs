@@ -58,6 +58,12 @@ pub struct RunInfo {
     pub seed: Option<u64>,
     #[serde(default)]
     pub timings: Timings,
+    /// The run's length, s (as resolved; with `duration_from_trace`, one
+    /// pass of the downlink trace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub duration_from_trace: bool,
     /// Why a failed run failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -103,6 +109,8 @@ impl RunInfo {
                 started_unix_s: unix_now(),
                 ..Timings::default()
             },
+            duration_s: None,
+            duration_from_trace: false,
             error: None,
         }
     }

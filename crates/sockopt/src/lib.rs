@@ -7,13 +7,18 @@ use std::os::fd::{AsRawFd, RawFd};
 
 use serde::Serialize;
 
+pub mod variant;
+pub use variant::Variant;
+
 pub const SOL_C2TCP: libc::c_int = 0xC2C2;
 pub const C2TCP_TARGET: libc::c_int = 1;
 pub const C2TCP_ALPHA: libc::c_int = 2;
 pub const C2TCP_INFO: libc::c_int = 3;
+pub const C2TCP_VARIANT: libc::c_int = 4;
 pub const C2TCP_INFO_V1_SIZE: usize = 40;
+pub const C2TCP_INFO_V2_SIZE: usize = 52;
 
-/// `struct c2tcp_info` (version 1).
+/// `struct c2tcp_info` (version 2; a version-1 kernel leaves the tail zero).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
 pub struct C2tcpInfo {
@@ -27,9 +32,16 @@ pub struct C2tcpInfo {
     pub condition: u32,
     pub bad_events: u32,
     pub tune_cycles: u32,
+    // version 2
+    /// The socket's C2TCP_VARIANT with the base resolved (1 jsac, 2 paper).
+    pub variant: u32,
+    /// The C2TCP_B_* behaviours in force.
+    pub behaviours: u32,
+    /// RTT samples the blind window discarded.
+    pub skipped_samples: u32,
 }
 
-const _: () = assert!(size_of::<C2tcpInfo>() == C2TCP_INFO_V1_SIZE);
+const _: () = assert!(size_of::<C2tcpInfo>() == C2TCP_INFO_V2_SIZE);
 
 fn check(rc: libc::c_int) -> io::Result<()> {
     if rc == 0 {
@@ -113,6 +125,19 @@ pub fn set_alpha_pct(fd: &impl AsRawFd, alpha_pct: u32) -> io::Result<()> {
         C2TCP_ALPHA,
         &alpha_pct.to_ne_bytes(),
     )
+}
+
+/// Chooses the C2TCP variant of this socket (see [`variant`]).
+pub fn set_variant(fd: &impl AsRawFd, v: Variant) -> io::Result<()> {
+    set_raw(fd.as_raw_fd(), SOL_C2TCP, C2TCP_VARIANT, &v.to_raw().to_ne_bytes())
+}
+
+/// The socket's C2TCP_VARIANT as set (base Default when never set).
+pub fn variant(fd: &impl AsRawFd) -> io::Result<Variant> {
+    let mut buf = [0u8; 4];
+    get_raw(fd.as_raw_fd(), SOL_C2TCP, C2TCP_VARIANT, &mut buf)?;
+    Variant::from_raw(u32::from_ne_bytes(buf))
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "unknown C2TCP_VARIANT value"))
 }
 
 pub fn c2tcp_info(fd: &impl AsRawFd) -> io::Result<C2tcpInfo> {

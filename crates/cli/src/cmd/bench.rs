@@ -47,9 +47,9 @@ pub struct Args {
     /// Bench directory (runs/, report.md, ...)
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
-    /// Override the scenario's run length, s
-    #[arg(long, value_name = "S")]
-    duration: Option<f64>,
+    /// Override the scenario's run length: seconds, or `trace` (each downlink trace's own length, one pass)
+    #[arg(long, value_name = "S|trace")]
+    duration: Option<harness::scenario::RunLength>,
     /// Override the scenario's warm-up, s
     #[arg(long, value_name = "S")]
     warmup: Option<f64>,
@@ -111,7 +111,7 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
         ),
     };
     if let Some(d) = a.duration {
-        scenario.link.duration_s = d;
+        scenario.link.set_length(d);
     }
     if let Some(w) = a.warmup {
         scenario.link.warmup_s = w;

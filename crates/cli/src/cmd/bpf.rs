@@ -13,6 +13,11 @@ pub struct LoadArgs {
     /// Target (ms) for c2tcp sockets that never set one; default: 2 x the connection's min RTT
     #[arg(long, value_name = "MS")]
     default_target: Option<f64>,
+    /// C2TCP for sockets that choose none (C2TCP_VARIANT): `jsac`, the authors' released
+    /// behaviour, or `paper`, Algorithms 1-3 as printed; either may add +BEHAVIOUR or
+    /// -BEHAVIOUR (blind_window, anchored_tuner, ms_good_test, shared_growth, ack_interval)
+    #[arg(long, value_name = "VARIANT", default_value = "jsac")]
+    variant: sockopt::Variant,
 }
 
 #[derive(clap::Args)]
@@ -40,7 +45,11 @@ fn target_us(ms: Option<f64>) -> Result<u32> {
 pub fn load(args: LoadArgs) -> Result<ExitCode> {
     let opts = LoadOptions {
         default_target_us: target_us(args.default_target)?,
+        default_variant: args.variant,
     };
+    if args.variant.base == sockopt::variant::Base::Default {
+        bail!("--variant: the load-time default must start with jsac or paper");
+    }
     bpfload::sys::require_root("c2tcp load")?;
     let _lock = BpfLock::exclusive()?;
     let loaded = bpfload::load(&args.names, &opts)?;
@@ -85,6 +94,9 @@ pub fn status(args: StatusArgs) -> Result<ExitCode> {
         Some(0) => println!("c2tcp default Target: 2 x min RTT"),
         Some(us) => println!("c2tcp default Target: {:.1} ms", us as f64 / 1000.0),
         None => {}
+    }
+    if let Some(v) = &st.c2tcp_default_variant {
+        println!("c2tcp default variant: {v}");
     }
     for cc in &st.ccs {
         let state = match (cc.pinned, cc.registered) {

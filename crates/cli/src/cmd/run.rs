@@ -42,9 +42,9 @@ pub struct Args {
     /// Queue of both directions, QUEUE[:ARGS] [default: droptail:packets=100]
     #[arg(long, value_name = "QUEUE")]
     queue: Option<String>,
-    /// Run length, s [default: 60]
-    #[arg(long, value_name = "S")]
-    duration: Option<f64>,
+    /// Run length, s, or `trace`: the downlink trace's own length, one pass [default: 60]
+    #[arg(long, value_name = "S|trace")]
+    duration: Option<harness::scenario::RunLength>,
     /// Seconds at the start not measured [default: 0]
     #[arg(long, value_name = "S")]
     warmup: Option<f64>,
@@ -125,6 +125,7 @@ fn scenario_of(a: &Args) -> Result<Scenario> {
                     uplink_loss: None,
                     trace_offset_s: 0.0,
                     duration_s: 60.0,
+                    duration_from_trace: false,
                     warmup_s: 0.0,
                 },
                 flows: vec![Flow {
@@ -169,7 +170,7 @@ fn scenario_of(a: &Args) -> Result<Scenario> {
         sc.link.uplink_queue = None;
     }
     if let Some(d) = a.duration {
-        sc.link.duration_s = d;
+        sc.link.set_length(d);
     }
     if let Some(w) = a.warmup {
         sc.link.warmup_s = w;

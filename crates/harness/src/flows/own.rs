@@ -46,6 +46,11 @@ pub fn start_with(
             .param_f64("target_ms")
             .map(|ms| (ms * 1000.0).round() as u32),
         alpha_pct: flow.param_f64("alpha").map(|a| (a * 100.0).round() as u32),
+        variant: if plan.scheme.takes("variant") {
+            crate::scheme::c2tcp_variant(&flow.params)?
+        } else {
+            None
+        },
         dst: SocketAddrV4::new(rx_addr, port),
         start_at: plan.start_at,
         stop_at: plan.stop_at,
