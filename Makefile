@@ -13,7 +13,7 @@ DATADIR := $(DESTDIR)$(PREFIX)/share/c2tcp
 # BTF into vmlinux.h, libelf/zlib link libbpf, iproute2/iputils/iperf3 drive
 # and probe the test hosts; fonts-dejavu-core is the font the report's plots read.
 DEB_PACKAGES := clang-19 llvm-19 bpftool libelf-dev zlib1g-dev pkg-config make gcc \
-                iproute2 iputils-ping iperf3 fonts-dejavu-core
+                iproute2 iputils-ping iperf3 fonts-dejavu-core python3
 
 .PHONY: all deps build test test-logic test-rust demo bench bench-emulator install uninstall clean
 

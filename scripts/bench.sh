@@ -18,7 +18,7 @@
 # BENCH_JOBS (default 2) runs at a time; BENCH_PARTS selects parts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=target/release/c2tcp
+BIN=${BIN:-target/release/c2tcp}
 OUT=${BENCH_OUT:-bench-out}
 JOBS=${BENCH_JOBS:-2}
 PARTS=${BENCH_PARTS:-"table1 ablation full-length target-sweep buffer-sweep friendliness sprout natcp dfcsd"}

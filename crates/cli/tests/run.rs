@@ -96,6 +96,12 @@ fn c2tcp_keeps_queueing_delay_below_half_of_cubics_on_a_real_trace() {
         assert!(util > 0.3, "{scheme} used only {util} of the link");
         delays.push(agg["avg_queue_delay_ms"].as_f64().unwrap());
     }
+    // The default C2TCP is the authors' (jsac): its module really went blind
+    // behind the kernel Cubic's epoch starts (C2TCP_INFO v2's count).
+    let tcpinfo = std::fs::read_to_string(tmp.path().join("c2tcp/tcpinfo.csv")).unwrap();
+    let last = tcpinfo.lines().last().unwrap();
+    let skipped: u64 = last.rsplit(',').next().unwrap().parse().unwrap();
+    assert!(skipped > 0, "no sample was skipped in Cubic's blind window: {last}");
     let (cubic, c2) = (delays[0], delays[1]);
     assert!(
         c2 < 0.5 * cubic,
@@ -252,5 +258,45 @@ fn bad_input_is_named() {
             !ok && text.contains("link.delay_ms") && text.contains("bad.toml"),
             "{text}"
         );
+        std::fs::write(
+            &bad,
+            "[link]\ndownlink = \"constant:1\"\n[[flows]]\nscheme = \"c2tcp\"\nvariant = \"jsac+warp\"\n",
+        )
+        .unwrap();
+        let (ok, text) = c2tcp(&["run", bad.to_str().unwrap(), "--out", "/tmp/x"]);
+        assert!(
+            !ok && text.contains("variant") && text.contains("`warp` is not a C2TCP behaviour"),
+            "{text}"
+        );
+        let (ok, text) = c2tcp(&["run", "--downlink", "constant:1", "--duration", "-2", "--out", "/tmp/x"]);
+        assert!(!ok && text.contains("or `trace`"), "{text}");
     }
+}
+
+/// `--duration trace` runs one pass of the downlink trace and says so in
+/// run.json.
+#[test]
+fn duration_trace_runs_the_trace_s_own_length() {
+    let test = "duration_trace_runs_the_trace_s_own_length";
+    if !testkit::require_root(test) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    // 4.5 s of a 6 Mbit/s link: one opportunity every 2 ms.
+    let trace = tmp.path().join("short.down");
+    let lines: String = (1..=2250).map(|i| format!("{}\n", 2 * i)).collect();
+    std::fs::write(&trace, lines).unwrap();
+    let out = tmp.path().join("run");
+    let started = Instant::now();
+    let (ok, text) = c2tcp(&[
+        "run", "--scheme", "cubic", "--downlink", trace.to_str().unwrap(), "--duration", "trace",
+        "--warmup", "1", "--out", out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{text}");
+    let info = json(&out.join("run.json"));
+    assert_eq!(info["duration_s"], 4.5, "{info}");
+    assert_eq!(info["duration_from_trace"], true, "{info}");
+    assert!(started.elapsed() < Duration::from_secs(30));
+    let window = &metrics(&out)["window"];
+    assert!((window["end_s"].as_f64().unwrap() - 4.5).abs() < 0.3, "{window}");
 }
