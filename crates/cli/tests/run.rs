@@ -268,7 +268,7 @@ fn bad_input_is_named() {
             !ok && text.contains("variant") && text.contains("`warp` is not a C2TCP behaviour"),
             "{text}"
         );
-        let (ok, text) = c2tcp(&["run", "--downlink", "constant:1", "--duration", "-2", "--out", "/tmp/x"]);
+        let (ok, text) = c2tcp(&["run", "--downlink", "constant:1", "--duration", "0", "--out", "/tmp/x"]);
         assert!(!ok && text.contains("or `trace`"), "{text}");
     }
 }
