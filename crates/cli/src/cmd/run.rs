@@ -85,10 +85,11 @@ fn list_schemes() {
         };
         println!("{name:<14} {}", s.summary);
         for k in &s.knobs {
-            println!(
-                "{:<14}   {} ({}..{}): {}",
-                "", k.name, k.min, k.max, k.about
-            );
+            let range = match k.word {
+                Some(_) => "a word".to_string(),
+                None => format!("{}..{}", k.min, k.max),
+            };
+            println!("{:<14}   {} ({range}): {}", "", k.name, k.about);
         }
     }
 }
