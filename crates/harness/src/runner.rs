@@ -192,11 +192,10 @@ pub fn resolve_link(sc: &Scenario, scenario_dir: Option<&Path>) -> Result<Resolv
     })
 }
 
+/// A result file, whole or not at all (`wholefile`).
 fn write_json(path: &Path, v: &impl Serialize) -> Result<()> {
-    let mut f = fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    serde_json::to_writer_pretty(&mut f, v)?;
-    f.write_all(b"\n")?;
-    Ok(())
+    let text = serde_json::to_string_pretty(v)? + "\n";
+    wholefile::write(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))
 }
 
 /// Runs the scenario into `opts.out`. Returns Done, or Interrupted when
@@ -233,8 +232,9 @@ pub fn run(sc: &Scenario, opts: &RunOptions, interrupt: &AtomicBool) -> Result<R
             emulator: None,
         };
         let r = execute(sc, opts, &link, interrupt, &mut setup);
-        write_json(&opts.out.join("setup.json"), &setup)?;
-        r
+        // The run's own error first; setup.json's (a full disk) only if none.
+        let written = write_json(&opts.out.join("setup.json"), &setup);
+        r.and(written)
     });
     let interrupted = interrupt.load(Ordering::Relaxed);
     match &result {
@@ -246,6 +246,7 @@ pub fn run(sc: &Scenario, opts: &RunOptions, interrupt: &AtomicBool) -> Result<R
     if interrupted {
         info.error = Some("interrupted before the end; partial results".into());
     }
+    // Last, after every other file is whole and synced: `done` means done.
     info.write(&opts.out)?;
     result.map(|()| info.status)
 }
@@ -428,7 +429,12 @@ fn wait_until(
 /// `flows.json` (what each flow's endpoints saw) and `tcpinfo.csv`.
 fn write_flow_files(out: &Path, outcomes: &[FlowOutcome]) -> Result<()> {
     write_json(&out.join("flows.json"), &outcomes)?;
-    let mut w = csv::Writer::from_path(out.join("tcpinfo.csv"))?;
+    let path = out.join("tcpinfo.csv");
+    wholefile::write_with(&path, |f| tcpinfo_rows(csv::Writer::from_writer(f), outcomes))
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+fn tcpinfo_rows<W: Write>(mut w: csv::Writer<W>, outcomes: &[FlowOutcome]) -> Result<(), csv::Error> {
     w.write_record([
         "flow",
         "t_s",

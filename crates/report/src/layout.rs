@@ -150,11 +150,22 @@ impl RunInfo {
             .join(",")
     }
 
+    /// Writes run.json whole (`wholefile`). Write it `done` last, once every
+    /// other file of the run is in place: a run is only as finished as its
+    /// run.json says.
     pub fn write(&self, dir: &Path) -> Result<()> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let path = dir.join(RUN_JSON);
         let text = serde_json::to_string_pretty(self)? + "\n";
-        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
+        match wholefile::write(&path, text.as_bytes()) {
+            // A full disk must not hide how the run ended: the record
+            // already there owns its blocks, so rewrite it in place.
+            Err(e) if wholefile::is_disk_full(&e) => {
+                wholefile::overwrite_in_place(&path, text.as_bytes()).map_err(|_| e)
+            }
+            r => r,
+        }
+        .with_context(|| format!("writing {}", path.display()))
     }
 
     pub fn read(dir: &Path) -> Result<RunInfo> {

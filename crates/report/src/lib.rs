@@ -163,7 +163,7 @@ pub fn build(bench_dir: &Path, options: &ReportOptions) -> Result<Report> {
 }
 
 fn write(path: &Path, text: &str) -> Result<()> {
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+    wholefile::write(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))
 }
 
 /// Pantheon's per-run summary: throughput (Mbit/s), 95th-percentile one-way
@@ -226,9 +226,15 @@ fn relative(path: &Path, base: &Path) -> String {
 /// One row per configuration and trace: repetitions' means, then the mean
 /// flow completion time of each sized flow.
 fn write_summary_csv(path: &Path, summaries: &[ConfigSummary]) -> Result<()> {
+    wholefile::write_with(path, |f| summary_rows(csv::Writer::from_writer(f), summaries))
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+fn summary_rows<W: std::io::Write>(
+    mut w: csv::Writer<W>,
+    summaries: &[ConfigSummary],
+) -> Result<(), csv::Error> {
     let fct_flows: BTreeSet<&String> = summaries.iter().flat_map(|s| s.fct_s.keys()).collect();
-    let mut w =
-        csv::Writer::from_path(path).with_context(|| format!("writing {}", path.display()))?;
     let header = ["trace", "scheme", "label", "reps"]
         .map(String::from)
         .into_iter();
