@@ -33,7 +33,7 @@ use serde::Serialize;
 use crate::clock::{now_us, set_minimal_timer_slack, set_realtime, Micros};
 use crate::gso::Batcher;
 use crate::link::{Link, OPPORTUNITY_BYTES};
-use crate::log::{Log, LogHeader};
+use crate::log::{Log, LogHeader, LogHealth};
 use crate::loss::Loss;
 use crate::packet::{Packet, Pool, HDR};
 use crate::pipeline::{Pipeline, MTU};
@@ -125,6 +125,8 @@ pub struct RunningEmulator {
     stop: Arc<AtomicBool>,
     threads: Vec<(&'static str, JoinHandle<Result<Option<SchedError>>>)>,
     counters: [Arc<Counters>; 2],
+    /// The logs' write errors, for [`RunningEmulator::check`].
+    logs: Vec<LogHealth>,
     start_us: Micros,
     stopped: bool,
 }
@@ -148,6 +150,7 @@ impl Emulator {
             stop: Arc::new(AtomicBool::new(false)),
             threads: Vec::new(),
             counters: [Arc::default(), Arc::default()],
+            logs: Vec::new(),
             start_us: 0,
             stopped: false,
         };
@@ -188,7 +191,9 @@ impl Emulator {
                         queue: &queue,
                         loss: d.loss,
                     };
-                    Some(Log::create(path, start, &header)?)
+                    let log = Log::create(path, start, &header)?;
+                    guard.logs.push(log.health());
+                    Some(log)
                 }
                 None => None,
             };
@@ -364,6 +369,7 @@ fn forward(
         }
         tx.advance(&mut pl, now_us());
         let now = now_us();
+        pl.tick(now);
         let wait = pl
             .next_deadline()
             .map_or(MAX_SLEEP_US, |d| d.saturating_sub(now).min(MAX_SLEEP_US));
@@ -443,6 +449,16 @@ impl RunningEmulator {
         EmulatorStats {
             downlink: self.counters[0].snapshot(),
             uplink: self.counters[1].snapshot(),
+        }
+    }
+
+    /// Fails with the first log write error (`writing <path>: <error>`,
+    /// e.g. a full disk): a run whose log has a hole cannot be measured,
+    /// so its watcher stops it. Cheap; poll it a few times a second.
+    pub fn check(&self) -> Result<()> {
+        match self.logs.iter().find_map(LogHealth::error) {
+            Some(e) => Err(anyhow::anyhow!("{e}")),
+            None => Ok(()),
         }
     }
 

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! The per-direction event log, in Mahimahi's format with µs precision and
 //! drop lines (spec: docs/log-format.md). Lines are formatted into a buffer
-//! without allocating; full buffers go to a writer thread, so the emulator
-//! thread never waits on the disk. With logging off none of this runs.
+//! without allocating; full buffers (and, from the forwarding loop, any
+//! buffer half a second old) go to a writer thread, so the emulator thread
+//! never waits on the disk. A failed write (a full disk) is kept in the
+//! log's [`LogHealth`], which the runner polls to stop the run at once.
+//! With logging off none of this runs.
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::Write;
 use std::net::Ipv4Addr;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, OnceLock};
 use std::thread::JoinHandle;
 
 use anyhow::{Context, Result};
@@ -19,6 +22,25 @@ use crate::queue::DropReason;
 const BUF_BYTES: usize = 1 << 20;
 /// Flush when less than this is left: more than the longest line.
 const HEADROOM: usize = 256;
+/// A buffer goes to the disk at least this often, so what the log holds
+/// (and a write error) shows within a second.
+const HAND_OVER_US: Micros = 500_000;
+
+/// The first write error of a log, shared by its writer thread (which sets
+/// it) and whoever watches the run (which reads it; never the packet path).
+#[derive(Clone, Debug, Default)]
+pub struct LogHealth(Arc<OnceLock<String>>);
+
+impl LogHealth {
+    /// `writing <path>: <error>` once a write has failed.
+    pub fn error(&self) -> Option<&str> {
+        self.0.get().map(String::as_str)
+    }
+
+    fn fail(&self, path: &Path, e: &std::io::Error) {
+        let _ = self.0.set(format!("writing {}: {e}", path.display()));
+    }
+}
 
 /// What the header says about the run.
 pub struct LogHeader<'a> {
@@ -91,7 +113,10 @@ pub struct Log {
     full: Option<mpsc::Sender<Vec<u8>>>,
     spare: mpsc::Receiver<Vec<u8>>,
     writer: Option<JoinHandle<std::io::Result<()>>>,
+    health: LogHealth,
     base: Micros,
+    /// When the buffer next goes to the writer however full it is.
+    hand_over_at: Micros,
     flows: HashMap<FlowKey, u32>,
 }
 
@@ -101,23 +126,39 @@ impl Log {
     pub fn create(path: &Path, base: Micros, header: &LogHeader) -> Result<Log> {
         let mut file =
             File::create(path).with_context(|| format!("creating log {}", path.display()))?;
-        writeln!(file, "# base timestamp: {}", base / 1000)?;
-        writeln!(
-            file,
-            "# c2tcp-emu v1 direction={} opportunity_bytes={} delay_ms={} queue={} loss={}",
-            header.direction, header.opportunity_bytes, header.delay_ms, header.queue, header.loss
-        )?;
+        writeln!(file, "# base timestamp: {}", base / 1000)
+            .and_then(|()| {
+                writeln!(
+                    file,
+                    "# c2tcp-emu v1 direction={} opportunity_bytes={} delay_ms={} queue={} loss={}",
+                    header.direction,
+                    header.opportunity_bytes,
+                    header.delay_ms,
+                    header.queue,
+                    header.loss
+                )
+            })
+            .with_context(|| format!("writing {}", path.display()))?;
         let (full_tx, full_rx) = mpsc::channel::<Vec<u8>>();
         let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
+        let health = LogHealth::default();
+        let (writer_health, writer_path) = (health.clone(), path.to_path_buf());
         let writer = std::thread::Builder::new()
             .name("emu-log".into())
             .spawn(move || {
-                for mut buf in full_rx {
-                    file.write_all(&buf)?;
-                    buf.clear();
-                    let _ = spare_tx.send(buf);
+                let written = (|| {
+                    for mut buf in full_rx {
+                        file.write_all(&buf)?;
+                        buf.clear();
+                        let _ = spare_tx.send(buf);
+                    }
+                    file.flush()
+                })();
+                // Stop at the first error: the log has a hole from here on.
+                if let Err(e) = &written {
+                    writer_health.fail(&writer_path, e);
                 }
-                file.flush()
+                written
             })?;
         Ok(Log {
             path: path.into(),
@@ -125,22 +166,45 @@ impl Log {
             full: Some(full_tx),
             spare: spare_rx,
             writer: Some(writer),
+            health,
             base,
+            hand_over_at: base + HAND_OVER_US,
             flows: HashMap::with_capacity(1024),
         })
+    }
+
+    /// Where this log's first write error shows.
+    pub fn health(&self) -> LogHealth {
+        self.health.clone()
+    }
+
+    /// Called by the forwarding loop once per wake-up (not per packet):
+    /// hands the buffer to the writer when it has waited long enough.
+    #[inline]
+    pub fn tick(&mut self, now: Micros) {
+        if now >= self.hand_over_at {
+            self.hand_over_at = now + HAND_OVER_US;
+            if !self.buf.is_empty() {
+                self.hand_over();
+            }
+        }
     }
 
     #[inline]
     fn room(&mut self) {
         if self.buf.capacity() - self.buf.len() < HEADROOM {
-            let next = self
-                .spare
-                .try_recv()
-                .unwrap_or_else(|_| Vec::with_capacity(BUF_BYTES));
-            let full = std::mem::replace(&mut self.buf, next);
-            if let Some(tx) = &self.full {
-                let _ = tx.send(full);
-            }
+            self.hand_over();
+        }
+    }
+
+    fn hand_over(&mut self) {
+        let next = self
+            .spare
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(BUF_BYTES));
+        let full = std::mem::replace(&mut self.buf, next);
+        if let Some(tx) = &self.full {
+            let _ = tx.send(full);
         }
     }
 
@@ -238,7 +302,7 @@ impl Log {
         writer
             .join()
             .map_err(|_| anyhow::anyhow!("log writer for {} panicked", self.path.display()))?
-            .with_context(|| format!("writing log {}", self.path.display()))
+            .with_context(|| format!("writing {}", self.path.display()))
     }
 }
 
@@ -296,6 +360,60 @@ mod tests {
              1235.000 # 1500\n\
              1235.000 - 1500 0.433 1\n\
              1236.001 d 52 codel 2\n"
+        );
+    }
+
+    fn header() -> LogHeader<'static> {
+        LogHeader {
+            direction: "downlink",
+            opportunity_bytes: 1500,
+            delay_ms: 0.0,
+            queue: "infinite",
+            loss: 0.0,
+        }
+    }
+
+    #[test]
+    fn a_failed_write_names_the_file_and_shows_within_a_second() {
+        // A FIFO whose reader goes away after the header: every later write
+        // fails (EPIPE), as a full disk's would (ENOSPC).
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("downlink.log");
+        nix::unistd::mkfifo(&path, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let reader_path = path.clone();
+        let reader = std::thread::spawn(move || {
+            use std::io::Read;
+            let mut f = File::open(reader_path).unwrap();
+            let mut head = [0u8; 20];
+            f.read_exact(&mut head).unwrap();
+        });
+        let mut log = Log::create(&path, 0, &header()).unwrap();
+        reader.join().unwrap();
+        let health = log.health();
+        log.opportunity(1000, 1500);
+        log.tick(1000);
+        assert_eq!(health.error(), None, "nothing handed over yet");
+        // Half a second on, the forwarding loop's tick hands the buffer over.
+        log.tick(HAND_OVER_US + 1000);
+        let start = std::time::Instant::now();
+        while health.error().is_none() && start.elapsed() < std::time::Duration::from_secs(1) {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let e = health.error().expect("the write error within a second");
+        assert!(
+            e.starts_with(&format!("writing {}: ", path.display())) && e.contains("Broken pipe"),
+            "{e}"
+        );
+        let closed = log.finish().unwrap_err();
+        assert!(format!("{closed:#}").contains("downlink.log"), "{closed:#}");
+    }
+
+    #[test]
+    fn a_full_disk_at_creation_names_the_file() {
+        let e = Log::create(Path::new("/dev/full"), 0, &header()).err().unwrap();
+        assert_eq!(
+            format!("{e:#}"),
+            "writing /dev/full: No space left on device (os error 28)"
         );
     }
 

@@ -194,6 +194,15 @@ impl Pipeline {
         bump(&self.counters.write_errors, n);
     }
 
+    /// Once per wake-up of the forwarding loop: lets the log hand a buffer
+    /// that has waited long enough to its writer.
+    #[inline]
+    pub fn tick(&mut self, now: Micros) {
+        if let Some(log) = self.log.as_mut() {
+            log.tick(now);
+        }
+    }
+
     /// Flushes and closes the log.
     pub fn finish(&mut self) -> anyhow::Result<()> {
         match self.log.take() {

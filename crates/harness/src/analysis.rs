@@ -112,7 +112,16 @@ pub fn analyze(sc: &Scenario, out: &Path, outcomes: &[FlowOutcome]) -> Result<An
 /// `flows.csv`: one row per scenario flow, endpoint counts beside metrics
 /// (those of its label's group when several flows share the label).
 fn write_flows_csv(out: &Path, outcomes: &[FlowOutcome], a: &Analysis) -> Result<()> {
-    let mut w = csv::Writer::from_path(out.join("flows.csv"))?;
+    let path = out.join("flows.csv");
+    wholefile::write_with(&path, |f| flows_rows(csv::Writer::from_writer(f), outcomes, a))
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+fn flows_rows<W: std::io::Write>(
+    mut w: csv::Writer<W>,
+    outcomes: &[FlowOutcome],
+    a: &Analysis,
+) -> Result<(), csv::Error> {
     w.write_record([
         "flow",
         "label",

@@ -6,20 +6,26 @@
 //! and is executed by a `c2tcp run` child process (own namespaces, own
 //! emulator, so a crash in one run cannot take the others down). A run whose
 //! `run.json` says `"status": "done"` is never redone; an interrupted or
-//! missing one is (its directory is cleared first). Interrupting the bench
-//! lets running children mark themselves interrupted and clean up, and the
-//! same command later resumes where it stopped.
+//! missing one is (its directory is cleared first, but for its lock).
+//! Interrupting the bench lets running children mark themselves interrupted
+//! and clean up, and the same command later resumes where it stopped.
+//!
+//! Every run directory has one owner (`ownership`): the bench takes its
+//! lock before clearing it and hands it to the child, so a run still going
+//! (a killed bench's orphan, winding down) is waited for or skipped, never
+//! cleared from under it.
 use std::collections::{BTreeMap, VecDeque};
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 pub use report::layout::RunStatus;
 use report::layout::{run_dir, RunInfo};
 use serde::Serialize;
 
+use crate::ownership::{self, Claim, Ownership};
 use crate::scenario::{Scenario, SweepKey};
 
 /// One run of the matrix.
@@ -264,17 +270,75 @@ pub struct Summary {
     pub skipped_done: usize,
     pub done: usize,
     pub failed: Vec<(String, String)>,
+    /// Runs left alone because another process held their directory
+    /// (`--no-wait`): label and holder.
+    pub busy: Vec<(String, String)>,
     pub interrupted: bool,
 }
 
+/// How the bench treats a run directory another process holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WhenBusy {
+    /// Wait until it is let go (a killed bench's run winding down).
+    Wait,
+    /// Leave that run for later.
+    Skip,
+}
+
+/// How often a busy run directory is tried again.
+const BUSY_POLL: Duration = Duration::from_millis(200);
+
+/// Takes the job's directory: at once, after waiting, or None when it is
+/// skipped as busy or the bench is stopped while waiting.
+fn claim_run(
+    job: &Job,
+    when_busy: WhenBusy,
+    stop: &AtomicBool,
+    say: &(dyn Fn(String) + Sync),
+) -> Result<std::result::Result<Ownership, String>> {
+    let mut announced = false;
+    loop {
+        match ownership::try_claim(&job.dir, "c2tcp bench")? {
+            Claim::Owned(own) => return Ok(Ok(own)),
+            Claim::Busy(holder) => {
+                let holder = holder.to_string();
+                if when_busy == WhenBusy::Skip {
+                    say(format!(
+                        "skipping {} ({}): in use by {holder}",
+                        job.label(),
+                        job.dir.display()
+                    ));
+                    return Ok(Err(holder));
+                }
+                if !announced {
+                    say(format!(
+                        "waiting for {} ({}): in use by {holder}",
+                        job.label(),
+                        job.dir.display()
+                    ));
+                    announced = true;
+                }
+            }
+        }
+        if stop.load(Ordering::Relaxed) {
+            return Ok(Err("the bench was stopped while waiting".into()));
+        }
+        std::thread::sleep(BUSY_POLL);
+    }
+}
+
 /// Runs the jobs not already done, `jobs` at a time, with `run` executing one
-/// (in production: a `c2tcp run` child). `progress` is told after each job.
+/// in its claimed, cleared directory (in production: a `c2tcp run` child
+/// that is handed the ownership). `progress` is told after each job; `say`
+/// gets notices (waiting for or skipping a busy run).
 pub fn execute(
     all: Vec<Job>,
     jobs: usize,
+    when_busy: WhenBusy,
     stop: &AtomicBool,
-    run: &(dyn Fn(&Job) -> Result<RunStatus> + Sync),
+    run: &(dyn Fn(&Job, &Ownership) -> Result<RunStatus> + Sync),
     progress: &(dyn Fn(&Job, RunStatus) + Sync),
+    say: &(dyn Fn(String) + Sync),
 ) -> Result<Summary> {
     let mut summary = Summary::default();
     let mut todo = VecDeque::new();
@@ -285,6 +349,12 @@ pub fn execute(
         } else {
             todo.push_back(job);
         }
+    }
+    enum Outcome {
+        Ran(Result<RunStatus>),
+        /// Finished by its previous owner while we waited.
+        AlreadyDone,
+        Busy(String),
     }
     let queue = Arc::new(Mutex::new(todo));
     let results = Mutex::new(Vec::new());
@@ -297,18 +367,20 @@ pub fn execute(
                 let Some(job) = queue.lock().unwrap().pop_front() else {
                     return;
                 };
-                let outcome = (|| -> Result<RunStatus> {
-                    if job.dir.exists() {
-                        fs::remove_dir_all(&job.dir).with_context(|| {
-                            format!("clearing the unfinished run {}", job.dir.display())
-                        })?;
+                let outcome = match claim_run(&job, when_busy, stop, say) {
+                    Err(e) => Outcome::Ran(Err(e)),
+                    Ok(Err(_)) if stop.load(Ordering::Relaxed) => return,
+                    Ok(Err(holder)) => Outcome::Busy(holder),
+                    Ok(Ok(_)) if status_of(&job.dir) == Some(RunStatus::Done) => {
+                        Outcome::AlreadyDone
                     }
-                    fs::create_dir_all(&job.dir)?;
-                    run(&job)
-                })();
+                    Ok(Ok(own)) => Outcome::Ran(own.clear().and_then(|()| run(&job, &own))),
+                };
                 let status = match &outcome {
-                    Ok(s) => *s,
-                    Err(_) => RunStatus::Failed,
+                    Outcome::Ran(Ok(s)) => *s,
+                    Outcome::AlreadyDone => RunStatus::Done,
+                    Outcome::Ran(Err(_)) => RunStatus::Failed,
+                    Outcome::Busy(_) => RunStatus::Interrupted,
                 };
                 progress(&job, status);
                 results.lock().unwrap().push((job, outcome));
@@ -317,10 +389,12 @@ pub fn execute(
     });
     for (job, outcome) in results.into_inner().unwrap() {
         match outcome {
-            Ok(RunStatus::Done) => summary.done += 1,
-            Ok(RunStatus::Interrupted) => summary.interrupted = true,
-            Ok(other) => summary.failed.push((job.label(), format!("{other:?}"))),
-            Err(e) => summary.failed.push((job.label(), format!("{e:#}"))),
+            Outcome::AlreadyDone => summary.skipped_done += 1,
+            Outcome::Busy(holder) => summary.busy.push((job.label(), holder)),
+            Outcome::Ran(Ok(RunStatus::Done)) => summary.done += 1,
+            Outcome::Ran(Ok(RunStatus::Interrupted)) => summary.interrupted = true,
+            Outcome::Ran(Ok(other)) => summary.failed.push((job.label(), format!("{other:?}"))),
+            Outcome::Ran(Err(e)) => summary.failed.push((job.label(), format!("{e:#}"))),
         }
     }
     if stop.load(Ordering::Relaxed) {
@@ -332,6 +406,7 @@ pub fn execute(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn plan(out: &Path) -> Plan {
         let sc = Scenario::parse(
@@ -405,7 +480,7 @@ mod tests {
             fs::write(j.dir.join("leftover"), "x").unwrap();
         }
         let ran = Mutex::new(Vec::new());
-        let run = |j: &Job| -> Result<RunStatus> {
+        let run = |j: &Job, _: &Ownership| -> Result<RunStatus> {
             assert!(
                 !j.dir.join("leftover").exists(),
                 "an unfinished run's files must be cleared"
@@ -417,14 +492,104 @@ mod tests {
             Ok(RunStatus::Done)
         };
         let stop = AtomicBool::new(false);
-        let s = execute(jobs.clone(), 2, &stop, &run, &|_, _| {}).unwrap();
+        let s = exec(jobs.clone(), 2, WhenBusy::Wait, &stop, &run);
         assert_eq!(s.skipped_done, 1);
         assert_eq!(s.done, 5);
         assert!(!ran.lock().unwrap().contains(&jobs[0].label()));
         assert!(ran.lock().unwrap().contains(&jobs[1].label()));
         // A second pass has nothing left to do.
-        let s = execute(jobs, 2, &stop, &run, &|_, _| {}).unwrap();
+        let s = exec(jobs, 2, WhenBusy::Wait, &stop, &run);
         assert_eq!((s.skipped_done, s.done), (6, 0));
+    }
+
+    fn exec(
+        jobs: Vec<Job>,
+        n: usize,
+        when_busy: WhenBusy,
+        stop: &AtomicBool,
+        run: &(dyn Fn(&Job, &Ownership) -> Result<RunStatus> + Sync),
+    ) -> Summary {
+        execute(jobs, n, when_busy, stop, run, &|_, _| {}, &|_| {}).unwrap()
+    }
+
+    /// What a run that finished writes, in the order the runner writes it.
+    fn finish_run(j: &Job) -> Result<RunStatus> {
+        wholefile::write(&j.dir.join("metrics.json"), b"{\"aggregate\": {}}\n")?;
+        let mut info = RunInfo::started("t", &j.scheme, &j.trace, j.params.clone(), j.rep);
+        info.finished(None);
+        info.write(&j.dir)?;
+        Ok(RunStatus::Done)
+    }
+
+    #[test]
+    fn a_run_left_with_a_half_written_metrics_json_is_redone() {
+        let tmp = tempfile::tempdir().unwrap();
+        let jobs = expand(&plan(tmp.path())).unwrap();
+        // A crash mid-write: run.json still says what it said at the start,
+        // metrics.json stops half-way (as a plain write could leave it).
+        let j = &jobs[0];
+        fs::create_dir_all(&j.dir).unwrap();
+        RunInfo::started("t", &j.scheme, &j.trace, j.params.clone(), j.rep)
+            .write(&j.dir)
+            .unwrap();
+        fs::write(j.dir.join("metrics.json"), "{\"aggregate\": {\"throughput_mb").unwrap();
+        // Another without even a run.json.
+        let k = &jobs[1];
+        fs::create_dir_all(&k.dir).unwrap();
+        fs::write(k.dir.join("metrics.json"), "{\"aggr").unwrap();
+        let redone = Mutex::new(Vec::new());
+        let run = |j: &Job, _: &Ownership| -> Result<RunStatus> {
+            assert!(!j.dir.join("metrics.json").exists(), "not cleared first");
+            redone.lock().unwrap().push(j.dir.clone());
+            finish_run(j)
+        };
+        let stop = AtomicBool::new(false);
+        let s = exec(jobs.clone(), 1, WhenBusy::Wait, &stop, &run);
+        assert_eq!((s.skipped_done, s.done), (0, 6));
+        assert!(redone.lock().unwrap().contains(&j.dir));
+        assert!(redone.lock().unwrap().contains(&k.dir));
+        for d in [&j.dir, &k.dir] {
+            assert_eq!(status_of(d), Some(RunStatus::Done));
+            let text = fs::read_to_string(d.join("metrics.json")).unwrap();
+            serde_json::from_str::<serde_json::Value>(&text).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_busy_run_is_skipped_or_waited_for_and_never_cleared() {
+        let tmp = tempfile::tempdir().unwrap();
+        let jobs = expand(&plan(tmp.path())).unwrap();
+        let j = jobs[0].clone();
+        let Claim::Owned(held) = ownership::try_claim(&j.dir, "c2tcp run").unwrap() else {
+            panic!()
+        };
+        fs::write(j.dir.join("downlink.log"), "still being written").unwrap();
+        let run = |j: &Job, _: &Ownership| finish_run(j);
+        let stop = AtomicBool::new(false);
+        let said = Mutex::new(Vec::new());
+        let say = |m: String| said.lock().unwrap().push(m);
+        let s = execute(jobs.clone(), 2, WhenBusy::Skip, &stop, &run, &|_, _| {}, &say).unwrap();
+        assert_eq!((s.done, s.busy.len()), (5, 1));
+        assert!(s.busy[0].1.contains("c2tcp run"), "{:?}", s.busy);
+        assert!(j.dir.join("downlink.log").exists(), "a busy run was cleared");
+        assert!(said.lock().unwrap()[0].starts_with("skipping "), "{said:?}");
+        // Waiting: the holder lets go a moment later, then the run is done.
+        said.lock().unwrap().clear();
+        let releaser = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(500));
+            drop(held);
+        });
+        let s = execute(jobs, 2, WhenBusy::Wait, &stop, &run, &|_, _| {}, &say).unwrap();
+        releaser.join().unwrap();
+        assert_eq!((s.skipped_done, s.done, s.busy.len()), (5, 1, 0));
+        assert!(!j.dir.join("downlink.log").exists());
+        assert_eq!(status_of(&j.dir), Some(RunStatus::Done));
+        let said = said.lock().unwrap();
+        assert!(
+            said.len() == 1 && said[0].starts_with("waiting for ") && said[0].contains("c2tcp run"),
+            "{said:?}"
+        );
+        assert!(j.dir.join(ownership::LOCK_FILE).exists());
     }
 
     #[test]
@@ -432,12 +597,12 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let jobs = expand(&plan(tmp.path())).unwrap();
         let stop = AtomicBool::new(false);
-        let run = |j: &Job| -> Result<RunStatus> {
+        let run = |j: &Job, _: &Ownership| -> Result<RunStatus> {
             stop.store(true, Ordering::Relaxed);
             RunInfo::started("t", &j.scheme, &j.trace, j.params.clone(), j.rep).write(&j.dir)?;
             Ok(RunStatus::Interrupted)
         };
-        let s = execute(jobs, 1, &stop, &run, &|_, _| {}).unwrap();
+        let s = exec(jobs, 1, WhenBusy::Wait, &stop, &run);
         assert!(s.interrupted);
         assert_eq!(s.done, 0);
     }

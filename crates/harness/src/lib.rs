@@ -7,6 +7,7 @@ pub mod analysis;
 pub mod bench;
 pub mod data;
 pub mod flows;
+pub mod ownership;
 pub mod runner;
 pub mod scenario;
 pub mod scheme;

@@ -192,11 +192,10 @@ pub fn resolve_link(sc: &Scenario, scenario_dir: Option<&Path>) -> Result<Resolv
     })
 }
 
+/// A result file, whole or not at all (`wholefile`).
 fn write_json(path: &Path, v: &impl Serialize) -> Result<()> {
-    let mut f = fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    serde_json::to_writer_pretty(&mut f, v)?;
-    f.write_all(b"\n")?;
-    Ok(())
+    let text = serde_json::to_string_pretty(v)? + "\n";
+    wholefile::write(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))
 }
 
 /// Runs the scenario into `opts.out`. Returns Done, or Interrupted when
@@ -233,8 +232,9 @@ pub fn run(sc: &Scenario, opts: &RunOptions, interrupt: &AtomicBool) -> Result<R
             emulator: None,
         };
         let r = execute(sc, opts, &link, interrupt, &mut setup);
-        write_json(&opts.out.join("setup.json"), &setup)?;
-        r
+        // The run's own error first; setup.json's (a full disk) only if none.
+        let written = write_json(&opts.out.join("setup.json"), &setup);
+        r.and(written)
     });
     let interrupted = interrupt.load(Ordering::Relaxed);
     match &result {
@@ -246,6 +246,7 @@ pub fn run(sc: &Scenario, opts: &RunOptions, interrupt: &AtomicBool) -> Result<R
     if interrupted {
         info.error = Some("interrupted before the end; partial results".into());
     }
+    // Last, after every other file is whole and synced: `done` means done.
     info.write(&opts.out)?;
     result.map(|()| info.status)
 }
@@ -350,7 +351,9 @@ fn execute(
     let mut order: Vec<usize> = (0..sc.flows.len()).collect();
     order.sort_by(|a, b| sc.flows[*a].start_s.total_cmp(&sc.flows[*b].start_s));
     let mut running = Vec::new();
-    let mut start_error = None;
+    // What ends the run early as failed: a flow that would not start, or
+    // the emulator's log failing to write (a full disk).
+    let mut failure = None;
     for i in order {
         if interrupt.load(Ordering::Relaxed) {
             break;
@@ -358,59 +361,70 @@ fn execute(
         match flows::start(&ctx, i, &sc.flows[i]) {
             Ok(f) => running.push(f),
             Err(e) => {
-                start_error =
-                    Some(e.context(format!("starting flow {i} ({})", sc.flows[i].scheme)));
+                failure = Some(e.context(format!("starting flow {i} ({})", sc.flows[i].scheme)));
                 break;
             }
         }
     }
-    if start_error.is_none() {
-        wait_until(
+    if failure.is_none() {
+        failure = wait_until(
             run_end,
             interrupt,
             run_start,
             sc.link.duration_s,
             opts.progress.as_deref(),
-        );
+            &|| emulator.check(),
+        )
+        .err();
     }
     // Time is up (or we were stopped): endpoints see the stop flag.
     stop.store(true, Ordering::Relaxed);
     let mut outcomes: Vec<FlowOutcome> = running
         .into_iter()
         .map(|mut f| {
-            if start_error.is_some() {
+            if failure.is_some() {
                 f.abort();
             }
             f.finish()
         })
         .collect();
     outcomes.sort_by_key(|o| o.index);
-    if let Some(ctl) = &rxctl {
+    // Everything is torn down whatever happened; the first failure is the
+    // one reported.
+    let rxctl_written = rxctl.as_ref().map(|ctl| {
         // Every receiver has ended: stop() lets go of what is left.
-        rxctl::write_csv_file(&ctl.stop(), &opts.out.join("rxctl.csv"))?;
+        rxctl::write_csv_file(&ctl.stop(), &opts.out.join("rxctl.csv"))
+    });
+    let netassist_written = netassist
+        .map(|na| na.stop().and_then(|s| write_json(&opts.out.join("netassist.json"), &s)));
+    let stopped = emulator.stop();
+    if let Ok(stats) = &stopped {
+        setup.emulator = Some(stats.clone());
     }
-    if let Some(na) = netassist {
-        write_json(&opts.out.join("netassist.json"), &na.stop()?)?;
-    }
-    let stats = emulator.stop()?;
-    setup.emulator = Some(stats);
-    if let Some(e) = start_error {
+    if let Some(e) = failure {
         return Err(e);
     }
+    rxctl_written.transpose()?;
+    netassist_written.transpose()?;
+    stopped?;
     write_flow_files(&opts.out, &outcomes)?;
     crate::analysis::analyze(sc, &opts.out, &outcomes)?;
     Ok(())
 }
 
-/// Sleeps until `end`, waking for `interrupt` and to report progress.
+/// Sleeps until `end`, waking at least every 200 ms for `interrupt`, to
+/// report progress and to `check` the run's health (its error ends the
+/// wait and the run).
 fn wait_until(
     end: Instant,
     interrupt: &AtomicBool,
     start: Instant,
     total: f64,
     progress: Option<&(dyn Fn(f64, f64) + Send + Sync)>,
-) {
+    check: &dyn Fn() -> Result<()>,
+) -> Result<()> {
     while !interrupt.load(Ordering::Relaxed) {
+        check()?;
         let now = Instant::now();
         if now >= end {
             break;
@@ -423,12 +437,18 @@ fn wait_until(
     if let Some(p) = progress {
         p(total.min(start.elapsed().as_secs_f64()), total);
     }
+    Ok(())
 }
 
 /// `flows.json` (what each flow's endpoints saw) and `tcpinfo.csv`.
 fn write_flow_files(out: &Path, outcomes: &[FlowOutcome]) -> Result<()> {
     write_json(&out.join("flows.json"), &outcomes)?;
-    let mut w = csv::Writer::from_path(out.join("tcpinfo.csv"))?;
+    let path = out.join("tcpinfo.csv");
+    wholefile::write_with(&path, |f| tcpinfo_rows(csv::Writer::from_writer(f), outcomes))
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+fn tcpinfo_rows<W: Write>(mut w: csv::Writer<W>, outcomes: &[FlowOutcome]) -> Result<(), csv::Error> {
     w.write_record([
         "flow",
         "t_s",

@@ -45,15 +45,17 @@ impl DelayCdf {
     }
 
     pub fn write_csv(&self, path: &Path) -> Result<(), Error> {
-        let io = |e: csv::Error| Error::io(path, e.into());
-        let mut w = csv::Writer::from_path(path).map_err(io)?;
-        for p in &self.points {
-            w.serialize(p).map_err(io)?;
-        }
-        if self.points.is_empty() {
-            w.write_record(["quantile", "queue_delay_ms"]).map_err(io)?;
-        }
-        w.flush().map_err(|e| Error::io(path, e))
+        wholefile::write_with(path, |f| -> Result<(), csv::Error> {
+            let mut w = csv::Writer::from_writer(f);
+            for p in &self.points {
+                w.serialize(p)?;
+            }
+            if self.points.is_empty() {
+                w.write_record(["quantile", "queue_delay_ms"])?;
+            }
+            Ok(w.flush()?)
+        })
+        .map_err(|e| Error::io(path, e.into()))
     }
 
     pub fn read_csv(path: &Path) -> Result<DelayCdf, Error> {

@@ -15,12 +15,13 @@ pub const TIMESERIES_CSV: &str = "timeseries.csv";
 pub const DELAY_CDF_CSV: &str = "delay_cdf.csv";
 
 impl Analysis {
-    /// Writes metrics.json, timeseries.csv and delay_cdf.csv into `dir`.
+    /// Writes metrics.json, timeseries.csv and delay_cdf.csv into `dir`,
+    /// each whole or not at all (`wholefile`).
     pub fn write_dir(&self, dir: &Path) -> Result<(), Error> {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         let path = dir.join(METRICS_JSON);
         let json = serde_json::to_string_pretty(self).expect("metrics serialize");
-        std::fs::write(&path, json + "\n").map_err(|e| Error::io(&path, e))?;
+        wholefile::write(&path, (json + "\n").as_bytes()).map_err(|e| Error::io(&path, e))?;
         self.timeseries.write_csv(&dir.join(TIMESERIES_CSV))?;
         self.delay_cdf.write_csv(&dir.join(DELAY_CDF_CSV))
     }

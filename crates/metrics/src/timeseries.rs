@@ -173,8 +173,11 @@ impl TimeSeries {
     /// CSV with one row per bin; per-flow columns are `throughput_mbps:<name>`;
     /// an empty cell is a bin with no departures.
     pub fn write_csv(&self, path: &Path) -> Result<(), Error> {
-        let io = |e: csv::Error| Error::io(path, e.into());
-        let mut w = csv::Writer::from_path(path).map_err(io)?;
+        wholefile::write_with(path, |f| self.write_rows(csv::Writer::from_writer(f)))
+            .map_err(|e: csv::Error| Error::io(path, e.into()))
+    }
+
+    fn write_rows<W: std::io::Write>(&self, mut w: csv::Writer<W>) -> Result<(), csv::Error> {
         let flow_columns = self
             .flow_names
             .iter()
@@ -184,8 +187,7 @@ impl TimeSeries {
                 .iter()
                 .map(|s| s.to_string())
                 .chain(flow_columns),
-        )
-        .map_err(io)?;
+        )?;
         let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.3}"));
         for r in &self.rows {
             let fixed = [
@@ -198,9 +200,9 @@ impl TimeSeries {
                 r.drops.to_string(),
             ];
             let flows = r.flow_throughput_mbps.iter().map(|v| format!("{v:.4}"));
-            w.write_record(fixed.into_iter().chain(flows)).map_err(io)?;
+            w.write_record(fixed.into_iter().chain(flows))?;
         }
-        w.flush().map_err(|e| Error::io(path, e))
+        Ok(w.flush()?)
     }
 
     pub fn read_csv(path: &Path) -> Result<TimeSeries, Error> {

@@ -28,7 +28,7 @@ use serde::Serialize;
 
 use document::{Block, Document};
 use figures::{Colors, DelayStat};
-pub use layout::{discover, run_dir, Run, RunInfo, RunStatus, Skipped, Timings};
+pub use layout::{discover, left_out_note, run_dir, Run, RunInfo, RunStatus, SkipKind, Skipped, Timings};
 pub use plot::FONT_PATHS;
 use summary::{metric, ConfigSummary, Normalised, METRICS, NORMALISED};
 
@@ -102,7 +102,8 @@ pub fn build(bench_dir: &Path, options: &ReportOptions) -> Result<Report> {
         &options.reference_scheme,
         options.reference_label.as_deref(),
     );
-    let mut warnings = Vec::new();
+    // Only `done` runs count; the reader is told how many others there were.
+    let mut warnings: Vec<String> = left_out_note(&skipped).into_iter().collect();
     let figures = if options.plots {
         match plot::ensure_font() {
             Ok(()) => draw_figures(&runs, &summaries, &out_dir, options)?,
@@ -163,7 +164,7 @@ pub fn build(bench_dir: &Path, options: &ReportOptions) -> Result<Report> {
 }
 
 fn write(path: &Path, text: &str) -> Result<()> {
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+    wholefile::write(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))
 }
 
 /// Pantheon's per-run summary: throughput (Mbit/s), 95th-percentile one-way
@@ -226,9 +227,15 @@ fn relative(path: &Path, base: &Path) -> String {
 /// One row per configuration and trace: repetitions' means, then the mean
 /// flow completion time of each sized flow.
 fn write_summary_csv(path: &Path, summaries: &[ConfigSummary]) -> Result<()> {
+    wholefile::write_with(path, |f| summary_rows(csv::Writer::from_writer(f), summaries))
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+fn summary_rows<W: std::io::Write>(
+    mut w: csv::Writer<W>,
+    summaries: &[ConfigSummary],
+) -> Result<(), csv::Error> {
     let fct_flows: BTreeSet<&String> = summaries.iter().flat_map(|s| s.fct_s.keys()).collect();
-    let mut w =
-        csv::Writer::from_path(path).with_context(|| format!("writing {}", path.display()))?;
     let header = ["trace", "scheme", "label", "reps"]
         .map(String::from)
         .into_iter();
@@ -439,7 +446,7 @@ fn compose(
     let schemes: BTreeSet<&str> = runs.iter().map(|r| r.info.scheme.as_str()).collect();
     doc.push(Block::Heading(1, "c2tcp results".into()));
     doc.push(Block::Paragraph(format!(
-        "{} finished runs of {} schemes over {} traces in {}; {} skipped. Delays are queueing delays at the bottleneck \
+        "{} finished runs of {} schemes over {} traces in {}; {} not done and left out. Delays are queueing delays at the bottleneck \
          unless marked one-way; definitions in docs/metrics.md.",
         runs.len(),
         schemes.len(),

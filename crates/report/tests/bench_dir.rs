@@ -290,6 +290,10 @@ fn unfinished_runs_are_listed_not_counted() {
         md.contains("runs/B.down/bbr/default/rep1: done, but its metrics are unreadable"),
         "{md}"
     );
+    // The count is said outright, in the report and to whoever built it.
+    let note = "2 runs not done were left out: 1 unfinished (interrupted or still running), 1 unreadable";
+    assert!(md.contains(note), "{md}");
+    assert!(r.warnings.iter().any(|w| w == note), "{:?}", r.warnings);
 }
 
 #[test]

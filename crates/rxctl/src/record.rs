@@ -125,9 +125,9 @@ pub fn write_csv(records: &[FlowRecord], out: impl Write) -> Result<()> {
     Ok(())
 }
 
+/// Writes `path` whole (`wholefile`): a run's result file or none.
 pub fn write_csv_file(records: &[FlowRecord], path: &Path) -> Result<()> {
-    let f = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    write_csv(records, std::io::BufWriter::new(f))
+    wholefile::write_with(path, |f| write_csv(records, f))
         .with_context(|| format!("writing {}", path.display()))
 }
 

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use bpfload::usage::BpfUse;
-use harness::bench::{self, Job, Plan, RunStatus};
+use harness::bench::{self, Job, Plan, RunStatus, WhenBusy};
+use harness::ownership::{self, Claim, Ownership};
 use harness::scenario::{traces_dir, Scenario};
 use report::layout::RunInfo;
 
@@ -26,6 +27,8 @@ const DEFAULT_SCHEMES: &str = "cubic,bbr,cubic-codel,c2tcp";
     after_help = "Without a scenario the bench runs the authors' set-up (scenarios/c2tcp-default.toml: \
 10 ms each way, 100-packet droptail, Target 50 ms) over every downlink trace in $C2TCP_TRACES/mahimahi. \
 Rerunning the same command resumes: finished runs are kept, unfinished ones redone. Ctrl-C stops cleanly.\n\n\
+A bench directory has one owner: a second bench into it is refused. A run still going in it (say, of a bench that \
+was killed, winding down) is waited for, or with --no-wait skipped (exit status 75: rerun later to finish it).\n\n\
 Examples:\n  c2tcp bench --out bench-out --jobs 2\n  \
 c2tcp bench scenarios/target-sweep.toml --schemes c2tcp,cubic,cubic-codel --reference-label target_ms=50 --out sweep"
 )]
@@ -65,7 +68,13 @@ pub struct Args {
     /// Skip the report at the end
     #[arg(long)]
     no_report: bool,
+    /// Skip runs whose directory another process still holds, instead of waiting for them
+    #[arg(long)]
+    no_wait: bool,
 }
+
+/// Exit status when runs were skipped as busy (`--no-wait`): EX_TEMPFAIL.
+const EXIT_RUNS_BUSY: u8 = 75;
 
 fn collect_traces(specs: &[String]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
@@ -138,7 +147,14 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
         out: a.out.clone(),
     };
     let jobs = bench::expand(&plan)?;
-    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    // One bench per directory, for its whole life; refused before anything slow.
+    let _owner = match ownership::try_claim(&a.out, "c2tcp bench")? {
+        Claim::Owned(own) => own,
+        Claim::Busy(holder) => {
+            eprintln!("{}", ownership::in_use_message("c2tcp bench", &a.out, &holder));
+            return Ok(ExitCode::FAILURE);
+        }
+    };
     let todo_s: f64 = jobs
         .iter()
         .filter(|j| bench::status_of(&j.dir) != Some(RunStatus::Done))
@@ -175,11 +191,12 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
         scenario.name.clone()
     };
     let exe = std::env::current_exe().context("locating the c2tcp binary")?;
-    let run_job = |job: &Job| -> Result<RunStatus> {
+    let run_job = |job: &Job, own: &Ownership| -> Result<RunStatus> {
         progress.started(job);
         let r = run_child(
             &exe,
             job,
+            own,
             &scenario_name,
             a.seed + job.rep as u64 - 1,
             interrupt,
@@ -187,11 +204,27 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
         progress.finished(job);
         r
     };
-    let summary = bench::execute(jobs.clone(), a.jobs, interrupt, &run_job, &|_, _| {})?;
+    let when_busy = if a.no_wait {
+        WhenBusy::Skip
+    } else {
+        WhenBusy::Wait
+    };
+    let summary = bench::execute(
+        jobs.clone(),
+        a.jobs,
+        when_busy,
+        interrupt,
+        &run_job,
+        &|_, _| {},
+        &|msg| progress.note(&format!("c2tcp bench: {msg}")),
+    )?;
     progress.done();
 
     for (job, err) in &summary.failed {
         eprintln!("c2tcp bench: failed: {job}: {err}");
+    }
+    for (job, holder) in &summary.busy {
+        eprintln!("c2tcp bench: skipped, in use by {holder}: {job}");
     }
     if summary.interrupted {
         eprintln!(
@@ -218,10 +251,16 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
             r.html.display()
         );
     }
-    Ok(if summary.failed.is_empty() {
-        ExitCode::SUCCESS
-    } else {
+    Ok(if !summary.failed.is_empty() {
         ExitCode::FAILURE
+    } else if !summary.busy.is_empty() {
+        eprintln!(
+            "c2tcp bench: {} runs skipped as in use; rerun the same command to finish them",
+            summary.busy.len()
+        );
+        ExitCode::from(EXIT_RUNS_BUSY)
+    } else {
+        ExitCode::SUCCESS
     })
 }
 
@@ -230,9 +269,15 @@ fn job_seconds(j: &Job) -> f64 {
 }
 
 /// Runs one job as a `c2tcp run` child and returns the status it recorded.
+/// The child gets the run directory's lock as its stdin (so it holds it as
+/// long as it lives, even past this bench) and the bench's pid, by which it
+/// checks it is still the bench's child once it has asked to die with it.
+/// This thread waits for the child: the parent-death signal follows the
+/// thread that spawned it.
 fn run_child(
     exe: &Path,
     job: &Job,
+    own: &Ownership,
     scenario_name: &str,
     seed: u64,
     interrupt: &AtomicBool,
@@ -247,8 +292,11 @@ fn run_child(
         seed,
     };
     let job_path = job.dir.join("job.json");
-    std::fs::write(&job_path, serde_json::to_string_pretty(&file)?)?;
-    let log = std::fs::File::create(job.dir.join("stderr.log"))?;
+    std::fs::write(&job_path, serde_json::to_string_pretty(&file)?)
+        .with_context(|| format!("writing {}", job_path.display()))?;
+    let log_path = job.dir.join("stderr.log");
+    let log = std::fs::File::create(&log_path)
+        .with_context(|| format!("creating {}", log_path.display()))?;
     let mut child = Command::new(exe)
         .arg("run")
         .arg("--job")
@@ -256,7 +304,8 @@ fn run_child(
         .arg("--out")
         .arg(&job.dir)
         .arg("--quiet")
-        .stdin(Stdio::null())
+        .env(super::run::BENCH_PID_ENV, std::process::id().to_string())
+        .stdin(Stdio::from(own.share()?))
         .stdout(Stdio::null())
         .stderr(log)
         .spawn()
@@ -350,6 +399,14 @@ impl Progress {
     fn done(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
+        }
+    }
+
+    /// A line for the user, above the bar when there is one.
+    fn note(&self, msg: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(msg),
+            None => eprintln!("{msg}"),
         }
     }
 }

@@ -198,6 +198,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
     };
     let pid = child.id() as i32;
+    // A log that cannot be written (a full disk) ends the emulation.
+    let mut log_error = None;
     let status = loop {
         if let Some(status) = child.try_wait()? {
             break status;
@@ -205,17 +207,15 @@ pub fn run(a: Args) -> Result<ExitCode> {
         let sig = SIGNAL.load(Ordering::Relaxed);
         let stop_for_signal =
             sig == libc::SIGTERM || sig == libc::SIGHUP || (sig == libc::SIGINT && !interactive);
-        if stop_for_signal || (a.once && emu.trace_ended()) {
+        log_error = emu.check().err();
+        if stop_for_signal || (a.once && emu.trace_ended()) || log_error.is_some() {
             if !a.quiet {
-                eprintln!(
-                    "c2tcp emulate: {}; stopping {}",
-                    if stop_for_signal {
-                        "signal received"
-                    } else {
-                        "trace ended (--once)"
-                    },
-                    command[0]
-                );
+                let why = match &log_error {
+                    Some(e) => format!("{e:#}"),
+                    None if stop_for_signal => "signal received".into(),
+                    None => "trace ended (--once)".into(),
+                };
+                eprintln!("c2tcp emulate: {why}; stopping {}", command[0]);
             }
             break terminate(&mut child, pid, !interactive)?;
         }
@@ -226,7 +226,11 @@ pub fn run(a: Args) -> Result<ExitCode> {
         // SAFETY: kill(2) on a pid found in our own UE namespace.
         unsafe { libc::kill(p, libc::SIGKILL) };
     }
-    let stats = emu.stop()?;
+    let stats = emu.stop();
+    if let Some(e) = log_error {
+        return Err(e);
+    }
+    let stats = stats?;
     if !a.quiet {
         report(&stats);
     }

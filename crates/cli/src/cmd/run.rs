@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use harness::bench::RunStatus;
+use harness::ownership::{self, Claim, Ownership};
 use harness::runner::{self, Identity, RunOptions};
 use harness::scenario::{Flow, Link, Scenario};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -63,6 +64,42 @@ pub struct Args {
     /// (internal) a job file written by `c2tcp bench`
     #[arg(long, hide = true, value_name = "FILE")]
     job: Option<PathBuf>,
+}
+
+/// The bench's pid, in the environment of each `c2tcp run` child it starts.
+pub const BENCH_PID_ENV: &str = "C2TCP_BENCH_PID";
+
+/// A bench's child dies with the bench: SIGTERM when its parent goes (the
+/// interrupt path then cleans up as for Ctrl-C). False when the bench is
+/// already gone, before the request could take effect.
+fn die_with_bench() -> Result<bool> {
+    nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGTERM)
+        .context("asking to die with the bench")?;
+    let bench: Option<i32> = std::env::var(BENCH_PID_ENV)
+        .ok()
+        .and_then(|v| v.parse().ok());
+    Ok(match bench {
+        Some(pid) => nix::unistd::getppid().as_raw() == pid,
+        None => true, // started by hand with --job: nothing to follow
+    })
+}
+
+/// Takes `out` for this run: the lock a bench handed over as stdin, or
+/// a lock of its own. Prints the refusal and returns None when another
+/// process holds it.
+fn own_out_dir(out: &Path, from_bench: bool) -> Result<Option<Ownership>> {
+    if from_bench {
+        if let Some(own) = Ownership::inherited(out, "c2tcp run")? {
+            return Ok(Some(own));
+        }
+    }
+    match ownership::try_claim(out, "c2tcp run")? {
+        Claim::Owned(own) => Ok(Some(own)),
+        Claim::Busy(holder) => {
+            eprintln!("{}", ownership::in_use_message("c2tcp run", out, &holder));
+            Ok(None)
+        }
+    }
 }
 
 /// What `c2tcp bench` hands a child `c2tcp run`.
@@ -212,6 +249,10 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     }
     bpfload::sys::require_root("c2tcp run")?;
     let interrupt = super::interrupt::install();
+    if a.job.is_some() && !die_with_bench()? {
+        eprintln!("c2tcp run: the bench that started this run is gone; not starting");
+        return Ok(ExitCode::from(130));
+    }
     let (sc, identity, seed, scenario_dir) = match &a.job {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -239,6 +280,11 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     };
     let Some(out) = a.out.clone() else {
         bail!("--out DIR is required")
+    };
+    // One run per directory, held until this process (and, for a bench's
+    // run, the bench) is gone.
+    let Some(_owner) = own_out_dir(&out, a.job.is_some())? else {
+        return Ok(ExitCode::FAILURE);
     };
     let mut opts = RunOptions::new(&out);
     opts.seed = seed;

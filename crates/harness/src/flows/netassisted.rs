@@ -64,7 +64,10 @@ pub fn start(
 }
 
 fn write_csv(path: &PathBuf, rows: &[(f64, FlowState)]) -> std::io::Result<()> {
-    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    wholefile::write_with(path, |f| write_rows(f, rows))
+}
+
+fn write_rows(mut f: impl Write, rows: &[(f64, FlowState)]) -> std::io::Result<()> {
     writeln!(
         f,
         "t_s,mode,cwnd,target_cwnd,pacing_mbps,bw_mbps,min_rtt_ms,beta,seq,fallbacks,resumes"
