@@ -184,13 +184,14 @@ impl Emulator {
             let log = match &d.log {
                 Some(path) => {
                     let queue = d.queue.to_string();
-                    let header = LogHeader {
-                        direction: name,
-                        opportunity_bytes: OPPORTUNITY_BYTES,
-                        delay_ms: cfg.delay_us as f64 / 1000.0,
-                        queue: &queue,
-                        loss: d.loss,
-                    };
+                    let header = LogHeader::emu(
+                        start / 1000,
+                        name,
+                        OPPORTUNITY_BYTES,
+                        cfg.delay_us as f64 / 1000.0,
+                        &queue,
+                        d.loss,
+                    );
                     let log = Log::create(path, start, &header)?;
                     guard.logs.push(log.health());
                     Some(log)
