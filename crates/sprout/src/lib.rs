@@ -27,7 +27,7 @@ pub mod wire;
 pub const MAX_HORIZON: usize = 16;
 
 /// Which rate estimator the receiver runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Variant {
     /// Bayesian inference with a cautious forecast (§3).
