@@ -13,6 +13,7 @@
 //! - [`sender`], [`receiver`]: the two ends' protocol logic;
 //! - [`net`]: the socket programs behind `c2tcp sprout-send` / `sprout-recv`;
 //! - [`sim`]: a trace-driven link model to exercise the logic without sockets.
+#![forbid(unsafe_code)]
 pub mod ewma;
 pub mod forecast;
 pub mod inference;

@@ -7,15 +7,12 @@
 //! the JSON files into them), so a renamed field does not read as 0.
 use std::io::ErrorKind;
 use std::net::{SocketAddr, UdpSocket};
-use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use hdrhistogram::Histogram;
-use nix::poll::{ppoll, PollFd, PollFlags};
-use nix::sys::time::TimeSpec;
-use nix::time::{clock_gettime, ClockId};
+use plumbing::PollFlags;
 use serde::{Deserialize, Serialize};
 
 use crate::receiver::{Receiver, ReceiverConfig, ReceiverCounters};
@@ -26,46 +23,26 @@ use crate::Variant;
 /// CLOCK_MONOTONIC in µs: one clock for every process on the machine (and in
 /// every network namespace), so the receiver can compute one-way delays.
 pub fn monotonic_us() -> u64 {
-    let t = clock_gettime(ClockId::CLOCK_MONOTONIC).expect("CLOCK_MONOTONIC");
-    t.tv_sec() as u64 * 1_000_000 + t.tv_nsec() as u64 / 1000
+    plumbing::clock::monotonic_us()
 }
 
 /// CPU time of the calling thread, ns.
 fn thread_cpu_ns() -> u64 {
-    let t = clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID).expect("CLOCK_THREAD_CPUTIME_ID");
-    t.tv_sec() as u64 * 1_000_000_000 + t.tv_nsec() as u64
-}
-
-static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_stop_signal(_: libc::c_int) {
-    STOP.store(true, Ordering::SeqCst);
+    plumbing::clock::thread_cpu_ns()
 }
 
 /// Makes SIGINT and SIGTERM set the returned flag (and interrupt `ppoll`)
 /// instead of killing the process, so the programs can write their report.
 pub fn install_stop_signals() -> Result<&'static AtomicBool> {
-    use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
-    let action = SigAction::new(
-        SigHandler::Handler(on_stop_signal),
-        SaFlags::empty(),
-        SigSet::empty(),
-    );
-    for sig in [Signal::SIGINT, Signal::SIGTERM] {
-        // SAFETY: the handler only stores to an atomic.
-        unsafe { sigaction(sig, &action) }
-            .with_context(|| format!("installing a {sig} handler"))?;
-    }
-    Ok(&STOP)
+    use plumbing::signals::{catch, Restart};
+    use plumbing::Signal;
+    catch(&[Signal::SIGINT, Signal::SIGTERM], Restart::No).context("installing the stop-signal handlers")
 }
 
 /// Waits until `fd` is ready for `events` or `deadline_us` passes (or a signal).
 fn wait(sock: &UdpSocket, events: PollFlags, deadline_us: u64) {
-    let now = monotonic_us();
-    let timeout = Duration::from_micros(deadline_us.saturating_sub(now));
-    let mut fds = [PollFd::new(sock.as_fd(), events)];
     // EINTR (a stop signal) and timeouts both just return to the loop.
-    let _ = ppoll(&mut fds, Some(TimeSpec::from_duration(timeout)), None);
+    plumbing::wait::sleep_until_us(sock, events, deadline_us);
 }
 
 /// Sends one datagram, waiting for socket buffer space if needed.

@@ -318,8 +318,7 @@ fn run_child(
         if interrupt.load(Ordering::Relaxed) && !signalled {
             // Ctrl-C reaches the whole process group anyway; SIGTERM to
             // the bench alone must reach the children too.
-            // SAFETY: kill(2) on our own child.
-            unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+            plumbing::process::terminate(&child);
             signalled = true;
         }
         std::thread::sleep(Duration::from_millis(100));

@@ -174,8 +174,7 @@ fn local_address(line: &str) -> String {
 }
 
 fn terminate(child: &Child) {
-    // SAFETY: signalling our own child, not yet reaped.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    plumbing::process::terminate(child);
 }
 
 /// Waits for `child` until `deadline`, then asks it to stop (SIGTERM: it
