@@ -9,6 +9,7 @@ pub mod bench;
 pub mod data;
 pub mod flows;
 pub mod ownership;
+pub mod plan;
 pub mod runner;
 pub mod scenario;
 pub mod scheme;
