@@ -17,6 +17,15 @@ use crate::runner::{resolve_link, ResolvedLink};
 use crate::scenario::Scenario;
 use crate::scheme::{self, Scheme};
 
+/// Each flow's scheme, looked up once.
+fn schemes_of(sc: &Scenario) -> Result<Vec<Scheme>> {
+    sc.flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| scheme::lookup(&f.scheme).with_context(|| format!("flows[{i}].scheme")))
+        .collect()
+}
+
 /// What a scenario's flows need besides the emulator.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Needs {
@@ -45,12 +54,7 @@ impl Needs {
     /// What `sc` needs, from its schemes alone (no trace is read): the
     /// bench asks this of every run it plans.
     pub fn of(sc: &Scenario) -> Result<Needs> {
-        let schemes = sc
-            .flows
-            .iter()
-            .enumerate()
-            .map(|(i, f)| scheme::lookup(&f.scheme).with_context(|| format!("flows[{i}].scheme")))
-            .collect::<Result<Vec<_>>>()?;
+        let schemes = schemes_of(sc)?;
         let mut n = Needs::of_schemes(&schemes);
         n.rxctl = sc.receiver_rule()?.is_some();
         Ok(n)
@@ -89,13 +93,8 @@ impl Plan {
     /// Resolves `sc` (trace paths relative to `scenario_dir` too).
     pub fn resolve(sc: &Scenario, scenario_dir: Option<&Path>) -> Result<Plan> {
         sc.validate()?;
-        let schemes = sc
-            .flows
-            .iter()
-            .enumerate()
-            .map(|(i, f)| scheme::lookup(&f.scheme).with_context(|| format!("flows[{i}].scheme")))
-            .collect::<Result<Vec<_>>>()?;
-        let link = resolve_link(sc, scenario_dir)?;
+        let schemes = schemes_of(sc)?;
+        let link = resolve_link(sc, &schemes, scenario_dir)?;
         let mut scenario = sc.clone();
         scenario.link.resolve_length(link.downlink.period_ms())?;
         let downlink_queue = link.downlink_queue.parse().context("downlink queue")?;

@@ -35,7 +35,7 @@ use report::layout::{RunInfo, RunStatus};
 use crate::flows::{self, FlowOutcome};
 use crate::plan::Plan;
 use crate::scenario::{resolve_trace, Scenario};
-use crate::scheme;
+use crate::scheme::Scheme;
 
 /// How a run executes, beside its scenario.
 #[derive(Clone)]
@@ -144,7 +144,12 @@ fn load_trace(spec: &str, scenario_dir: Option<&Path>) -> Result<(Trace, String)
     Ok((Trace::load(&path)?, path.display().to_string()))
 }
 
-pub fn resolve_link(sc: &Scenario, scenario_dir: Option<&Path>) -> Result<ResolvedLink> {
+/// `schemes`: each flow's, in order (`plan::Plan::resolve` looked them up).
+pub fn resolve_link(
+    sc: &Scenario,
+    schemes: &[Scheme],
+    scenario_dir: Option<&Path>,
+) -> Result<ResolvedLink> {
     let l = &sc.link;
     let (downlink, downlink_name) =
         load_trace(&l.downlink, scenario_dir).context("link.downlink")?;
@@ -163,12 +168,10 @@ pub fn resolve_link(sc: &Scenario, scenario_dir: Option<&Path>) -> Result<Resolv
     };
     let (uplink, uplink_name) = load_trace(&uplink_spec, scenario_dir).context("link.uplink")?;
     // An AQM scheme puts its discipline on both bottleneck queues.
-    let mut overrides = sc.flows.iter().filter_map(|f| {
-        scheme::lookup(&f.scheme).ok().and_then(|s| {
-            let down = s.queue_override(l.downlink_queue(), &f.params)?;
-            let up = s.queue_override(l.uplink_queue(), &f.params)?;
-            Some((f.scheme.clone(), down, up))
-        })
+    let mut overrides = sc.flows.iter().zip(schemes).filter_map(|(f, s)| {
+        let down = s.queue_override(l.downlink_queue(), &f.params)?;
+        let up = s.queue_override(l.uplink_queue(), &f.params)?;
+        Some((f.scheme.clone(), down, up))
     });
     let (downlink_queue, uplink_queue) = match overrides.next() {
         None => (l.downlink_queue().to_string(), l.uplink_queue().to_string()),
