@@ -34,7 +34,7 @@ build: deps
 # Host unit tests of the decision logic the BPF programs compile (bpf/*_logic.h).
 LOGIC_TESTS := $(patsubst bpf/tests/%.c,target/logic/%,$(wildcard bpf/tests/*_test.c))
 
-target/logic/%: bpf/tests/%.c bpf/*.h bpf/tests/*.h
+target/logic/%: bpf/tests/%.c bpf/*.h bpf/tests/*.h include/c2tcp.h
 	@mkdir -p target/logic
 	cc -O2 -Wall -Wextra -Werror -o $@ $< -lm
 

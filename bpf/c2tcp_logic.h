@@ -86,22 +86,11 @@
 #define C2TCP_ALPHA_SAFE_MAX 100000u
 #define C2TCP_REC_INV_SQRT_SHIFT 16      /* CoDel's 1/sqrt(N) in Q0.16 */
 
-/* The behaviours of the authors' code (see above); include/c2tcp.h carries
- * the same bits for C2TCP_VARIANT. */
-#define C2TCP_B_BLIND_WINDOW   0x01u
-#define C2TCP_B_ANCHORED_TUNER 0x02u
-#define C2TCP_B_MS_GOOD_TEST   0x04u
-#define C2TCP_B_SHARED_GROWTH  0x08u
-#define C2TCP_B_ACK_INTERVAL   0x10u
-#define C2TCP_B_ALL            0x1fu
-
-/* C2TCP_VARIANT's value: a base variant in bits 0-7, behaviours forced on in
- * bits 8-15 and forced off in bits 16-23. */
-#define C2TCP_VARIANT_DEFAULT 0u /* the load-time default */
-#define C2TCP_VARIANT_JSAC    1u
-#define C2TCP_VARIANT_PAPER   2u
-#define C2TCP_VARIANT_ON_SHIFT  8
-#define C2TCP_VARIANT_OFF_SHIFT 16
+/* The behaviours of the authors' code (see above), C2TCP_B_*, and the
+ * C2TCP_VARIANT value (a base variant in bits 0-7, behaviours forced on in
+ * bits 8-15 and forced off in bits 16-23) are the socket option's ABI: one
+ * owner, the public header. */
+#include "../include/c2tcp.h"
 
 /* Is v a valid C2TCP_VARIANT value? */
 static __always_inline int c2tcp_variant_valid(__u32 v)

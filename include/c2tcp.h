@@ -20,26 +20,33 @@
  * option name at SOL_C2TCP gives ENOPROTOOPT; when c2tcp is not loaded every
  * SOL_C2TCP option gives ENOPROTOOPT (the kernel's own answer for an unknown
  * level). Other levels are never touched.
+ *
+ * This header is the single owner of the option's ABI: the BPF side
+ * (bpf/c2tcp_sockopt.h, bpf/c2tcp_logic.h) includes it, and crates/sockopt's
+ * tests check the Rust mirror against it. It is UAPI-style (__u32 from
+ * <linux/types.h>), and BPF code that includes vmlinux.h first can include it
+ * too. Userspace still gets <stdint.h>, as before.
  */
 #ifndef C2TCP_H
 #define C2TCP_H
 
-#ifdef __KERNEL__
-#error "c2tcp.h is the userspace API; BPF code includes bpf/c2tcp_sockopt.h"
-#endif
-
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#if !defined(__KERNEL__) && !defined(__bpf__)
 #include <stdint.h>
+#endif
+#endif
 
 /* Socket option level of c2tcp (not a protocol number the kernel knows). */
 #define SOL_C2TCP 0xC2C2
 
-/* uint32_t, microseconds, 1000..10000000: the average delay the application
+/* __u32, microseconds, 1000..10000000: the average delay the application
  * wants. Settable before connect() and at any time during the connection. */
 #define C2TCP_TARGET 1
 #define C2TCP_TARGET_MIN_US 1000u
 #define C2TCP_TARGET_MAX_US 10000000u
 
-/* uint32_t, percent, 100..1000: pins alpha (Setpoint = alpha * minRTT) and
+/* __u32, percent, 100..1000: pins alpha (Setpoint = alpha * minRTT) and
  * stops the Tuner. 0 hands alpha back to the Tuner. */
 #define C2TCP_ALPHA 2
 #define C2TCP_ALPHA_MIN_PCT 100u
@@ -51,7 +58,7 @@
  * optlen to what it wrote. Later versions only append fields. */
 #define C2TCP_INFO 3
 
-/* uint32_t: which C2TCP runs on this socket. Bits 0-7, the base variant:
+/* __u32: which C2TCP runs on this socket. Bits 0-7, the base variant:
  * C2TCP_VARIANT_DEFAULT (the load-time default, `c2tcp load --variant`),
  * C2TCP_VARIANT_JSAC (the authors' released code, the default default) or
  * C2TCP_VARIANT_PAPER (Algorithms 1-3 as printed). Bits 8-15: behaviours
@@ -74,6 +81,7 @@
 #define C2TCP_B_MS_GOOD_TEST 0x04u   /* Good iff rtt_ms <= Setpoint_ms, whole ms */
 #define C2TCP_B_SHARED_GROWTH 0x08u  /* Good growth on Cubic's snd_cwnd_cnt, every ACK */
 #define C2TCP_B_ACK_INTERVAL 0x10u   /* Interval = current Setpoint; CoDel's Newton step */
+#define C2TCP_B_ALL 0x1fu
 
 enum c2tcp_condition {
 	C2TCP_COND_GOOD = 0,
@@ -82,20 +90,20 @@ enum c2tcp_condition {
 };
 
 struct c2tcp_info {
-	uint32_t version;         /* 2 */
-	uint32_t target_us;       /* Target in force (set, or the load-time default) */
-	uint32_t alpha_pct;       /* current alpha x 100 */
-	uint32_t min_rtt_us;      /* global minimum RTT of the connection */
-	uint32_t setpoint_us;     /* alpha x min_rtt */
-	uint32_t interval_us;     /* current Interval (Setpoint / sqrt(N) after N Bad) */
-	uint32_t last_avg_rtt_us; /* average RTT of the last completed tuning cycle */
-	uint32_t condition;       /* enum c2tcp_condition */
-	uint32_t bad_events;      /* imaginary drops so far (cwnd set to 1) */
-	uint32_t tune_cycles;     /* completed 500 ms tuning cycles */
+	__u32 version;            /* 2 */
+	__u32 target_us;          /* Target in force (set, or the load-time default) */
+	__u32 alpha_pct;          /* current alpha x 100 */
+	__u32 min_rtt_us;         /* global minimum RTT of the connection */
+	__u32 setpoint_us;        /* alpha x min_rtt */
+	__u32 interval_us;        /* current Interval (Setpoint / sqrt(N) after N Bad) */
+	__u32 last_avg_rtt_us;    /* average RTT of the last completed tuning cycle */
+	__u32 condition;          /* enum c2tcp_condition */
+	__u32 bad_events;         /* imaginary drops so far (cwnd set to 1) */
+	__u32 tune_cycles;        /* completed 500 ms tuning cycles */
 	/* version 2 */
-	uint32_t variant;         /* C2TCP_VARIANT in force, base resolved (1 jsac, 2 paper) */
-	uint32_t behaviours;      /* C2TCP_B_* in force */
-	uint32_t skipped_samples; /* RTT samples the blind window discarded */
+	__u32 variant;            /* C2TCP_VARIANT in force, base resolved (1 jsac, 2 paper) */
+	__u32 behaviours;         /* C2TCP_B_* in force */
+	__u32 skipped_samples;    /* RTT samples the blind window discarded */
 };
 
 #define C2TCP_INFO_VERSION 2

@@ -20,7 +20,7 @@ use libbpf_rs::{MapCore, MapFlags, MapHandle};
 
 use crate::leftovers;
 use crate::skel::c2tcp::C2tcpSkelBuilder;
-use crate::sys;
+use crate::sys::{self, ops_pin};
 
 /// Options of `c2tcp load`.
 #[derive(Debug, Clone, Default)]
@@ -101,11 +101,6 @@ pub fn select(names: &[String]) -> Result<Vec<&'static CcSpec>> {
         return Ok(CCS.iter().collect());
     }
     names.iter().map(|n| spec(n)).collect()
-}
-
-/// The pin that keeps a congestion control registered.
-pub(crate) fn ops_pin(dir: &Path) -> std::path::PathBuf {
-    dir.join("ops")
 }
 
 pub fn is_loaded(cc: &CcSpec) -> bool {

@@ -108,7 +108,7 @@ macro_rules! attach_netassist {
                 .$ops
                 .attach_struct_ops()
                 .context("registering the congestion control")?;
-            ops.pin(crate::cc::ops_pin(dir))
+            ops.pin(sys::ops_pin(dir))
                 .context("pinning the struct_ops link")?;
             Ok(())
         }

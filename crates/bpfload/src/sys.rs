@@ -120,3 +120,8 @@ pub fn set_default_cc(name: &str) -> Result<()> {
 pub fn pin_dir(cc: &str) -> PathBuf {
     Path::new(PIN_ROOT).join(cc)
 }
+
+/// The pin that keeps a congestion control registered, in its `pin_dir`.
+pub(crate) fn ops_pin(dir: &Path) -> PathBuf {
+    dir.join("ops")
+}

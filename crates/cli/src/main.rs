@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! `c2tcp`: one binary for the congestion control, the emulator and the
 //! experiments. Each subcommand lives in its own module under `cmd/`.
+#![forbid(unsafe_code)]
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};

@@ -8,21 +8,14 @@ pub type Micros = u64;
 /// Now, in µs of CLOCK_MONOTONIC (a vDSO call, no syscall).
 #[inline]
 pub fn now_us() -> Micros {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes into the timespec we own.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000 + ts.tv_nsec as u64 / 1_000
+    plumbing::clock::monotonic_us()
 }
 
 /// Makes this thread's timed sleeps (ppoll) wake as close to the deadline as
 /// the kernel can: the default slack of 50 µs would eat a quarter of our
 /// 200 µs scheduling-error budget.
 pub fn set_minimal_timer_slack() {
-    // SAFETY: PR_SET_TIMERSLACK with a plain integer; 1 ns is the minimum (0 means "default").
-    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) };
+    plumbing::clock::set_minimal_timer_slack();
 }
 
 /// Puts this thread in the SCHED_FIFO real-time class (low priority 10),

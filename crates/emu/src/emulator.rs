@@ -184,13 +184,14 @@ impl Emulator {
             let log = match &d.log {
                 Some(path) => {
                     let queue = d.queue.to_string();
-                    let header = LogHeader {
-                        direction: name,
-                        opportunity_bytes: OPPORTUNITY_BYTES,
-                        delay_ms: cfg.delay_us as f64 / 1000.0,
-                        queue: &queue,
-                        loss: d.loss,
-                    };
+                    let header = LogHeader::emu(
+                        start / 1000,
+                        name,
+                        OPPORTUNITY_BYTES,
+                        cfg.delay_us as f64 / 1000.0,
+                        &queue,
+                        d.loss,
+                    );
                     let log = Log::create(path, start, &header)?;
                     guard.logs.push(log.health());
                     Some(log)
@@ -313,11 +314,6 @@ fn forward(
         outbox: Vec::with_capacity(4096),
     };
     let mut scratch = vec![0u8; crate::packet::BUF_SIZE];
-    let mut pfd = libc::pollfd {
-        fd: from.raw_fd(),
-        events: libc::POLLIN,
-        revents: 0,
-    };
     while !stop.load(Ordering::Relaxed) {
         for _ in 0..READ_BATCH {
             let (mut buf, pooled) = match pl.pool.get() {
@@ -374,12 +370,11 @@ fn forward(
             .next_deadline()
             .map_or(MAX_SLEEP_US, |d| d.saturating_sub(now).min(MAX_SLEEP_US));
         if wait > SPIN_US {
-            let ts = libc::timespec {
-                tv_sec: 0,
-                tv_nsec: ((wait - SPIN_US / 2) * 1000) as libc::c_long,
-            };
-            // SAFETY: ppoll on one pollfd we own, with a timeout we own.
-            unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
+            plumbing::wait::sleep(
+                from,
+                plumbing::PollFlags::POLLIN,
+                std::time::Duration::from_micros(wait - SPIN_US / 2),
+            );
         }
         // Else: loop straight back (a non-blocking read, then the deadline).
     }

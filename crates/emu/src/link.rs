@@ -10,13 +10,8 @@ use crate::packet::Packet;
 use crate::queue::{Drops, Queue};
 use crate::trace::Cursor;
 
-/// Bytes per delivery opportunity. Mahimahi uses 1504 because it reads TUN
-/// packets with the 4-byte packet-information header (no IFF_NO_PI) and so
-/// counts every packet 4 bytes long; we read bare IP packets and count
-/// their true size, so one full 1500-byte MTU packet per opportunity (the
-/// trace format's meaning) is 1500 bytes here. A 12 Mbit/s trace (one line
-/// per ms) carries exactly 12 Mbit/s of IP packets.
-pub const OPPORTUNITY_BYTES: u32 = 1500;
+/// Bytes per delivery opportunity: the trace format's, see there.
+pub use crate::trace::OPPORTUNITY_BYTES;
 
 pub struct Link {
     cursor: Cursor,

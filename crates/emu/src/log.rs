@@ -42,14 +42,9 @@ impl LogHealth {
     }
 }
 
-/// What the header says about the run.
-pub struct LogHeader<'a> {
-    pub direction: &'a str,
-    pub opportunity_bytes: u32,
-    pub delay_ms: f64,
-    pub queue: &'a str,
-    pub loss: f64,
-}
+/// What the header says about the run (written and parsed by `logformat`,
+/// its one owner).
+pub use logformat::LogHeader;
 
 /// A flow's 5-tuple as the log names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -122,22 +117,17 @@ pub struct Log {
 
 impl Log {
     /// Creates `path` and writes the header; `base` is the run's start (µs,
-    /// a whole millisecond), which every line's time is relative to.
+    /// a whole millisecond), which every line's time is relative to, and
+    /// the header's base timestamp.
     pub fn create(path: &Path, base: Micros, header: &LogHeader) -> Result<Log> {
         let mut file =
             File::create(path).with_context(|| format!("creating log {}", path.display()))?;
-        writeln!(file, "# base timestamp: {}", base / 1000)
-            .and_then(|()| {
-                writeln!(
-                    file,
-                    "# c2tcp-emu v1 direction={} opportunity_bytes={} delay_ms={} queue={} loss={}",
-                    header.direction,
-                    header.opportunity_bytes,
-                    header.delay_ms,
-                    header.queue,
-                    header.loss
-                )
-            })
+        let header = LogHeader {
+            base_timestamp_ms: Some(base / 1000),
+            ..header.clone()
+        };
+        header
+            .write_to(&mut file)
             .with_context(|| format!("writing {}", path.display()))?;
         let (full_tx, full_rx) = mpsc::channel::<Vec<u8>>();
         let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
@@ -332,13 +322,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("down.log");
         let base = 5_000_000;
-        let header = LogHeader {
-            direction: "downlink",
-            opportunity_bytes: 1500,
-            delay_ms: 10.0,
-            queue: "droptail:packets=100",
-            loss: 0.0,
-        };
+        let header = LogHeader::emu(0, "downlink", 1500, 10.0, "droptail:packets=100", 0.0);
         let mut log = Log::create(&path, base, &header).unwrap();
         let a = udp([100, 96, 0, 1], 5000, [100, 96, 0, 2], 6000);
         let f = log.flow_id(&a);
@@ -363,14 +347,8 @@ mod tests {
         );
     }
 
-    fn header() -> LogHeader<'static> {
-        LogHeader {
-            direction: "downlink",
-            opportunity_bytes: 1500,
-            delay_ms: 0.0,
-            queue: "infinite",
-            loss: 0.0,
-        }
+    fn header() -> LogHeader {
+        LogHeader::emu(0, "downlink", 1500, 0.0, "infinite", 0.0)
     }
 
     #[test]
@@ -421,13 +399,7 @@ mod tests {
     fn large_logs_cross_buffers_intact() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("big.log");
-        let header = LogHeader {
-            direction: "uplink",
-            opportunity_bytes: 1500,
-            delay_ms: 0.0,
-            queue: "infinite",
-            loss: 0.0,
-        };
+        let header = LogHeader::emu(0, "uplink", 1500, 0.0, "infinite", 0.0);
         let mut log = Log::create(&path, 0, &header).unwrap();
         for i in 0..200_000u64 {
             log.opportunity(i * 1000, 1500);

@@ -12,7 +12,6 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::net::Ipv4Addr;
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 
@@ -32,8 +31,7 @@ pub struct Slot {
 }
 
 fn try_lock(file: &File) -> bool {
-    // SAFETY: flock on an fd we own.
-    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+    plumbing::lock::try_exclusive(file).unwrap_or(false)
 }
 
 /// Locks `path` if free; None when another live process holds it. Retries
@@ -209,8 +207,8 @@ fn orphans() -> Vec<(i32, u32)> {
 pub fn cleanup() -> Result<Vec<String>> {
     let mut removed = Vec::new();
     for (pid, slot) in orphans() {
-        // SAFETY: kill(2) on a pid we just read from /proc.
-        if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
+        // A pid we just read from /proc.
+        if plumbing::process::signal(pid, plumbing::Signal::SIGKILL) {
             let comm = fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
             removed.push(format!(
                 "process {pid} ({}) left by the run in slot {slot}",

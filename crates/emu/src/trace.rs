@@ -6,6 +6,14 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+/// Bytes per delivery opportunity. Mahimahi uses 1504 because it reads TUN
+/// packets with the 4-byte packet-information header (no IFF_NO_PI) and so
+/// counts every packet 4 bytes long; we read bare IP packets and count
+/// their true size, so one full 1500-byte MTU packet per opportunity (the
+/// trace format's meaning) is 1500 bytes here. A 12 Mbit/s trace (one line
+/// per ms) carries exactly 12 Mbit/s of IP packets.
+pub const OPPORTUNITY_BYTES: u32 = 1500;
+
 #[derive(Debug, Error)]
 pub enum TraceError {
     #[error("{file}: cannot read")]
@@ -267,7 +275,7 @@ impl Trace {
     pub fn summary(&self) -> Summary {
         let o = &self.opportunities;
         let duration_ms = self.period_ms();
-        let bits = |n: usize| n as f64 * crate::link::OPPORTUNITY_BYTES as f64 * 8.0;
+        let bits = |n: usize| n as f64 * OPPORTUNITY_BYTES as f64 * 8.0;
         let mut per_second = vec![0usize; duration_ms.div_ceil(1000) as usize];
         for &t in o {
             // Timestamp t covers the ms ending at t (1-based); 0 joins the first second.

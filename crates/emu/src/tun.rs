@@ -72,6 +72,15 @@ impl Tun {
     pub fn raw_fd(&self) -> RawFd {
         self.fd.as_raw_fd()
     }
+}
+
+impl std::os::fd::AsFd for Tun {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+}
+
+impl Tun {
 
     /// Reads one frame (virtio-net header + packet); WouldBlock when none is waiting.
     #[inline]

@@ -3,11 +3,13 @@
 //! congestion-control schemes can run in it (`scheme`), the traffic that
 //! drives them (`traffic`), and the runner that puts a server namespace, the
 //! emulator and a UE namespace together and measures the result.
+#![forbid(unsafe_code)]
 pub mod analysis;
 pub mod bench;
 pub mod data;
 pub mod flows;
 pub mod ownership;
+pub mod plan;
 pub mod runner;
 pub mod scenario;
 pub mod scheme;

@@ -13,7 +13,7 @@
 use std::fmt;
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -86,18 +86,7 @@ fn open_lock(dir: &Path) -> Result<File> {
 
 /// flock without waiting; false when another open file holds it.
 fn try_lock(file: &File) -> Result<bool> {
-    loop {
-        // SAFETY: flock on a descriptor we own.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-            return Ok(true);
-        }
-        let e = std::io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(libc::EWOULDBLOCK) => return Ok(false),
-            Some(libc::EINTR) => continue,
-            _ => return Err(e).context("flock"),
-        }
-    }
+    plumbing::lock::try_exclusive(file).context("flock")
 }
 
 /// Takes `dir` (created if missing) for `command` (`c2tcp bench`,
@@ -165,26 +154,22 @@ impl Ownership {
         let Ok(on_disk) = std::fs::metadata(lock_path(dir)) else {
             return Ok(None);
         };
-        // SAFETY: fstat on fd 0 into a zeroed struct we own.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        if unsafe { libc::fstat(0, &mut st) } != 0
-            || st.st_dev != on_disk.dev()
-            || st.st_ino != on_disk.ino()
-        {
+        let stdin = std::io::stdin();
+        let Ok(st) = nix::sys::stat::fstat(stdin.as_raw_fd()) else {
+            return Ok(None);
+        };
+        if st.st_dev != on_disk.dev() || st.st_ino != on_disk.ino() {
             return Ok(None);
         }
-        // SAFETY: duplicating fd 0, which we just checked is open.
-        let fd = unsafe { libc::fcntl(0, libc::F_DUPFD_CLOEXEC, 3) };
-        if fd < 0 {
-            return Err(std::io::Error::last_os_error()).context("keeping the inherited lock");
-        }
-        // SAFETY: fd is a fresh descriptor nothing else owns.
-        let file = File::from(unsafe { OwnedFd::from_raw_fd(fd) });
+        // A close-on-exec duplicate (F_DUPFD_CLOEXEC, at 3 or above).
+        let file = File::from(
+            stdin
+                .as_fd()
+                .try_clone_to_owned()
+                .context("keeping the inherited lock")?,
+        );
         let null = File::open("/dev/null").context("opening /dev/null")?;
-        // SAFETY: dup2 of descriptors we own onto stdin.
-        if unsafe { libc::dup2(null.as_raw_fd(), 0) } < 0 {
-            return Err(std::io::Error::last_os_error()).context("replacing stdin");
-        }
+        nix::unistd::dup2(null.as_raw_fd(), stdin.as_raw_fd()).context("replacing stdin")?;
         // Same open file: succeeds when the parent locked it, locks it if not.
         if !try_lock(&file)? {
             return Ok(None);
@@ -221,23 +206,7 @@ impl Ownership {
 
 /// Local wall-clock time, `YYYY-MM-DD HH:MM:SS`.
 fn local_time_now() -> String {
-    // SAFETY: time and localtime_r write only into the structs we pass.
-    unsafe {
-        let t = libc::time(std::ptr::null_mut());
-        let mut tm: libc::tm = std::mem::zeroed();
-        if libc::localtime_r(&t, &mut tm).is_null() {
-            return String::from("?");
-        }
-        format!(
-            "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
-            tm.tm_year + 1900,
-            tm.tm_mon + 1,
-            tm.tm_mday,
-            tm.tm_hour,
-            tm.tm_min,
-            tm.tm_sec
-        )
-    }
+    plumbing::clock::local_time_now()
 }
 
 #[cfg(test)]

@@ -33,8 +33,9 @@ use serde::Serialize;
 use report::layout::{RunInfo, RunStatus};
 
 use crate::flows::{self, FlowOutcome};
+use crate::plan::Plan;
 use crate::scenario::{resolve_trace, Scenario};
-use crate::scheme;
+use crate::scheme::Scheme;
 
 /// How a run executes, beside its scenario.
 #[derive(Clone)]
@@ -143,7 +144,12 @@ fn load_trace(spec: &str, scenario_dir: Option<&Path>) -> Result<(Trace, String)
     Ok((Trace::load(&path)?, path.display().to_string()))
 }
 
-pub fn resolve_link(sc: &Scenario, scenario_dir: Option<&Path>) -> Result<ResolvedLink> {
+/// `schemes`: each flow's, in order (`plan::Plan::resolve` looked them up).
+pub fn resolve_link(
+    sc: &Scenario,
+    schemes: &[Scheme],
+    scenario_dir: Option<&Path>,
+) -> Result<ResolvedLink> {
     let l = &sc.link;
     let (downlink, downlink_name) =
         load_trace(&l.downlink, scenario_dir).context("link.downlink")?;
@@ -162,12 +168,10 @@ pub fn resolve_link(sc: &Scenario, scenario_dir: Option<&Path>) -> Result<Resolv
     };
     let (uplink, uplink_name) = load_trace(&uplink_spec, scenario_dir).context("link.uplink")?;
     // An AQM scheme puts its discipline on both bottleneck queues.
-    let mut overrides = sc.flows.iter().filter_map(|f| {
-        scheme::lookup(&f.scheme).ok().and_then(|s| {
-            let down = s.queue_override(l.downlink_queue(), &f.params)?;
-            let up = s.queue_override(l.uplink_queue(), &f.params)?;
-            Some((f.scheme.clone(), down, up))
-        })
+    let mut overrides = sc.flows.iter().zip(schemes).filter_map(|(f, s)| {
+        let down = s.queue_override(l.downlink_queue(), &f.params)?;
+        let up = s.queue_override(l.uplink_queue(), &f.params)?;
+        Some((f.scheme.clone(), down, up))
     });
     let (downlink_queue, uplink_queue) = match overrides.next() {
         None => (l.downlink_queue().to_string(), l.uplink_queue().to_string()),
@@ -214,11 +218,9 @@ pub fn run(sc: &Scenario, opts: &RunOptions, interrupt: &AtomicBool) -> Result<R
     info.seed = Some(opts.seed);
     info.write(&opts.out)?; // "interrupted" until it finishes
 
-    let mut resolved = sc.clone();
-    let result = sc.validate().and_then(|()| {
-        let link = resolve_link(sc, opts.scenario_dir.as_deref())?;
-        resolved.link.resolve_length(link.downlink.period_ms())?;
-        let sc = &resolved;
+    let result = Plan::resolve(sc, opts.scenario_dir.as_deref()).and_then(|plan| {
+        let sc = &plan.scenario;
+        let link = &plan.link;
         info.duration_s = Some(sc.link.duration_s);
         info.duration_from_trace = sc.link.duration_from_trace;
         info.write(&opts.out)?;
@@ -231,7 +233,7 @@ pub fn run(sc: &Scenario, opts: &RunOptions, interrupt: &AtomicBool) -> Result<R
             uplink_queue: link.uplink_queue.clone(),
             emulator: None,
         };
-        let r = execute(sc, opts, &link, interrupt, &mut setup);
+        let r = execute(&plan, opts, interrupt, &mut setup);
         // The run's own error first; setup.json's (a full disk) only if none.
         let written = write_json(&opts.out.join("setup.json"), &setup);
         r.and(written)
@@ -255,32 +257,25 @@ pub fn run(sc: &Scenario, opts: &RunOptions, interrupt: &AtomicBool) -> Result<R
 /// flows have their own flag, raised when the run's time is up or it is
 /// interrupted.
 fn execute(
-    sc: &Scenario,
+    plan: &Plan,
     opts: &RunOptions,
-    link: &ResolvedLink,
     interrupt: &AtomicBool,
     setup: &mut Setup<'_>,
 ) -> Result<()> {
+    let (sc, link) = (&plan.scenario, &plan.link);
+    let needs = plan.needs();
     let stop = Arc::new(AtomicBool::new(false));
     // BPF congestion controls the flows need stay loaded while we run.
-    let mut needed: Vec<&str> = Vec::new();
-    for f in &sc.flows {
-        if let Some(cc) = scheme::lookup(&f.scheme)?.needs_bpf() {
-            if !needed.contains(&cc) {
-                needed.push(cc);
-            }
-        }
-    }
-    let _bpf = BpfUse::acquire(&needed)?;
+    let _bpf = BpfUse::acquire(&needs.bpf)?;
 
     let server = Netns::new("server")?;
     let ue = Netns::new("ue")?;
     let mut down = DirectionConfig::new(link.downlink.clone());
-    down.queue = link.downlink_queue.parse().context("downlink queue")?;
+    down.queue = plan.downlink_queue.clone();
     down.loss = sc.link.downlink_loss();
     down.log = Some(opts.out.join("downlink.log"));
     let mut up = DirectionConfig::new(link.uplink.clone());
-    up.queue = link.uplink_queue.parse().context("uplink queue")?;
+    up.queue = plan.uplink_queue.clone();
     up.loss = sc.link.uplink_loss();
     up.log = Some(opts.out.join("uplink.log"));
     let mut cfg = EmulatorConfig::new(down, up);
@@ -290,11 +285,7 @@ fn execute(
     let (trace_offset_ms, delay_us) = (cfg.trace_offset_ms, cfg.delay_us);
     let emulator = Emulator::start(cfg, &server, &ue)?;
     // NATCP/NACubic flows need NetAssist, its agent and the UE's reporter.
-    let netassist = match sc
-        .flows
-        .iter()
-        .any(|f| scheme::lookup(&f.scheme).is_ok_and(|s| s.needs_netassist()))
-    {
+    let netassist = match needs.netassist {
         false => None,
         true => {
             let model = netassist::LinkModel {
@@ -327,7 +318,7 @@ fn execute(
     // Receiver-side control: one controller for the UE, created in its
     // namespace (it checks the namespace's tcp_shrink_window) before any
     // flow starts; its records line up with the run's time axis.
-    let rxctl = match sc.receiver_rule()? {
+    let rxctl = match plan.receiver_rule {
         Some(rule) => {
             let mut cfg = rxctl::Config::new(rule);
             cfg.epoch = run_start;

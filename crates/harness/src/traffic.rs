@@ -9,14 +9,14 @@
 //! flow arrived. Both are plain blocking-free loops over poll(2), meant to run
 //! on threads that entered the sender's and the receiver's namespaces; all
 //! times are seconds since the run's start on one monotonic clock.
-use std::io::{self, ErrorKind, Read, Write};
+use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddrV4, TcpListener, TcpStream};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use serde::Serialize;
+use plumbing::{tcp, wait, PollFlags};
 use sockopt::C2tcpInfo;
 
 const CHUNK: usize = 64 * 1024;
@@ -81,33 +81,10 @@ fn secs(run_start: Instant, t: Instant) -> f64 {
     t.saturating_duration_since(run_start).as_secs_f64()
 }
 
-/// poll(2) one descriptor for `events` for at most `timeout`.
-fn wait_for(fd: i32, events: i16, timeout: Duration) -> io::Result<bool> {
-    let mut pfd = libc::pollfd {
-        fd,
-        events,
-        revents: 0,
-    };
-    let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
-    // SAFETY: one valid pollfd.
-    let rc = unsafe { libc::poll(&mut pfd, 1, ms) };
-    match rc {
-        -1 if io::Error::last_os_error().kind() == ErrorKind::Interrupted => Ok(false),
-        -1 => Err(io::Error::last_os_error()),
-        0 => Ok(false),
-        _ => Ok(true),
-    }
-}
-
 /// A TCP socket with the congestion control and C2TCP options applied,
 /// connected to `dst` (blocking connect, then non-blocking I/O).
 pub fn connect_with(spec: &SendSpec) -> Result<TcpStream> {
-    // SAFETY: plain socket(2); ownership taken at once.
-    let raw = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
-    if raw < 0 {
-        return Err(io::Error::last_os_error()).context("socket");
-    }
-    let sock = unsafe { OwnedFd::from_raw_fd(raw) };
+    let sock = tcp::socket_v4().context("socket")?;
     sockopt::set_congestion(&sock, &spec.cc)
         .with_context(|| format!("selecting congestion control `{}` (is it loaded?)", spec.cc))?;
     if let Some(t) = spec.target_us {
@@ -119,27 +96,8 @@ pub fn connect_with(spec: &SendSpec) -> Result<TcpStream> {
     if let Some(v) = spec.variant {
         sockopt::set_variant(&sock, v).with_context(|| format!("setting C2TCP_VARIANT {v}"))?;
     }
-    let sin = libc::sockaddr_in {
-        sin_family: libc::AF_INET as libc::sa_family_t,
-        sin_port: spec.dst.port().to_be(),
-        sin_addr: libc::in_addr {
-            s_addr: u32::from(*spec.dst.ip()).to_be(),
-        },
-        sin_zero: [0; 8],
-    };
-    // SAFETY: sin is a valid sockaddr_in.
-    let rc = unsafe {
-        libc::connect(
-            sock.as_raw_fd(),
-            (&sin as *const libc::sockaddr_in).cast(),
-            std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
-        )
-    };
-    if rc != 0 {
-        return Err(io::Error::last_os_error())
-            .with_context(|| format!("connecting to {}", spec.dst));
-    }
-    let stream = TcpStream::from(sock);
+    let stream =
+        tcp::connect_v4(sock, spec.dst).with_context(|| format!("connecting to {}", spec.dst))?;
     stream.set_nonblocking(true)?;
     Ok(stream)
 }
@@ -190,7 +148,6 @@ fn send_inner(
     let is_c2tcp = spec.cc == "c2tcp";
     let chunk = vec![0x43u8; CHUNK];
     let mut next_sample = Instant::now();
-    let fd = stream.as_raw_fd();
     loop {
         let now = Instant::now();
         if now >= next_sample {
@@ -210,7 +167,7 @@ fn send_inner(
                 stream.shutdown(std::net::Shutdown::Write)?;
             }
             let wait = next_sample.min(spec.stop_at).saturating_duration_since(now);
-            if wait_for(fd, libc::POLLIN, wait)? {
+            if wait::ready(&stream, PollFlags::POLLIN, wait)? {
                 let mut b = [0u8; 64];
                 match stream.read(&mut b) {
                     Ok(0) => break,
@@ -230,7 +187,7 @@ fn send_inner(
                 let wait = next_sample
                     .min(spec.stop_at)
                     .saturating_duration_since(Instant::now());
-                wait_for(fd, libc::POLLOUT, wait)?;
+                wait::ready(&stream, PollFlags::POLLOUT, wait)?;
             }
             Err(e) if e.kind() == ErrorKind::Interrupted => {}
             Err(e) => return Err(e).context("sending"),
@@ -294,7 +251,7 @@ fn receive_inner(
         match listener.accept() {
             Ok((c, _)) => break c,
             Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {
-                wait_for(listener.as_raw_fd(), libc::POLLIN, tick)?;
+                wait::ready(&listener, PollFlags::POLLIN, tick)?;
             }
             Err(e) => return Err(e).context("accepting"),
         }
@@ -322,7 +279,7 @@ fn receive_inner(
             }
             Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {
                 let wait = stop_at.saturating_duration_since(Instant::now()).min(tick);
-                wait_for(conn.as_raw_fd(), libc::POLLIN, wait)?;
+                wait::ready(&conn, PollFlags::POLLIN, wait)?;
             }
             Err(e) if e.kind() == ErrorKind::ConnectionReset => break,
             Err(e) => return Err(e).context("receiving"),

@@ -20,6 +20,7 @@
 //! analysis.write_dir("out".as_ref())?;
 //! # Ok::<(), metrics::Error>(())
 //! ```
+#![forbid(unsafe_code)]
 mod analysis;
 mod cdf;
 mod config;

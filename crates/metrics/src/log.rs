@@ -78,26 +78,9 @@ fn port_of(endpoint: &str) -> Option<u16> {
 
 pub use logformat::DropReason;
 
-/// What the header lines said. Fields the log did not give are None.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct LogHeader {
-    pub base_timestamp_ms: Option<u64>,
-    /// "c2tcp-emu v1" or "mahimahi" (no c2tcp-emu line).
-    pub format: String,
-    pub direction: Option<String>,
-    pub opportunity_bytes: Option<u32>,
-    /// One-way propagation delay, each way, in ms.
-    pub delay_ms: Option<f64>,
-    pub queue: Option<String>,
-    pub loss: Option<f64>,
-}
-
-impl LogHeader {
-    /// True for our emulator's logs, which carry drop lines (so loss is known).
-    pub fn is_c2tcp_emu(&self) -> bool {
-        self.format.starts_with("c2tcp-emu")
-    }
-}
+/// What the header lines said (written and parsed by `logformat`, their
+/// one owner). Fields the log did not give are None.
+pub use logformat::LogHeader;
 
 /// One data line of the log.
 #[derive(Clone, Debug, PartialEq)]
@@ -153,10 +136,7 @@ impl<R: BufRead> LogReader<R> {
             path: path.to_owned(),
             line_no: 0,
             buf: Vec::with_capacity(128),
-            header: LogHeader {
-                format: "mahimahi".into(),
-                ..LogHeader::default()
-            },
+            header: LogHeader::default(),
         }
     }
 
@@ -204,44 +184,10 @@ impl<R: BufRead> LogReader<R> {
 
 /// Header and flow lines; other comments (mm-link writes several) are skipped.
 fn parse_comment(text: &str, header: &mut LogHeader) -> Result<Option<Event>, String> {
-    if let Some(rest) = text.strip_prefix("base timestamp:") {
-        let base = rest
-            .trim()
-            .parse()
-            .map_err(|_| "base timestamp is not an integer")?;
-        header.base_timestamp_ms = Some(base);
-    } else if let Some(rest) = text.strip_prefix("c2tcp-emu ") {
-        let mut fields = rest.split_whitespace();
-        let version = fields.next().ok_or("c2tcp-emu header without a version")?;
-        if version != "v1" {
-            return Err(format!("unsupported c2tcp-emu log version {version}"));
-        }
-        header.format = format!("c2tcp-emu {version}");
-        for field in fields {
-            let (key, value) = field
-                .split_once('=')
-                .ok_or("c2tcp-emu header field is not key=value")?;
-            let number = |what: &str| {
-                value
-                    .parse::<f64>()
-                    .map_err(|_| format!("{what} is not a number"))
-            };
-            match key {
-                "direction" => header.direction = Some(value.to_owned()),
-                "opportunity_bytes" => {
-                    header.opportunity_bytes = Some(
-                        value
-                            .parse()
-                            .map_err(|_| "opportunity_bytes is not an integer")?,
-                    )
-                }
-                "delay_ms" => header.delay_ms = Some(number("delay_ms")?),
-                "queue" => header.queue = Some(value.to_owned()),
-                "loss" => header.loss = Some(number("loss")?),
-                _ => {} // newer emulators may add fields
-            }
-        }
-    } else if let Some(rest) = text.strip_prefix("flow ") {
+    if header.parse_comment(text)? {
+        return Ok(None);
+    }
+    if let Some(rest) = text.strip_prefix("flow ") {
         return parse_flow(rest).map(|f| Some(Event::Flow(f)));
     }
     Ok(None)

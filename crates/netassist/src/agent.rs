@@ -5,10 +5,10 @@
 //! every loaded NetAssist congestion control, stamped with the agent's
 //! CLOCK_MONOTONIC time: the programs' fallback timer runs against that stamp.
 use std::net::{Ipv4Addr, UdpSocket};
-use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use bpfload::netassist::{Feedback, FeedbackMaps, NETASSIST_CCS};
@@ -122,14 +122,9 @@ fn run(
     let mut guard = Guard::new(cfg.max_age_us);
     let mut buf = [0u8; 512];
     let mut last_refresh = monotonic_us();
-    let mut pfd = libc::pollfd {
-        fd: sock.as_raw_fd(),
-        events: libc::POLLIN,
-        revents: 0,
-    };
     while !stop.load(Relaxed) {
-        // SAFETY: poll on one pollfd we own; 100 ms bounds how late a stop is seen.
-        unsafe { libc::poll(&mut pfd, 1, 100) };
+        // 100 ms bounds how late a stop is seen.
+        let _ = plumbing::wait::ready(&sock, plumbing::PollFlags::POLLIN, Duration::from_millis(100));
         // A congestion control loaded after we started.
         if monotonic_us() - last_refresh > 1_000_000 {
             maps.refresh(NETASSIST_CCS);

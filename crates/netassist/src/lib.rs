@@ -11,6 +11,7 @@
 //! - [`agent`]: the server-side receiver that writes the BPF map;
 //! - [`ue`]: the UE's flow-count (beta) reporter;
 //! - [`deploy`]: all of it wired into a run's namespaces.
+#![forbid(unsafe_code)]
 pub mod agent;
 pub mod deploy;
 pub mod guard;

@@ -12,10 +12,10 @@
 //! come, until the next period end or the next due datagram.
 use std::collections::VecDeque;
 use std::net::{SocketAddrV4, UdpSocket};
-use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -163,19 +163,9 @@ impl Drop for Service {
 }
 
 /// Sleeps until `deadline` (monotonic µs) at most, waking for a datagram.
-fn wait(fd: i32, deadline: u64) {
+fn wait(sock: &UdpSocket, deadline: u64) {
     let left = deadline.saturating_sub(now_us()).min(100_000);
-    let ts = libc::timespec {
-        tv_sec: (left / 1_000_000) as libc::time_t,
-        tv_nsec: ((left % 1_000_000) * 1000) as libc::c_long,
-    };
-    let mut pfd = libc::pollfd {
-        fd,
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    // SAFETY: ppoll on one pollfd we own, with a timeout we own.
-    unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
+    plumbing::wait::sleep(sock, plumbing::PollFlags::POLLIN, Duration::from_micros(left));
 }
 
 fn run(
@@ -265,7 +255,7 @@ fn run(
             .front()
             .map_or(u64::MAX, |p| p.0)
             .min(cfg.start_us + meter.next_end_us());
-        wait(sock.as_raw_fd(), next);
+        wait(&sock, next);
     }
     Ok(())
 }

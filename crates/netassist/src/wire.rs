@@ -216,13 +216,7 @@ pub fn decode(buf: &[u8], key: Option<&Key>) -> Result<Message, Reject> {
 /// CLOCK_REALTIME in µs: the datagrams' timestamps (comparable across
 /// hosts whose clocks are synchronised, unlike CLOCK_MONOTONIC).
 pub fn realtime_us() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes into a timespec we own.
-    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000 + ts.tv_nsec as u64 / 1_000
+    plumbing::clock::realtime_us()
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@
 //! println!("{}\nreport: {}", report.table_markdown, report.markdown.display());
 //! # Ok::<(), anyhow::Error>(())
 //! ```
+#![forbid(unsafe_code)]
 mod document;
 mod figures;
 pub mod layout;

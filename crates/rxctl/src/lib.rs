@@ -52,6 +52,7 @@
 //! # Ok(())
 //! # }
 //! ```
+#![forbid(unsafe_code)]
 pub mod controller;
 pub mod dfcsd;
 pub mod drwa;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Rust mirror of `include/c2tcp.h`, plus the few standard TCP socket options
 //! the project's senders and tests use (congestion control, TCP_INFO).
+//!
+//! The header owns the ABI; `tests/header.rs` compiles it with `cc` and fails
+//! when a constant, a size or a field offset here disagrees with it.
 use std::io;
 use std::mem::size_of;
 use std::os::fd::{AsRawFd, RawFd};
@@ -15,6 +18,11 @@ pub const C2TCP_TARGET: libc::c_int = 1;
 pub const C2TCP_ALPHA: libc::c_int = 2;
 pub const C2TCP_INFO: libc::c_int = 3;
 pub const C2TCP_VARIANT: libc::c_int = 4;
+pub const C2TCP_TARGET_MIN_US: u32 = 1_000;
+pub const C2TCP_TARGET_MAX_US: u32 = 10_000_000;
+pub const C2TCP_ALPHA_MIN_PCT: u32 = 100;
+pub const C2TCP_ALPHA_MAX_PCT: u32 = 1_000;
+pub const C2TCP_INFO_VERSION: u32 = 2;
 pub const C2TCP_INFO_V1_SIZE: usize = 40;
 pub const C2TCP_INFO_V2_SIZE: usize = 52;
 

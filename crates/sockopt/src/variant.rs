@@ -17,9 +17,10 @@ pub const BEHAVIOURS: [(&str, u32); 5] = [
     ("shared_growth", 0x08),
     ("ack_interval", 0x10),
 ];
-const ALL: u32 = 0x1f;
-const ON_SHIFT: u32 = 8;
-const OFF_SHIFT: u32 = 16;
+/// C2TCP_B_ALL, C2TCP_VARIANT_ON_SHIFT, C2TCP_VARIANT_OFF_SHIFT.
+pub const ALL: u32 = 0x1f;
+pub const ON_SHIFT: u32 = 8;
+pub const OFF_SHIFT: u32 = 16;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Base {

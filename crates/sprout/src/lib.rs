@@ -13,6 +13,7 @@
 //! - [`sender`], [`receiver`]: the two ends' protocol logic;
 //! - [`net`]: the socket programs behind `c2tcp sprout-send` / `sprout-recv`;
 //! - [`sim`]: a trace-driven link model to exercise the logic without sockets.
+#![forbid(unsafe_code)]
 pub mod ewma;
 pub mod forecast;
 pub mod inference;
@@ -27,7 +28,7 @@ pub mod wire;
 pub const MAX_HORIZON: usize = 16;
 
 /// Which rate estimator the receiver runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Variant {
     /// Bayesian inference with a cautious forecast (§3).

@@ -3,18 +3,17 @@
 //! Each runs one flow on one socket, in one thread, sleeping in `ppoll` until
 //! a datagram arrives or its logic's next deadline; both stop on a flag (set
 //! from SIGINT/SIGTERM by [`install_stop_signals`]) and return a report.
+//! The reports' types are also how they are read back (the harness parses
+//! the JSON files into them), so a renamed field does not read as 0.
 use std::io::ErrorKind;
 use std::net::{SocketAddr, UdpSocket};
-use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use hdrhistogram::Histogram;
-use nix::poll::{ppoll, PollFd, PollFlags};
-use nix::sys::time::TimeSpec;
-use nix::time::{clock_gettime, ClockId};
-use serde::Serialize;
+use plumbing::PollFlags;
+use serde::{Deserialize, Serialize};
 
 use crate::receiver::{Receiver, ReceiverConfig, ReceiverCounters};
 use crate::sender::{Sender, SenderConfig, SenderCounters};
@@ -24,46 +23,26 @@ use crate::Variant;
 /// CLOCK_MONOTONIC in µs: one clock for every process on the machine (and in
 /// every network namespace), so the receiver can compute one-way delays.
 pub fn monotonic_us() -> u64 {
-    let t = clock_gettime(ClockId::CLOCK_MONOTONIC).expect("CLOCK_MONOTONIC");
-    t.tv_sec() as u64 * 1_000_000 + t.tv_nsec() as u64 / 1000
+    plumbing::clock::monotonic_us()
 }
 
 /// CPU time of the calling thread, ns.
 fn thread_cpu_ns() -> u64 {
-    let t = clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID).expect("CLOCK_THREAD_CPUTIME_ID");
-    t.tv_sec() as u64 * 1_000_000_000 + t.tv_nsec() as u64
-}
-
-static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_stop_signal(_: libc::c_int) {
-    STOP.store(true, Ordering::SeqCst);
+    plumbing::clock::thread_cpu_ns()
 }
 
 /// Makes SIGINT and SIGTERM set the returned flag (and interrupt `ppoll`)
 /// instead of killing the process, so the programs can write their report.
 pub fn install_stop_signals() -> Result<&'static AtomicBool> {
-    use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
-    let action = SigAction::new(
-        SigHandler::Handler(on_stop_signal),
-        SaFlags::empty(),
-        SigSet::empty(),
-    );
-    for sig in [Signal::SIGINT, Signal::SIGTERM] {
-        // SAFETY: the handler only stores to an atomic.
-        unsafe { sigaction(sig, &action) }
-            .with_context(|| format!("installing a {sig} handler"))?;
-    }
-    Ok(&STOP)
+    use plumbing::signals::{catch, Restart};
+    use plumbing::Signal;
+    catch(&[Signal::SIGINT, Signal::SIGTERM], Restart::No).context("installing the stop-signal handlers")
 }
 
 /// Waits until `fd` is ready for `events` or `deadline_us` passes (or a signal).
 fn wait(sock: &UdpSocket, events: PollFlags, deadline_us: u64) {
-    let now = monotonic_us();
-    let timeout = Duration::from_micros(deadline_us.saturating_sub(now));
-    let mut fds = [PollFd::new(sock.as_fd(), events)];
     // EINTR (a stop signal) and timeouts both just return to the loop.
-    let _ = ppoll(&mut fds, Some(TimeSpec::from_duration(timeout)), None);
+    plumbing::wait::sleep_until_us(sock, events, deadline_us);
 }
 
 /// Sends one datagram, waiting for socket buffer space if needed.
@@ -99,7 +78,41 @@ fn grow_receive_buffer(sock: &UdpSocket) {
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+/// Which end wrote a report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Receiver,
+    Sender,
+}
+
+/// Why an endpoint stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EndedBy {
+    /// The sender said bye (receiver only).
+    Bye,
+    /// SIGINT or SIGTERM.
+    Signal,
+    /// The given duration passed.
+    Duration,
+    /// Nothing arrived for the idle timeout (receiver only).
+    Idle,
+}
+
+impl EndedBy {
+    /// The word the report says.
+    pub fn name(self) -> &'static str {
+        match self {
+            EndedBy::Bye => "bye",
+            EndedBy::Signal => "signal",
+            EndedBy::Duration => "duration",
+            EndedBy::Idle => "idle",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CpuPerTick {
     pub ticks: u64,
     pub mean_ns: f64,
@@ -107,16 +120,16 @@ pub struct CpuPerTick {
     pub max_ns: u64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct DelayMs {
     pub samples: u64,
     pub mean: f64,
     pub p95: f64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ReceiverReport {
-    pub role: &'static str,
+    pub role: Role,
     pub variant: Variant,
     pub confidence_percent: f64,
     pub max_rate_pps: f64,
@@ -126,7 +139,7 @@ pub struct ReceiverReport {
     pub peer: Option<String>,
     pub duration_s: f64,
     /// bye | signal | duration | idle
-    pub ended_by: &'static str,
+    pub ended_by: EndedBy,
     pub bytes_received: u64,
     pub goodput_mbps: f64,
     pub packets_received: u64,
@@ -184,16 +197,16 @@ pub fn run_receiver(opts: ReceiverOpts, stop: &AtomicBool) -> Result<ReceiverRep
     let ended_by = loop {
         let now = monotonic_us();
         if stop.load(Ordering::SeqCst) {
-            break "signal";
+            break EndedBy::Signal;
         }
         if end.is_some_and(|e| now >= e) {
-            break "duration";
+            break EndedBy::Duration;
         }
         if r.bye().is_some() {
-            break "bye";
+            break EndedBy::Bye;
         }
         if last_rx.is_some_and(|t| now >= t + idle_us) {
-            break "idle";
+            break EndedBy::Idle;
         }
         loop {
             match sock.recv_from(&mut buf) {
@@ -256,7 +269,7 @@ pub fn run_receiver(opts: ReceiverOpts, stop: &AtomicBool) -> Result<ReceiverRep
     let c = r.counters.clone();
     let cfg = r.config();
     Ok(ReceiverReport {
-        role: "receiver",
+        role: Role::Receiver,
         variant: cfg.variant,
         confidence_percent: cfg.confidence * 100.0,
         max_rate_pps: cfg.params.max_rate_pps,
@@ -298,9 +311,9 @@ pub fn run_receiver(opts: ReceiverOpts, stop: &AtomicBool) -> Result<ReceiverRep
     })
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SenderReport {
-    pub role: &'static str,
+    pub role: Role,
     /// Label only: the sender is the same for both variants.
     pub variant: Variant,
     pub connect: String,
@@ -313,7 +326,7 @@ pub struct SenderReport {
     pub min_rtt_ms: f64,
     pub duration_s: f64,
     /// signal | duration
-    pub ended_by: &'static str,
+    pub ended_by: EndedBy,
     pub bytes_sent: u64,
     pub packets_sent: u64,
     /// Bytes the receiver reported received in its latest feedback.
@@ -364,10 +377,10 @@ pub fn run_sender(opts: SenderOpts, stop: &AtomicBool) -> Result<SenderReport> {
     let mut out = vec![0u8; opts.config.packet_size.max(wire::BYE_LEN)];
     let ended_by = loop {
         if stop.load(Ordering::SeqCst) {
-            break "signal";
+            break EndedBy::Signal;
         }
         if monotonic_us() >= end {
-            break "duration";
+            break EndedBy::Duration;
         }
         loop {
             match sock.recv(&mut buf) {
@@ -405,7 +418,7 @@ pub fn run_sender(opts: SenderOpts, stop: &AtomicBool) -> Result<SenderReport> {
     }
     let c = s.counters.clone();
     Ok(SenderReport {
-        role: "sender",
+        role: Role::Sender,
         variant: opts.variant,
         connect: opts.connect.to_string(),
         local: local.to_string(),

@@ -94,7 +94,7 @@ impl RecvQueue {
     }
 }
 
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct ReceiverCounters {
     pub data_packets: u64,
     pub heartbeats: u64,

@@ -82,7 +82,7 @@ impl SenderConfig {
     }
 }
 
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct SenderCounters {
     pub data_packets: u64,
     pub heartbeats: u64,

@@ -114,7 +114,7 @@ impl std::fmt::Display for WireError {
 }
 
 /// Counts of dropped datagrams, by reason.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DropCounts {
     pub foreign: u64,
     pub truncated: u64,

@@ -4,8 +4,8 @@
 //! Privileged tests (root, BPF, netns, TUN) call [`require_root`]: outside CI
 //! they skip with the reason when the capability is missing; with `CI=true`
 //! the missing capability is a failure, so CI can never pass by skipping.
+#![forbid(unsafe_code)]
 use std::fs::{File, OpenOptions};
-use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 
 /// True when the test may go on; false (after printing why) when it must skip.
@@ -65,12 +65,7 @@ pub fn kernel_lock() -> KernelLock {
         .write(true)
         .open("/run/c2tcp/tests.lock")
         .expect("opening /run/c2tcp/tests.lock");
-    // SAFETY: flock on a descriptor we own; the lock goes with the file.
-    while unsafe { nix::libc::flock(file.as_raw_fd(), nix::libc::LOCK_EX) } != 0 {
-        assert_eq!(
-            std::io::Error::last_os_error().kind(),
-            std::io::ErrorKind::Interrupted
-        );
-    }
+    // The lock goes with the file.
+    plumbing::lock::exclusive(&file).expect("locking /run/c2tcp/tests.lock");
     KernelLock { _file: file }
 }

@@ -4,6 +4,7 @@
 //! `path`. A crash, a kill or a full disk leaves the old file or none, never
 //! a half-written one; a leftover temporary is a dot-file a resumed run
 //! clears with its directory.
+#![forbid(unsafe_code)]
 use std::fs::{File, OpenOptions, Permissions};
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::os::unix::fs::PermissionsExt;

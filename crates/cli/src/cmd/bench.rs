@@ -172,16 +172,7 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     );
 
     // Load what the schemes need once, for every child to share.
-    let mut ccs: Vec<&'static str> = Vec::new();
-    for j in &jobs {
-        for f in &j.scenario.flows {
-            if let Some(cc) = harness::scheme::lookup(&f.scheme)?.needs_bpf() {
-                if !ccs.contains(&cc) {
-                    ccs.push(cc);
-                }
-            }
-        }
-    }
+    let ccs = harness::plan::Needs::bpf_of(jobs.iter().map(|j| &j.scenario))?;
     let _bpf = BpfUse::acquire(&ccs)?;
 
     let progress = Progress::new(&jobs, a.jobs.max(1));
@@ -318,8 +309,7 @@ fn run_child(
         if interrupt.load(Ordering::Relaxed) && !signalled {
             // Ctrl-C reaches the whole process group anyway; SIGTERM to
             // the bench alone must reach the children too.
-            // SAFETY: kill(2) on our own child.
-            unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+            plumbing::process::terminate(&child);
             signalled = true;
         }
         std::thread::sleep(Duration::from_millis(100));

@@ -5,12 +5,12 @@
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use emu::{DirectionConfig, Emulator, EmulatorConfig, EmulatorStats, QueueSpec, Trace};
 use netns::Netns;
+use plumbing::{process, signals, Signal};
 
 #[derive(clap::Args)]
 #[command(
@@ -107,20 +107,6 @@ fn direction(
     Ok(d)
 }
 
-/// The last signal that asked us to stop (0: none).
-static SIGNAL: AtomicI32 = AtomicI32::new(0);
-
-extern "C" fn on_signal(sig: libc::c_int) {
-    SIGNAL.store(sig, Ordering::Relaxed);
-}
-
-fn install_handlers() {
-    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        // SAFETY: the handler only stores into an atomic (async-signal-safe).
-        unsafe { libc::signal(sig, on_signal as *const () as libc::sighandler_t) };
-    }
-}
-
 pub fn run(a: Args) -> Result<ExitCode> {
     if !(a.delay.is_finite() && a.delay >= 0.0) {
         bail!(
@@ -164,7 +150,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     } else {
         a.command.clone()
     };
-    install_handlers();
+    super::interrupt::install();
     let outside = Netns::current("caller")?;
     let inside = Netns::new("ue")?;
     let summary = format!(
@@ -204,9 +190,12 @@ pub fn run(a: Args) -> Result<ExitCode> {
         if let Some(status) = child.try_wait()? {
             break status;
         }
-        let sig = SIGNAL.load(Ordering::Relaxed);
-        let stop_for_signal =
-            sig == libc::SIGTERM || sig == libc::SIGHUP || (sig == libc::SIGINT && !interactive);
+        // The last signal that asked us to stop decides.
+        let stop_for_signal = match signals::last() {
+            Some(Signal::SIGTERM | Signal::SIGHUP) => true,
+            Some(Signal::SIGINT) => !interactive,
+            _ => false,
+        };
         log_error = emu.check().err();
         if stop_for_signal || (a.once && emu.trace_ended()) || log_error.is_some() {
             if !a.quiet {
@@ -223,8 +212,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
     };
     // Whatever COMMAND left running behind the link goes with it.
     for p in inside.pids().unwrap_or_default() {
-        // SAFETY: kill(2) on a pid found in our own UE namespace.
-        unsafe { libc::kill(p, libc::SIGKILL) };
+        // A pid found in our own UE namespace.
+        process::signal(p, Signal::SIGKILL);
     }
     let stats = emu.stop();
     if let Some(e) = log_error {
@@ -251,8 +240,8 @@ fn terminate(
     group: bool,
 ) -> Result<std::process::ExitStatus> {
     let target = if group { -pid } else { pid };
-    // SAFETY: kill(2) on our own child (or its process group).
-    unsafe { libc::kill(target, libc::SIGTERM) };
+    // Our own child (or its process group).
+    process::signal(target, Signal::SIGTERM);
     let t = Instant::now();
     while t.elapsed() < Duration::from_secs(2) {
         if let Some(s) = child.try_wait()? {
@@ -260,7 +249,7 @@ fn terminate(
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    unsafe { libc::kill(target, libc::SIGKILL) };
+    process::signal(target, Signal::SIGKILL);
     Ok(child.wait()?)
 }
 

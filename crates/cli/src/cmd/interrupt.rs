@@ -2,19 +2,16 @@
 //! Ctrl-C, SIGTERM and SIGHUP ask a run or a bench to stop: the handler only
 //! raises a flag; the code polls it, tears everything down and keeps what it
 //! measured, marked as interrupted.
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
-static STOP: AtomicBool = AtomicBool::new(false);
+use plumbing::signals::{self, Restart};
+use plumbing::Signal;
 
-extern "C" fn on_signal(_sig: libc::c_int) {
-    STOP.store(true, Ordering::SeqCst);
-}
+/// The signals that ask a run, a bench or an emulation to stop.
+pub const STOP_SIGNALS: [Signal; 3] = [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP];
 
-/// Installs the handlers and returns the flag they raise.
+/// Installs the handlers and returns the flag they raise (system calls
+/// restart, as with glibc's `signal()`).
 pub fn install() -> &'static AtomicBool {
-    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        // SAFETY: the handler only stores into an atomic (async-signal-safe).
-        unsafe { libc::signal(sig, on_signal as *const () as libc::sighandler_t) };
-    }
-    &STOP
+    signals::catch(&STOP_SIGNALS, Restart::Yes).expect("installing the stop-signal handlers")
 }

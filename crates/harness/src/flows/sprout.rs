@@ -3,7 +3,9 @@
 //! namespace and a saturating `c2tcp sprout-send` in the sender's, as child
 //! processes of this binary. Both use the flow's port (the sender through
 //! `--bind`), so the analysis finds its data and its feedback; each writes
-//! a JSON report into the run directory, read back when the flow ends.
+//! a JSON report into the run directory, read back when the flow ends into
+//! the same types that wrote it (`sprout::net::{SenderReport,
+//! ReceiverReport}`), so a renamed field is a compile error here.
 //!
 //! The children are spawned from the runner's thread with
 //! `Netns::command`, so they die with this process; a normal end or an
@@ -14,8 +16,10 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
+use serde::de::DeserializeOwned;
 use serde::Serialize;
-use serde_json::Value;
+use sprout::net::{ReceiverReport, SenderReport};
+use sprout::Variant;
 
 use super::{FlowOutcome, FlowPlan, RunCtx, RunningFlow};
 
@@ -170,8 +174,7 @@ fn local_address(line: &str) -> String {
 }
 
 fn terminate(child: &Child) {
-    // SAFETY: signalling our own child, not yet reaped.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    plumbing::process::terminate(child);
 }
 
 /// Waits for `child` until `deadline`, then asks it to stop (SIGTERM: it
@@ -205,22 +208,24 @@ fn stderr_of(child: &mut Child) -> String {
 }
 
 /// One endpoint's end: its exit and its report.
-fn end_of(what: &str, child: &mut Child, deadline: Instant, stats: &Path) -> Result<Value> {
+fn end_of<R: DeserializeOwned>(
+    what: &str,
+    child: &mut Child,
+    deadline: Instant,
+    stats: &Path,
+) -> Result<R> {
     let status = wait_or_stop(child, deadline).with_context(|| what.to_string())?;
     if !status.success() {
         bail!("{what} exited with {status}: {}", stderr_of(child));
     }
+    read_report(what, stats)
+}
+
+/// A report file, parsed into the type that wrote it.
+fn read_report<R: DeserializeOwned>(what: &str, stats: &Path) -> Result<R> {
     let text = std::fs::read_to_string(stats)
         .with_context(|| format!("{what}: reading {}", stats.display()))?;
     serde_json::from_str(&text).with_context(|| format!("{what}: parsing {}", stats.display()))
-}
-
-fn u(v: &Value, key: &str) -> u64 {
-    v[key].as_u64().unwrap_or(0)
-}
-
-fn f(v: &Value, key: &str) -> f64 {
-    v[key].as_f64().unwrap_or(0.0)
 }
 
 impl RunningFlow for Sprout {
@@ -239,7 +244,7 @@ impl RunningFlow for Sprout {
         if now + Duration::from_millis(100) < stop_at {
             terminate(&sender);
         }
-        let tx = end_of(
+        let tx = end_of::<SenderReport>(
             "sprout-send",
             &mut sender,
             stop_at.max(now) + Duration::from_secs(2),
@@ -247,7 +252,7 @@ impl RunningFlow for Sprout {
         );
         // The receiver ends on the sender's bye, which crosses the emulated
         // queue; if the bye was lost it is asked to stop.
-        let rx = end_of(
+        let rx = end_of::<ReceiverReport>(
             "sprout-recv",
             &mut receiver,
             Instant::now() + Duration::from_secs(3),
@@ -256,30 +261,30 @@ impl RunningFlow for Sprout {
         let mut s = SproutOutcome::default();
         match &tx {
             Ok(tx) => {
-                outcome.bytes_sent = u(tx, "bytes_sent");
-                s.packets_sent = u(tx, "packets_sent");
-                s.sender_ended_by = tx["ended_by"].as_str().unwrap_or_default().to_string();
+                outcome.bytes_sent = tx.bytes_sent;
+                s.packets_sent = tx.packets_sent;
+                s.sender_ended_by = tx.ended_by.name().to_string();
             }
             Err(e) => outcome.error = Some(format!("{e:#}")),
         }
         match &rx {
             Ok(rx) => {
-                outcome.bytes_received = u(rx, "bytes_received");
-                s.variant = rx["variant"].as_str().unwrap_or_default().to_string();
-                if s.variant == "sprout" {
-                    s.confidence_percent = rx["confidence_percent"].as_f64();
-                    s.max_rate_pps = rx["max_rate_pps"].as_f64();
+                outcome.bytes_received = rx.bytes_received;
+                s.variant = rx.variant.name().to_string();
+                if rx.variant == Variant::Sprout {
+                    s.confidence_percent = Some(rx.confidence_percent);
+                    s.max_rate_pps = Some(rx.max_rate_pps);
                 }
-                s.packets_received = u(rx, "packets_received");
-                s.packets_lost = u(rx, "packets_lost");
-                s.malformed_dropped = u(rx, "malformed_dropped");
-                s.feedback_sent = u(rx, "feedback_sent");
-                let cpu = &rx["inference_cpu_per_tick"];
-                s.inference_ticks = u(cpu, "ticks");
-                s.inference_cpu_mean_us = f(cpu, "mean_ns") / 1e3;
-                s.inference_cpu_p99_us = f(cpu, "p99_ns") / 1e3;
-                s.one_way_delay_p95_ms = f(&rx["one_way_delay_ms"], "p95");
-                s.receiver_ended_by = rx["ended_by"].as_str().unwrap_or_default().to_string();
+                s.packets_received = rx.packets_received;
+                s.packets_lost = rx.packets_lost;
+                s.malformed_dropped = rx.malformed_dropped;
+                s.feedback_sent = rx.feedback_sent;
+                let cpu = &rx.inference_cpu_per_tick;
+                s.inference_ticks = cpu.ticks;
+                s.inference_cpu_mean_us = cpu.mean_ns / 1e3;
+                s.inference_cpu_p99_us = cpu.p99_ns as f64 / 1e3;
+                s.one_way_delay_p95_ms = rx.one_way_delay_ms.p95;
+                s.receiver_ended_by = rx.ended_by.name().to_string();
             }
             Err(e) if outcome.error.is_none() => outcome.error = Some(format!("{e:#}")),
             Err(_) => {}
@@ -306,5 +311,51 @@ mod tests {
         assert!(local_address(bound).contains(&needle));
         assert!(!local_address(remote).contains(&needle));
         assert_eq!(local_address(""), "");
+    }
+
+    /// A report as `c2tcp sprout-send --stats` writes it (sprout::net's
+    /// type, through serde_json::Value, pretty) reads back whole; one whose
+    /// field went missing is an error naming the file, not a silent 0.
+    #[test]
+    fn reports_read_back_through_the_types_that_wrote_them() {
+        use sprout::net::{EndedBy, Role};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sprout-flow0-sender.json");
+        let report = SenderReport {
+            role: Role::Sender,
+            variant: Variant::SproutEwma,
+            connect: "100.64.0.2:6000".into(),
+            local: "100.64.0.1:6000".into(),
+            session: 7,
+            packet_size: 1472,
+            rtt_lookahead: true,
+            min_rtt_ms: 20.5,
+            duration_s: 10.0,
+            ended_by: EndedBy::Duration,
+            bytes_sent: 123_456,
+            packets_sent: 84,
+            bytes_delivered: 120_000,
+            throughput_mbps: 0.1,
+            malformed_dropped: 0,
+            dropped: Default::default(),
+            unexpected_kind: 0,
+            send_errors: 0,
+            counters: Default::default(),
+        };
+        let value = serde_json::to_value(&report).unwrap();
+        assert_eq!(value["ended_by"], "duration");
+        assert_eq!(value["role"], "sender");
+        assert_eq!(value["variant"], "sprout-ewma");
+        std::fs::write(&path, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+        let back: SenderReport = read_report("sprout-send", &path).unwrap();
+        assert_eq!(serde_json::to_value(&back).unwrap(), value);
+
+        let mut renamed = value.clone();
+        let bytes = renamed.as_object_mut().unwrap().remove("bytes_sent").unwrap();
+        renamed["bytes_out"] = bytes;
+        std::fs::write(&path, renamed.to_string()).unwrap();
+        let e = read_report::<SenderReport>("sprout-send", &path).unwrap_err();
+        let e = format!("{e:#}");
+        assert!(e.contains("sprout-flow0-sender.json") && e.contains("bytes_sent"), "{e}");
     }
 }
