@@ -65,21 +65,6 @@ impl Variant {
         (v >> 24 == 0 && on & !ALL == 0 && off & !ALL == 0 && on & off == 0)
             .then_some(Variant { base, on, off })
     }
-
-    /// The behaviours in force, with `default` standing for a Default base.
-    pub fn behaviours(self, default: Variant) -> u32 {
-        let start = match self.base {
-            Base::Jsac => ALL,
-            Base::Paper => 0,
-            Base::Default => default.behaviours(Variant::JSAC),
-        };
-        (start | self.on) & !self.off
-    }
-}
-
-/// The names of a behaviour set, e.g. `blind_window,shared_growth`.
-pub fn behaviour_names(set: u32) -> Vec<&'static str> {
-    BEHAVIOURS.iter().filter(|(_, b)| set & b != 0).map(|(n, _)| *n).collect()
 }
 
 impl fmt::Display for Variant {
@@ -151,12 +136,8 @@ mod tests {
         assert_eq!(Variant::PAPER.to_raw(), 2);
         let v: Variant = "paper+ms_good_test".parse().unwrap();
         assert_eq!(v.to_raw(), 2 | 0x04 << 8);
-        assert_eq!(v.behaviours(Variant::JSAC), 0x04);
         let v: Variant = "jsac-blind_window".parse().unwrap();
         assert_eq!(v.to_raw(), 1 | 0x01 << 16);
-        assert_eq!(v.behaviours(Variant::PAPER), 0x1e);
-        assert_eq!(Variant::default().behaviours(Variant::PAPER), 0);
-        assert_eq!(Variant::default().behaviours(Variant::default()), 0x1f);
     }
 
     #[test]
