@@ -89,6 +89,7 @@ pub mod wait {
     /// ppoll(2) `fd` for `events` for at most `timeout` (ns precision), for
     /// loops that look at the descriptor and their deadlines again however
     /// the sleep ended (ready, timeout, a signal or an error).
+    #[inline]
     pub fn sleep(fd: impl AsFd, events: PollFlags, timeout: Duration) {
         let mut fds = [PollFd::new(fd.as_fd(), events)];
         let _ = ppoll(&mut fds, Some(TimeSpec::from_duration(timeout)), None);
@@ -105,6 +106,7 @@ pub mod wait {
 pub mod clock {
     use nix::time::{clock_gettime, ClockId};
 
+    #[inline]
     fn us(id: ClockId) -> u64 {
         let t = clock_gettime(id).expect("clock_gettime");
         t.tv_sec() as u64 * 1_000_000 + t.tv_nsec() as u64 / 1_000
