@@ -20,38 +20,89 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use anyhow::Result;
-pub use report::layout::RunStatus;
-use report::layout::{run_dir, RunInfo};
-use serde::Serialize;
+use anyhow::{Context, Result};
+pub use results::RunStatus;
+use results::{RunId, RunInfo};
+use serde::{Deserialize, Serialize};
 
 use crate::ownership::{self, Claim, Ownership};
 use crate::scenario::{Scenario, SweepKey};
+use crate::trace_ref::{is_file_spec, Checksums, TraceRef};
 
-/// One run of the matrix.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+/// One run of the matrix: everything a machine needs to do it, as
+/// `c2tcp bench --list` prints it (one JSON line each) and `c2tcp run --job`
+/// takes it. Its scenario is concrete (swept value applied, trace files
+/// named by absolute path, checked by content through `traces`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Job {
-    pub trace: String,
-    pub scheme: String,
-    /// The swept parameter of this run (empty when nothing is swept), as the
-    /// report wants it: numbers make sweep figures.
-    pub params: BTreeMap<String, serde_json::Value>,
-    pub rep: u32,
+    /// Its place in the bench's listed order, which `--shard` selects on.
+    pub index: usize,
+    /// Which run this is; run.json records it.
+    pub id: RunId,
+    /// `id`'s label (`RunInfo::label_for` of its params).
+    pub label: String,
+    /// Seeds the emulator's random loss and PIE: the bench's seed + rep - 1.
+    pub seed: u64,
+    /// The run's directory relative to the bench directory (`runs/...`).
+    pub run: PathBuf,
+    /// The run's directory in the bench that listed it.
     pub dir: PathBuf,
+    /// The trace files the run reads, with their checksums.
+    pub traces: Vec<TraceRef>,
     /// The concrete scenario this run executes.
     pub scenario: Scenario,
 }
 
 impl Job {
     pub fn label(&self) -> String {
-        let p = RunInfo::label_for(&self.params);
-        format!(
-            "{} {} {} rep{}",
-            self.trace,
-            self.scheme,
-            if p.is_empty() { "default" } else { &p },
-            self.rep
-        )
+        self.id.describe()
+    }
+
+    /// One line of `c2tcp bench --list`.
+    pub fn to_line(&self) -> Result<String> {
+        Ok(serde_json::to_string(self)?)
+    }
+
+    /// A job as `--list` printed it (a file or a line).
+    pub fn parse(text: &str) -> Result<Job> {
+        Ok(serde_json::from_str(text.trim())?)
+    }
+}
+
+/// `--shard K/N`: the jobs whose index is K-1 modulo N, so that N
+/// independent benches (a SLURM array, a Kubernetes indexed job, N
+/// terminals) cover the matrix exactly once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// 1-based.
+    pub k: usize,
+    pub n: usize,
+}
+
+impl Shard {
+    pub fn holds(&self, index: usize) -> bool {
+        index % self.n == self.k - 1
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Shard, String> {
+        let (k, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("`{s}`: a shard is K/N, e.g. 2/4"))?;
+        let k: usize = k
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{s}`: K must be a whole number"))?;
+        let n: usize = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{s}`: N must be a whole number"))?;
+        if n == 0 || k == 0 || k > n {
+            return Err(format!("`{s}`: need 1 <= K <= N"));
+        }
+        Ok(Shard { k, n })
     }
 }
 
@@ -59,10 +110,16 @@ impl Job {
 #[derive(Debug, Clone)]
 pub struct Plan {
     pub scenario: Scenario,
+    /// run.json's `scenario`: the scenario's name.
+    pub scenario_name: String,
+    /// Directory of the scenario file, for relative trace paths.
+    pub scenario_dir: Option<PathBuf>,
     /// Downlink traces to substitute (empty: the scenario's own link).
     pub traces: Vec<PathBuf>,
     pub schemes: Vec<String>,
     pub reps: u32,
+    /// Seed of repetition 1 (rep N uses seed + N - 1).
+    pub seed: u64,
     pub out: PathBuf,
 }
 
@@ -129,6 +186,37 @@ fn uplink_sibling(trace: &Path) -> Option<String> {
     Path::new(&up).is_file().then_some(up)
 }
 
+/// Points the scenario's link at absolute trace paths (the `.up` sibling
+/// of a `.down` downlink becoming its explicit uplink, as the runner would
+/// pick it) and names each file by content.
+fn pin_traces(
+    sc: &mut Scenario,
+    scenario_dir: Option<&Path>,
+    sums: &mut Checksums,
+) -> Result<Vec<TraceRef>> {
+    let absolute = |spec: &str, field: &str| -> Result<PathBuf> {
+        let p = crate::scenario::resolve_trace(spec, scenario_dir).context(field.to_string())?;
+        std::path::absolute(&p).with_context(|| format!("{field}: {}", p.display()))
+    };
+    let mut refs = Vec::new();
+    if is_file_spec(&sc.link.downlink) {
+        let p = absolute(&sc.link.downlink, "link.downlink")?;
+        sc.link.downlink = p.display().to_string();
+        if sc.link.uplink.is_none() {
+            sc.link.uplink = uplink_sibling(&p);
+        }
+        refs.push(sums.of(&p)?);
+    }
+    if let Some(up) = sc.link.uplink.clone().filter(|u| is_file_spec(u)) {
+        let p = absolute(&up, "link.uplink")?;
+        sc.link.uplink = Some(p.display().to_string());
+        if !refs.iter().any(|r| r.path == p) {
+            refs.push(sums.of(&p)?);
+        }
+    }
+    Ok(refs)
+}
+
 /// Expands the plan into jobs, in the order they should run (repetition
 /// outermost, so a partial bench already covers every trace and scheme).
 pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
@@ -175,7 +263,10 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
         .into_iter()
         .map(|(name, mut sc)| {
             if sc.link.duration_from_trace {
-                let path = crate::scenario::resolve_trace(&sc.link.downlink, None)?;
+                let path = crate::scenario::resolve_trace(
+                    &sc.link.downlink,
+                    plan.scenario_dir.as_deref(),
+                )?;
                 let trace = emu::trace::Trace::load(&path)?;
                 sc.link.resolve_length(trace.period_ms())?;
             }
@@ -206,6 +297,7 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
         );
     }
     let mut jobs = Vec::new();
+    let mut sums = Checksums::default();
     for rep in 1..=plan.reps.max(1) {
         for (trace, sc) in &traces {
             for scheme in &schemes {
@@ -236,19 +328,25 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
                             b
                         }
                     };
-                    let dir = run_dir(
-                        &plan.out,
-                        trace,
+                    let mut concrete = concrete;
+                    let traces =
+                        pin_traces(&mut concrete, plan.scenario_dir.as_deref(), &mut sums)?;
+                    let id = RunId::new(
+                        &plan.scenario_name,
                         &scheme_label,
-                        &RunInfo::label_for(params),
+                        trace,
+                        params.clone(),
                         rep,
                     );
+                    let run = id.relative_dir();
                     jobs.push(Job {
-                        trace: trace.clone(),
-                        scheme: scheme_label.clone(),
-                        params: params.clone(),
-                        rep,
-                        dir,
+                        index: jobs.len(),
+                        label: id.label(),
+                        seed: plan.seed + rep as u64 - 1,
+                        dir: plan.out.join(&run),
+                        run,
+                        id,
+                        traces,
                         scenario: concrete,
                     });
                 }
@@ -425,9 +523,12 @@ mod tests {
         .unwrap();
         Plan {
             scenario: sc,
+            scenario_name: "t".into(),
+            scenario_dir: None,
             traces: vec![],
             schemes: vec!["c2tcp".into(), "cubic".into()],
             reps: 2,
+            seed: 1,
             out: out.to_path_buf(),
         }
     }
@@ -441,9 +542,9 @@ mod tests {
         let c2 = jobs
             .iter()
             .find(|j| {
-                j.scheme == "c2tcp"
-                    && j.params.get("target_ms") == Some(&serde_json::json!(25))
-                    && j.rep == 1
+                j.id.scheme == "c2tcp"
+                    && j.id.params.get("target_ms") == Some(&serde_json::json!(25))
+                    && j.id.rep == 1
             })
             .unwrap();
         assert_eq!(c2.scenario.flows[0].param_f64("target_ms"), Some(25.0));
@@ -453,16 +554,16 @@ mod tests {
             "{}",
             c2.dir.display()
         );
-        let cubic: Vec<_> = jobs.iter().filter(|j| j.scheme == "cubic").collect();
+        let cubic: Vec<_> = jobs.iter().filter(|j| j.id.scheme == "cubic").collect();
         assert_eq!(cubic.len(), 2);
         assert!(cubic
             .iter()
-            .all(|j| j.params.is_empty() && j.scenario.flows[0].params.is_empty()));
+            .all(|j| j.id.params.is_empty() && j.scenario.flows[0].params.is_empty()));
         assert!(cubic[0]
             .dir
             .ends_with("runs/constant:12/cubic/default/rep1"));
         // Repetition is the outer loop.
-        assert!(jobs[..3].iter().all(|j| j.rep == 1));
+        assert!(jobs[..3].iter().all(|j| j.id.rep == 1));
     }
 
     #[test]
@@ -472,7 +573,7 @@ mod tests {
         // Pretend a previous bench finished job 0 and was interrupted in job 1.
         for (j, status) in [(&jobs[0], "done"), (&jobs[1], "interrupted")] {
             fs::create_dir_all(&j.dir).unwrap();
-            let mut info = RunInfo::started("t", &j.scheme, &j.trace, j.params.clone(), j.rep);
+            let mut info = RunInfo::started(j.id.clone());
             if status == "done" {
                 info.finished(None);
             }
@@ -485,7 +586,7 @@ mod tests {
                 !j.dir.join("leftover").exists(),
                 "an unfinished run's files must be cleared"
             );
-            let mut info = RunInfo::started("t", &j.scheme, &j.trace, j.params.clone(), j.rep);
+            let mut info = RunInfo::started(j.id.clone());
             info.finished(None);
             info.write(&j.dir)?;
             ran.lock().unwrap().push(j.label());
@@ -515,7 +616,7 @@ mod tests {
     /// What a run that finished writes, in the order the runner writes it.
     fn finish_run(j: &Job) -> Result<RunStatus> {
         wholefile::write(&j.dir.join("metrics.json"), b"{\"aggregate\": {}}\n")?;
-        let mut info = RunInfo::started("t", &j.scheme, &j.trace, j.params.clone(), j.rep);
+        let mut info = RunInfo::started(j.id.clone());
         info.finished(None);
         info.write(&j.dir)?;
         Ok(RunStatus::Done)
@@ -529,10 +630,12 @@ mod tests {
         // metrics.json stops half-way (as a plain write could leave it).
         let j = &jobs[0];
         fs::create_dir_all(&j.dir).unwrap();
-        RunInfo::started("t", &j.scheme, &j.trace, j.params.clone(), j.rep)
-            .write(&j.dir)
-            .unwrap();
-        fs::write(j.dir.join("metrics.json"), "{\"aggregate\": {\"throughput_mb").unwrap();
+        RunInfo::started(j.id.clone()).write(&j.dir).unwrap();
+        fs::write(
+            j.dir.join("metrics.json"),
+            "{\"aggregate\": {\"throughput_mb",
+        )
+        .unwrap();
         // Another without even a run.json.
         let k = &jobs[1];
         fs::create_dir_all(&k.dir).unwrap();
@@ -568,10 +671,22 @@ mod tests {
         let stop = AtomicBool::new(false);
         let said = Mutex::new(Vec::new());
         let say = |m: String| said.lock().unwrap().push(m);
-        let s = execute(jobs.clone(), 2, WhenBusy::Skip, &stop, &run, &|_, _| {}, &say).unwrap();
+        let s = execute(
+            jobs.clone(),
+            2,
+            WhenBusy::Skip,
+            &stop,
+            &run,
+            &|_, _| {},
+            &say,
+        )
+        .unwrap();
         assert_eq!((s.done, s.busy.len()), (5, 1));
         assert!(s.busy[0].1.contains("c2tcp run"), "{:?}", s.busy);
-        assert!(j.dir.join("downlink.log").exists(), "a busy run was cleared");
+        assert!(
+            j.dir.join("downlink.log").exists(),
+            "a busy run was cleared"
+        );
         assert!(said.lock().unwrap()[0].starts_with("skipping "), "{said:?}");
         // Waiting: the holder lets go a moment later, then the run is done.
         said.lock().unwrap().clear();
@@ -599,7 +714,7 @@ mod tests {
         let stop = AtomicBool::new(false);
         let run = |j: &Job, _: &Ownership| -> Result<RunStatus> {
             stop.store(true, Ordering::Relaxed);
-            RunInfo::started("t", &j.scheme, &j.trace, j.params.clone(), j.rep).write(&j.dir)?;
+            RunInfo::started(j.id.clone()).write(&j.dir)?;
             Ok(RunStatus::Interrupted)
         };
         let s = exec(jobs, 1, WhenBusy::Wait, &stop, &run);
@@ -666,11 +781,12 @@ mod tests {
         let j = jobs
             .iter()
             .find(|j| {
-                j.scheme == "cubic" && j.params.get("downlink_mbps") == Some(&serde_json::json!(54))
+                j.id.scheme == "cubic"
+                    && j.id.params.get("downlink_mbps") == Some(&serde_json::json!(54))
             })
             .unwrap();
         assert_eq!(
-            (j.trace.as_str(), j.scenario.link.downlink.as_str()),
+            (j.id.trace.as_str(), j.scenario.link.downlink.as_str()),
             ("downlink-sweep", "constant:54")
         );
         assert!(
@@ -696,7 +812,7 @@ mod tests {
         p.traces = vec![down.clone()];
         p.reps = 1;
         let jobs = expand(&p).unwrap();
-        assert!(jobs.iter().all(|j| j.trace == "X.down"));
+        assert!(jobs.iter().all(|j| j.id.trace == "X.down"));
         assert_eq!(
             jobs[0].scenario.link.uplink.as_deref(),
             Some(tmp.path().join("X.up").to_str().unwrap())

@@ -13,4 +13,5 @@ pub mod plan;
 pub mod runner;
 pub mod scenario;
 pub mod scheme;
+pub mod trace_ref;
 pub mod traffic;

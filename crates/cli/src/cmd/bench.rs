@@ -3,6 +3,7 @@
 //! repetitions, `--jobs` at a time, each run a `c2tcp run` child in its own
 //! namespaces; resumable; ends with `c2tcp report`.
 use std::collections::HashMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,12 +12,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use bpfload::usage::BpfUse;
-use harness::bench::{self, Job, Plan, RunStatus, WhenBusy};
+use harness::bench::{self, Job, Plan, RunStatus, Shard, WhenBusy};
 use harness::ownership::{self, Claim, Ownership};
 use harness::scenario::{traces_dir, Scenario};
-use report::layout::RunInfo;
-
-use super::run::JobFile;
+use results::RunInfo;
 
 /// The authors' set-up, used when no scenario is given.
 const DEFAULT_SCENARIO: &str = include_str!("../../../../scenarios/c2tcp-default.toml");
@@ -71,6 +70,12 @@ pub struct Args {
     /// Skip runs whose directory another process still holds, instead of waiting for them
     #[arg(long)]
     no_wait: bool,
+    /// Print the bench's jobs as JSON lines (one run each, all it needs) and run nothing
+    #[arg(long)]
+    list: bool,
+    /// Only the jobs whose index is K-1 modulo N in the listed order, e.g. 2/4
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
 }
 
 /// Exit status when runs were skipped as busy (`--no-wait`): EX_TEMPFAIL.
@@ -110,8 +115,6 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     if let Some(p) = &a.scenario {
         a.scenario = Some(harness::data::find_scenario(p)?);
     }
-    bpfload::sys::require_root("c2tcp bench")?;
-    let interrupt = super::interrupt::install();
     let (mut scenario, default_setup) = match &a.scenario {
         Some(p) => (Scenario::load(p)?, false),
         None => (
@@ -139,19 +142,46 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     for s in &schemes {
         harness::scheme::lookup(s).context("--schemes")?;
     }
+    let scenario_name = if scenario.name.is_empty() {
+        "bench".to_string()
+    } else {
+        scenario.name.clone()
+    };
     let plan = Plan {
         scenario: scenario.clone(),
+        scenario_name,
+        scenario_dir: a
+            .scenario
+            .as_deref()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf),
         traces: collect_traces(&trace_specs)?,
         schemes,
         reps: a.reps,
-        out: a.out.clone(),
+        seed: a.seed,
+        out: std::path::absolute(&a.out).with_context(|| format!("--out {}", a.out.display()))?,
     };
-    let jobs = bench::expand(&plan)?;
+    let mut jobs = bench::expand(&plan)?;
+    if let Some(shard) = a.shard {
+        jobs.retain(|j| shard.holds(j.index));
+    }
+    if a.list {
+        let mut out = std::io::stdout().lock();
+        for j in &jobs {
+            writeln!(out, "{}", j.to_line()?)?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    bpfload::sys::require_root("c2tcp bench")?;
+    let interrupt = super::interrupt::install();
     // One bench per directory, for its whole life; refused before anything slow.
     let _owner = match ownership::try_claim(&a.out, "c2tcp bench")? {
         Claim::Owned(own) => own,
         Claim::Busy(holder) => {
-            eprintln!("{}", ownership::in_use_message("c2tcp bench", &a.out, &holder));
+            eprintln!(
+                "{}",
+                ownership::in_use_message("c2tcp bench", &a.out, &holder)
+            );
             return Ok(ExitCode::FAILURE);
         }
     };
@@ -176,22 +206,10 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     let _bpf = BpfUse::acquire(&ccs)?;
 
     let progress = Progress::new(&jobs, a.jobs.max(1));
-    let scenario_name = if scenario.name.is_empty() {
-        "bench".to_string()
-    } else {
-        scenario.name.clone()
-    };
     let exe = std::env::current_exe().context("locating the c2tcp binary")?;
     let run_job = |job: &Job, own: &Ownership| -> Result<RunStatus> {
         progress.started(job);
-        let r = run_child(
-            &exe,
-            job,
-            own,
-            &scenario_name,
-            a.seed + job.rep as u64 - 1,
-            interrupt,
-        );
+        let r = run_child(&exe, job, own, interrupt);
         progress.finished(job);
         r
     };
@@ -265,25 +283,9 @@ fn job_seconds(j: &Job) -> f64 {
 /// checks it is still the bench's child once it has asked to die with it.
 /// This thread waits for the child: the parent-death signal follows the
 /// thread that spawned it.
-fn run_child(
-    exe: &Path,
-    job: &Job,
-    own: &Ownership,
-    scenario_name: &str,
-    seed: u64,
-    interrupt: &AtomicBool,
-) -> Result<RunStatus> {
-    let file = JobFile {
-        scenario: job.scenario.clone(),
-        scenario_name: scenario_name.to_string(),
-        scheme: job.scheme.clone(),
-        trace: job.trace.clone(),
-        params: job.params.clone(),
-        rep: job.rep,
-        seed,
-    };
+fn run_child(exe: &Path, job: &Job, own: &Ownership, interrupt: &AtomicBool) -> Result<RunStatus> {
     let job_path = job.dir.join("job.json");
-    std::fs::write(&job_path, serde_json::to_string_pretty(&file)?)
+    std::fs::write(&job_path, serde_json::to_string_pretty(job)?)
         .with_context(|| format!("writing {}", job_path.display()))?;
     let log_path = job.dir.join("stderr.log");
     let log = std::fs::File::create(&log_path)

@@ -9,9 +9,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
+use harness::bench::Job;
 use harness::bench::RunStatus;
 use harness::ownership::{self, Claim, Ownership};
-use harness::runner::{self, Identity, RunOptions};
+use harness::runner::{self, RunOptions};
 use harness::scenario::{Flow, Link, Scenario};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -61,8 +62,8 @@ pub struct Args {
     /// List the schemes and their parameters, then exit
     #[arg(long)]
     list_schemes: bool,
-    /// (internal) a job file written by `c2tcp bench`
-    #[arg(long, hide = true, value_name = "FILE")]
+    /// One job of `c2tcp bench --list` (a file, or - for stdin): runs it into --out (default: its run directory)
+    #[arg(long, value_name = "FILE|-")]
     job: Option<PathBuf>,
 }
 
@@ -102,16 +103,15 @@ fn own_out_dir(out: &Path, from_bench: bool) -> Result<Option<Ownership>> {
     }
 }
 
-/// What `c2tcp bench` hands a child `c2tcp run`.
-#[derive(serde::Serialize, serde::Deserialize)]
-pub struct JobFile {
-    pub scenario: Scenario,
-    pub scenario_name: String,
-    pub scheme: String,
-    pub trace: String,
-    pub params: std::collections::BTreeMap<String, serde_json::Value>,
-    pub rep: u32,
-    pub seed: u64,
+/// A job as `c2tcp bench --list` printed it, from a file or stdin (`-`).
+fn read_job(path: &Path) -> Result<Job> {
+    let text = if path == Path::new("-") {
+        std::io::read_to_string(std::io::stdin()).context("reading the job from stdin")?
+    } else {
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?
+    };
+    Job::parse(&text)
+        .with_context(|| format!("{}: not a job of `c2tcp bench --list`", path.display()))
 }
 
 fn list_schemes() {
@@ -253,20 +253,17 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
         eprintln!("c2tcp run: the bench that started this run is gone; not starting");
         return Ok(ExitCode::from(130));
     }
-    let (sc, identity, seed, scenario_dir) = match &a.job {
+    let (sc, identity, seed, scenario_dir, traces, job_dir) = match &a.job {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            let job: JobFile = serde_json::from_str(&text)
-                .with_context(|| format!("parsing {}", path.display()))?;
-            let id = Identity {
-                scenario: job.scenario_name,
-                scheme: job.scheme,
-                trace: job.trace,
-                params: job.params,
-                rep: job.rep,
-            };
-            (job.scenario, Some(id), job.seed, None)
+            let job = read_job(path)?;
+            (
+                job.scenario,
+                Some(job.id),
+                job.seed,
+                None,
+                job.traces,
+                Some(job.dir),
+            )
         }
         None => {
             let sc = scenario_of(&a)?;
@@ -275,10 +272,10 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
                 .as_deref()
                 .and_then(Path::parent)
                 .map(Path::to_path_buf);
-            (sc, None, a.seed, dir)
+            (sc, None, a.seed, dir, Vec::new(), None)
         }
     };
-    let Some(out) = a.out.clone() else {
+    let Some(out) = a.out.clone().or(job_dir) else {
         bail!("--out DIR is required")
     };
     // One run per directory, held until this process (and, for a bench's
@@ -290,9 +287,10 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     opts.seed = seed;
     opts.scenario_dir = scenario_dir;
     opts.identity = identity;
+    opts.traces = traces;
     let pb = progress_bar(sc.link.duration_s, a.quiet);
     if let Some(pb) = &pb {
-        pb.set_message(format!("{} ", Identity::of(&sc).scheme));
+        pb.set_message(format!("{} ", runner::identity_of(&sc).scheme));
         let pb = pb.clone();
         opts.progress = Some(Arc::new(move |done, _total| {
             pb.set_position((done * 10.0) as u64)
