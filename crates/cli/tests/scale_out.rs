@@ -107,6 +107,23 @@ fn the_list_is_stable_and_shards_cover_it_exactly_once() {
     assert!(!ok && text.contains("1 <= K <= N"), "{text}");
 }
 
+#[test]
+fn a_scenario_carries_its_experiment_in_its_bench_table() {
+    // C2TCP's Fig. 20 from the scenario alone: five Targets of C2TCP, Cubic
+    // and Cubic+CoDel once each; a flag overrides the table.
+    let sc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/target-sweep.toml");
+    let sc = sc.to_str().unwrap();
+    let jobs: Vec<serde_json::Value> = list(&[sc, "--out", "x"])
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut schemes: Vec<&str> = jobs.iter().map(|j| j["id"]["scheme"].as_str().unwrap()).collect();
+    schemes.dedup();
+    assert_eq!(schemes, ["c2tcp", "cubic", "cubic-codel"]);
+    assert_eq!(jobs.len(), 7);
+    assert_eq!(list(&[sc, "--out", "x", "--schemes", "cubic", "--reps", "2"]).len(), 2);
+}
+
 fn run_job(job: &str, out: &Path) -> (bool, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_c2tcp"))
         .args(["run", "--job", "-", "--quiet", "--out", out.to_str().unwrap()])

@@ -20,7 +20,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use std::process::{Command, Stdio};
+
+use anyhow::{bail, Context, Result};
 pub use results::RunStatus;
 use results::{RunId, RunInfo};
 use serde::{Deserialize, Serialize};
@@ -499,6 +501,85 @@ pub fn execute(
         summary.interrupted = true;
     }
     Ok(summary)
+}
+
+// The bench's child protocol: a run is a `c2tcp run --job` child that
+// gets its job as `job.json` in its run directory, the run directory's lock
+// as its stdin, and the bench's pid in its environment; it asks to die with
+// the bench, and tells how it ended through its run.json.
+
+/// The bench's pid, in the environment of each `c2tcp run` child it starts.
+pub const BENCH_PID_ENV: &str = "C2TCP_BENCH_PID";
+
+/// A bench's child dies with the bench: SIGTERM when its parent goes (the
+/// interrupt path then cleans up as for Ctrl-C). False when the bench is
+/// already gone, before the request could take effect.
+pub fn die_with_bench() -> Result<bool> {
+    nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGTERM)
+        .context("asking to die with the bench")?;
+    let bench: Option<i32> = std::env::var(BENCH_PID_ENV)
+        .ok()
+        .and_then(|v| v.parse().ok());
+    Ok(match bench {
+        Some(pid) => nix::unistd::getppid().as_raw() == pid,
+        None => true, // started by hand with --job: nothing to follow
+    })
+}
+
+/// Runs one job as a `c2tcp run` child and returns the status it recorded.
+/// The child gets the run directory's lock as its stdin (so it holds it as
+/// long as it lives, even past this bench) and the bench's pid, by which it
+/// checks it is still the bench's child once it has asked to die with it.
+/// This thread waits for the child: the parent-death signal follows the
+/// thread that spawned it.
+pub fn run_child(
+    exe: &Path,
+    job: &Job,
+    own: &Ownership,
+    interrupt: &AtomicBool,
+) -> Result<RunStatus> {
+    let job_path = job.dir.join("job.json");
+    std::fs::write(&job_path, serde_json::to_string_pretty(job)?)
+        .with_context(|| format!("writing {}", job_path.display()))?;
+    let log_path = job.dir.join("stderr.log");
+    let log = std::fs::File::create(&log_path)
+        .with_context(|| format!("creating {}", log_path.display()))?;
+    let mut child = Command::new(exe)
+        .arg("run")
+        .arg("--job")
+        .arg(&job_path)
+        .arg("--out")
+        .arg(&job.dir)
+        .arg("--quiet")
+        .env(BENCH_PID_ENV, std::process::id().to_string())
+        .stdin(Stdio::from(own.share()?))
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .context("starting c2tcp run")?;
+    let mut signalled = false;
+    loop {
+        if let Some(_status) = child.try_wait()? {
+            break;
+        }
+        if interrupt.load(Ordering::Relaxed) && !signalled {
+            // Ctrl-C reaches the whole process group anyway; SIGTERM to
+            // the bench alone must reach the children too.
+            plumbing::process::terminate(&child);
+            signalled = true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    match RunInfo::read(&job.dir) {
+        Ok(info) => match (info.status, info.error) {
+            (RunStatus::Failed, Some(e)) => bail!("{e}"),
+            (status, _) => Ok(status),
+        },
+        Err(_) => {
+            let err = std::fs::read_to_string(job.dir.join("stderr.log")).unwrap_or_default();
+            bail!("the run left no run.json: {}", err.trim())
+        }
+    }
 }
 
 #[cfg(test)]

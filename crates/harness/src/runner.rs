@@ -53,6 +53,9 @@ pub struct RunOptions {
     /// How run.json names this run (a bench's job sets it; `c2tcp run`
     /// derives it with [`identity_of`]).
     pub identity: Option<RunId>,
+    /// The `c2tcp` binary that runs helper endpoints in the namespaces
+    /// (Sprout's `sprout-recv` / `sprout-send`): the caller says which.
+    pub helper_exe: PathBuf,
     /// Trace files the run must find with this content (a bench's job,
     /// perhaps listed on another machine); checked before anything starts.
     pub traces: Vec<TraceRef>,
@@ -71,9 +74,11 @@ pub fn identity_of(sc: &Scenario) -> RunId {
 }
 
 impl RunOptions {
-    pub fn new(out: &Path) -> RunOptions {
+    /// `helper_exe`: the `c2tcp` binary for helper endpoints.
+    pub fn new(out: &Path, helper_exe: &Path) -> RunOptions {
         RunOptions {
             out: out.to_path_buf(),
+            helper_exe: helper_exe.to_path_buf(),
             scenario_dir: None,
             seed: 1,
             sample_every: Duration::from_millis(100),
@@ -317,6 +322,7 @@ fn execute(
         run_end,
         stop: stop.clone(),
         out: &opts.out,
+        helper_exe: &opts.helper_exe,
         sample_every: opts.sample_every,
         rxctl: rxctl.clone(),
     };

@@ -67,24 +67,6 @@ pub struct Args {
     job: Option<PathBuf>,
 }
 
-/// The bench's pid, in the environment of each `c2tcp run` child it starts.
-pub const BENCH_PID_ENV: &str = "C2TCP_BENCH_PID";
-
-/// A bench's child dies with the bench: SIGTERM when its parent goes (the
-/// interrupt path then cleans up as for Ctrl-C). False when the bench is
-/// already gone, before the request could take effect.
-fn die_with_bench() -> Result<bool> {
-    nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGTERM)
-        .context("asking to die with the bench")?;
-    let bench: Option<i32> = std::env::var(BENCH_PID_ENV)
-        .ok()
-        .and_then(|v| v.parse().ok());
-    Ok(match bench {
-        Some(pid) => nix::unistd::getppid().as_raw() == pid,
-        None => true, // started by hand with --job: nothing to follow
-    })
-}
-
 /// Takes `out` for this run: the lock a bench handed over as stdin, or
 /// a lock of its own. Prints the refusal and returns None when another
 /// process holds it.
@@ -178,6 +160,7 @@ fn scenario_of(a: &Args) -> Result<Scenario> {
                 }],
                 netassist: None,
                 sweep: Default::default(),
+                bench: None,
             }
         }
     };
@@ -249,7 +232,7 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     }
     bpfload::sys::require_root("c2tcp run")?;
     let interrupt = super::interrupt::install();
-    if a.job.is_some() && !die_with_bench()? {
+    if a.job.is_some() && !harness::bench::die_with_bench()? {
         eprintln!("c2tcp run: the bench that started this run is gone; not starting");
         return Ok(ExitCode::from(130));
     }
@@ -283,7 +266,8 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     let Some(_owner) = own_out_dir(&out, a.job.is_some())? else {
         return Ok(ExitCode::FAILURE);
     };
-    let mut opts = RunOptions::new(&out);
+    let exe = std::env::current_exe().context("locating the c2tcp binary")?;
+    let mut opts = RunOptions::new(&out, &exe);
     opts.seed = seed;
     opts.scenario_dir = scenario_dir;
     opts.identity = identity;

@@ -7,7 +7,8 @@
 //! the same types that wrote it (`sprout::net::{SenderReport,
 //! ReceiverReport}`), so a renamed field is a compile error here.
 //!
-//! The children are spawned from the runner's thread with
+//! The binary is the one the runner was told to use for helper endpoints
+//! (`RunOptions::helper_exe`). The children are spawned from the runner's thread with
 //! `Netns::command`, so they die with this process; a normal end or an
 //! interrupt stops them with SIGTERM, on which they still write their reports.
 use std::io::Read;
@@ -57,8 +58,7 @@ struct Sprout {
 }
 
 pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, variant: &str) -> Result<Box<dyn RunningFlow>> {
-    let exe = std::env::current_exe().context("finding the c2tcp binary for sprout-recv/-send")?;
-    let exe = exe.to_str().context("non-UTF-8 path of the c2tcp binary")?;
+    let exe = ctx.helper_exe.to_str().context("non-UTF-8 path of the c2tcp binary")?;
     let rx = format!("{}:{}", plan.receiver_addr, plan.port);
     let tx = format!("{}:{}", plan.sender_addr, plan.port);
     let recv_stats = ctx

@@ -12,7 +12,8 @@
    progress bar; a task that raised (its worker or node died and Ray gave
    up, the binary was missing) becomes that run's `failed` run.json with
    the error, never a lost run.
-4. Ends with `c2tcp report DIR`.
+4. Ends with the bench's report (`c2tcp bench ARGS --out DIR --report-only`,
+   so the reference comes from the flags or the scenario's [bench] table).
 
 Ray does the scheduling, placement, retries of tasks whose node died and
 the transport; nothing here queues, retries or talks to workers itself.
@@ -27,7 +28,7 @@ import sys
 from . import benchdir
 
 EPILOG = """Every argument not listed above goes to `c2tcp bench` (scenario, --schemes, --traces,
---reps, --duration, --seed, ...). The cluster's nodes each need root, the c2tcp binary
+--reps, --duration, --seed, --reference, ...). The cluster's nodes each need root, the c2tcp binary
 (--worker-c2tcp, default: the same as --c2tcp) and the traces the jobs name (same path,
 or the same file under $C2TCP_TRACES; checked by SHA-256). Rerun the same command to
 resume: finished runs are kept.
@@ -59,11 +60,9 @@ def parse(argv):
     p.add_argument("--keep-logs", action="store_true",
                    help="ship the raw packet logs (downlink.log, uplink.log) back too")
     p.add_argument("--no-report", action="store_true", help="skip the report at the end")
-    p.add_argument("--reference", default=None, help="c2tcp report --reference")
-    p.add_argument("--reference-label", default=None, help="c2tcp report --reference-label")
     args, bench_args = p.parse_known_args(argv)
     for a in bench_args:
-        if a in ("--list", "--shard") or a.startswith("--shard="):
+        if a in ("--list", "--shard", "--report-only") or a.startswith("--shard="):
             p.error("%s: the driver lists and places the jobs itself" % a)
     return args, bench_args
 
@@ -148,11 +147,9 @@ def main(argv=None):
     for job, err in failed:
         print("c2tcp-ray bench: failed: %s: %s" % (job["run"], err), file=sys.stderr)
     if not args.no_report:
-        cmd = [args.c2tcp, "report", args.out]
-        if args.reference:
-            cmd += ["--reference", args.reference]
-        if args.reference_label:
-            cmd += ["--reference-label", args.reference_label]
+        # The bench's own report step: its reference from the flags or the
+        # scenario's [bench] table.
+        cmd = [args.c2tcp, "bench", *bench_args, "--out", args.out, "--report-only"]
         if subprocess.run(cmd).returncode != 0:
             sys.exit("c2tcp-ray bench: the report failed")
     owner.close()
