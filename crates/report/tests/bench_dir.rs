@@ -87,7 +87,7 @@ fn add_run(
     let dir = run_dir(bench, trace, scheme, &info.label, rep);
     info.write(&dir).unwrap();
     if let Some(a) = a {
-        a.write_dir(&dir).unwrap();
+        results::write_analysis(&dir, &a).unwrap();
     }
 }
 
@@ -366,9 +366,7 @@ fn a_single_run_directory_is_a_bench_of_one() {
     assert_eq!(info.status, RunStatus::Done);
     assert!(info.timings.wall_s.unwrap() >= 0.0);
     info.write(dir.path()).unwrap();
-    analysis(metrics_with(5.0, 100.0, 200.0, 3.0))
-        .write_dir(dir.path())
-        .unwrap();
+    results::write_analysis(dir.path(), &analysis(metrics_with(5.0, 100.0, 200.0, 3.0))).unwrap();
     let r = build(dir.path(), &ReportOptions::default()).unwrap();
     assert_eq!(r.runs, 1);
     assert_eq!(r.markdown, dir.path().join("report.md"));

@@ -27,7 +27,37 @@ pub use merge::{merge, Merged};
 
 pub const RUN_JSON: &str = "run.json";
 pub const PERF_JSON: &str = "perf.json";
-pub use metrics::{DELAY_CDF_CSV, METRICS_JSON, TIMESERIES_CSV};
+/// `metrics::Analysis`: window, config, `aggregate` and `flows[]`.
+pub const METRICS_JSON: &str = "metrics.json";
+/// The analysis' time series, one row per bin.
+pub const TIMESERIES_CSV: &str = "timeseries.csv";
+/// The analysis' aggregate queueing delay at fixed quantiles.
+pub const DELAY_CDF_CSV: &str = "delay_cdf.csv";
+
+/// Writes an analysis into a run directory: metrics.json, timeseries.csv
+/// and delay_cdf.csv, each whole or not at all (`wholefile`).
+pub fn write_analysis(dir: &Path, a: &metrics::Analysis) -> Result<(), metrics::Error> {
+    std::fs::create_dir_all(dir).map_err(|e| metrics::Error::io(dir, e))?;
+    let path = dir.join(METRICS_JSON);
+    let json = serde_json::to_string_pretty(a).expect("metrics serialize");
+    wholefile::write(&path, (json + "\n").as_bytes()).map_err(|e| metrics::Error::io(&path, e))?;
+    a.timeseries.write_csv(&dir.join(TIMESERIES_CSV))?;
+    a.delay_cdf.write_csv(&dir.join(DELAY_CDF_CSV))
+}
+
+/// Reads a run directory's analysis: metrics.json, and the CSVs when present.
+pub fn read_analysis(dir: &Path) -> Result<metrics::Analysis, metrics::Error> {
+    let mut analysis = metrics::Analysis::read_json(&dir.join(METRICS_JSON))?;
+    let series = dir.join(TIMESERIES_CSV);
+    if series.exists() {
+        analysis.timeseries = metrics::TimeSeries::read_csv(&series)?;
+    }
+    let cdf = dir.join(DELAY_CDF_CSV);
+    if cdf.exists() {
+        analysis.delay_cdf = metrics::DelayCdf::read_csv(&cdf)?;
+    }
+    Ok(analysis)
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -364,7 +394,7 @@ pub fn discover(root: &Path) -> Result<(Vec<Run>, Vec<Skipped>)> {
                 continue;
             }
         }
-        match metrics::Analysis::read_dir(&dir) {
+        match read_analysis(&dir) {
             Ok(analysis) => runs.push(Run {
                 dir,
                 info,

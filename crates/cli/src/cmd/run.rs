@@ -310,7 +310,7 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
 
 /// Prints the run's headline figures.
 fn summarize(out: &Path, status: RunStatus) {
-    let Ok(a) = metrics::Analysis::read_dir(out) else {
+    let Ok(a) = results::read_analysis(out) else {
         return;
     };
     let f = |v: Option<f64>| v.map(|x| format!("{x:.1}")).unwrap_or_else(|| "-".into());
