@@ -99,3 +99,25 @@ def test_a_bench_through_ray_resumes_after_the_driver_is_killed(cluster, tmp_pat
     assert (out / "report.md").is_file() and (out / "summary.json").is_file()
     summary = json.loads((out / "summary.json").read_text())
     assert sorted(c["scheme"] for c in summary["configs"]) == ["bbr", "cubic"]
+
+
+def test_a_worker_failure_becomes_the_runs_failed_status(cluster, tmp_path):
+    need(os.access(C2TCP, os.X_OK), "no c2tcp binary at %s (cargo build --release)" % C2TCP)
+    sc = tmp_path / "s.toml"
+    sc.write_text('name = "ray"\n[link]\ndownlink = "constant:12"\nduration_s = 3\n'
+                  '[[flows]]\nscheme = "cubic"\n')
+    out = tmp_path / "bench"
+    missing = str(tmp_path / "no-such-c2tcp")
+    proc = subprocess.run(
+        [sys.executable, "-m", "c2tcp_ray.cli", "bench", str(sc), "--schemes", "cubic,bbr",
+         "--address", cluster, "--out", str(out), "--c2tcp", C2TCP, "--worker-c2tcp", missing,
+         "--no-report"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    err = proc.stderr.decode()
+    assert proc.returncode == 1, err
+    found = runs(out)
+    assert sorted(found) == ["runs/constant:12/bbr/default/rep1", "runs/constant:12/cubic/default/rep1"]
+    for run, info in found.items():
+        assert info["status"] == "failed", info
+        assert "no-such-c2tcp" in info["error"], info["error"]
+        assert "failed: %s" % run in err, err
