@@ -27,6 +27,7 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
+// Where the bench imports them from.
 pub use crate::data::{resolve_trace, traces_dir};
 pub use crate::sweep::{SweepKey, FLOW_FIELDS, LINK_KEYS};
 
@@ -410,6 +411,15 @@ pub(crate) mod tests {
         assert_eq!(sc.flows[0].param_f64("target_ms"), Some(50.0));
         assert_eq!(sc.flows[1].direction, Direction::Downlink);
         assert_eq!(sc.flows[1].size_bytes, Some(1_000_000));
+    }
+
+    #[test]
+    fn a_single_flow_has_the_defaults_a_file_would_have() {
+        let file: Scenario = toml::from_str(
+            "name = \"run\"\n[link]\ndownlink = \"constant:12\"\n[[flows]]\nscheme = \"bbr\"\n",
+        )
+        .unwrap();
+        assert_eq!(Scenario::single_flow("run", "constant:12", "bbr"), file);
     }
 
     /// The error `Scenario::parse` gives for `text`.
