@@ -14,8 +14,9 @@
 //! ```
 //!
 //! A bad queue string or an unknown scheme fails here, before a namespace or
-//! a BPF program exists ([`Scenario::validate`] runs [`check`] when a
-//! scenario is read, so a bench finds it before its first run).
+//! a BPF program exists: reading a scenario (`Scenario::load`, `parse`,
+//! defined here with the other checked operations on a scenario) runs
+//! [`check`], so a bench finds it before its first run.
 //!
 //! [`Needs`] says what a scenario needs loaded or started (BPF congestion
 //! controls, NetAssist, a receiver-side controller), for the runner and for
@@ -27,6 +28,7 @@ use emu::{QueueSpec, Trace};
 
 use crate::scenario::{resolve_trace, Direction, Link, Scenario, DEFAULT_UPLINK};
 use crate::scheme::{self, Scheme};
+use crate::sweep;
 
 /// Each flow's scheme, looked up in the registry: the one place a
 /// scenario's scheme names become schemes.
@@ -36,6 +38,59 @@ pub(crate) fn schemes_of(sc: &Scenario) -> Result<Vec<Scheme>> {
         .enumerate()
         .map(|(i, f)| scheme::lookup(&f.scheme).with_context(|| format!("flows[{i}].scheme")))
         .collect()
+}
+
+/// A scenario read and checked, and the checked changes of one: these need
+/// the scheme registry, so they live here rather than in the model.
+impl Scenario {
+    /// Reads and validates a scenario file.
+    pub fn load(path: &Path) -> Result<Scenario> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading scenario {}", path.display()))?;
+        Scenario::parse(&text).with_context(|| format!("in scenario {}", path.display()))
+    }
+
+    /// Parses and validates a scenario.
+    pub fn parse(text: &str) -> Result<Scenario> {
+        let sc: Scenario = toml::from_str(text).map_err(|e| anyhow!("{e}"))?;
+        sc.validate()?;
+        Ok(sc)
+    }
+
+    /// Checks everything serde cannot ([`check`]).
+    pub fn validate(&self) -> Result<()> {
+        check(self).map(drop)
+    }
+
+    /// This scenario with `value` applied to the swept `key`, checked.
+    pub fn with_value(&self, key: &str, value: &toml::Value) -> Result<Scenario> {
+        let sc = sweep::apply(self, key, value, &schemes_of(self)?)?;
+        sc.validate()?;
+        Ok(sc)
+    }
+
+    /// Sets the flow parameter `key` on every flow whose scheme takes it
+    /// (`c2tcp run --target`); returns how many did.
+    pub fn set_param(&mut self, key: &str, value: &toml::Value) -> Result<usize> {
+        let schemes = schemes_of(self)?;
+        Ok(sweep::set_param(self, key, value, &schemes))
+    }
+
+    /// Replaces every flow's scheme (`c2tcp run --scheme`) but those that
+    /// keep theirs, dropping the parameters the new scheme does not take,
+    /// and the swept ones no flow takes any more; checked.
+    pub fn with_scheme(&self, name: &str) -> Result<Scenario> {
+        let sch = scheme::lookup(name)?;
+        let mut sc = self.clone();
+        for f in sc.flows.iter_mut().filter(|f| !f.keep_scheme) {
+            f.scheme = name.to_string();
+            f.params.retain(|k, _| sch.takes(k));
+        }
+        let schemes = schemes_of(&sc)?;
+        sweep::drop_untaken_params(&mut sc, &schemes);
+        sc.validate()?;
+        Ok(sc)
+    }
 }
 
 /// What checking a scenario found out on the way.
@@ -48,8 +103,8 @@ pub(crate) struct Checked {
 
 /// Checks `sc` against everything serde cannot: its fields
 /// (`Scenario::check_fields`), each flow's scheme and its parameters, the
-/// bottleneck queues, the receiver-side rule and the sweep table. Reads no
-/// trace.
+/// bottleneck queues, the receiver-side rule and the sweep table (every
+/// value makes a valid scenario). Reads no trace.
 pub(crate) fn check(sc: &Scenario) -> Result<Checked> {
     sc.check_fields()?;
     let schemes = schemes_of(sc)?;
@@ -78,7 +133,14 @@ pub(crate) fn check(sc: &Scenario) -> Result<Checked> {
     }
     let receiver_rule = receiver_rule(sc, &schemes)?;
     let (downlink_queue, uplink_queue) = bottleneck_queues(sc, &schemes)?;
-    crate::sweep::check(sc, &schemes)?;
+    for (key, values) in &sc.sweep {
+        sweep::check_key(sc, key, values, &schemes)?;
+        // Every value must make a valid scenario.
+        for (i, v) in values.iter().enumerate() {
+            sc.with_value(key, v)
+                .with_context(|| format!("sweep.{key}[{i}] = {v}"))?;
+        }
+    }
     Ok(Checked {
         schemes,
         downlink_queue,

@@ -16,20 +16,21 @@
 //! target_ms = 50                         # a parameter of the scheme
 //! ```
 //!
-//! This module is the model (what serde reads, the defaults, the checks of
-//! each field on its own); `plan::check` checks what needs the scheme
-//! registry and the queue parser, `sweep` the `[sweep]` table. Every mistake
-//! is reported with the file and the field it is in.
+//! This module is the model: what serde reads, the defaults, the checks of
+//! each field on its own. Reading a scenario checked (`Scenario::load`,
+//! `parse`, `validate`) and the checked changes of one (`with_scheme`,
+//! `with_value`, `set_param`) need the scheme registry and the queue
+//! parser, so `plan.rs` defines them; `sweep.rs` has the `[sweep]` table's
+//! logic. Every mistake is reported with the file and the field it is in.
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 
-// Where the bench imports them from.
+// Where the bench imports them from (they live in data.rs and sweep.rs).
 pub use crate::data::{resolve_trace, traces_dir};
-pub use crate::sweep::{SweepKey, FLOW_FIELDS, LINK_KEYS};
+pub use crate::sweep::SweepKey;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -48,7 +49,7 @@ pub struct Scenario {
     /// a flow parameter (`target_ms`), a link field (`queue`, `delay_ms`,
     /// `loss`, `downlink`), or a field of the flows with one label
     /// (`"short.size_bytes"`, `"short.count"`: quote the dotted key). See
-    /// [`SweepKey`].
+    /// [`crate::sweep::SweepKey`].
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub sweep: BTreeMap<String, Vec<toml::Value>>,
 }
@@ -242,28 +243,6 @@ impl Link {
 }
 
 impl Scenario {
-    /// Reads and validates a scenario file.
-    pub fn load(path: &Path) -> Result<Scenario> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("reading scenario {}", path.display()))?;
-        let sc =
-            Scenario::parse(&text).with_context(|| format!("in scenario {}", path.display()))?;
-        Ok(sc)
-    }
-
-    /// Parses and validates a scenario.
-    pub fn parse(text: &str) -> Result<Scenario> {
-        let sc: Scenario = toml::from_str(text).map_err(|e| anyhow::anyhow!("{e}"))?;
-        sc.validate()?;
-        Ok(sc)
-    }
-
-    /// Checks everything serde cannot: this module's field checks, then
-    /// the schemes, their knobs, the queues and the sweep (`plan::check`).
-    pub fn validate(&self) -> Result<()> {
-        crate::plan::check(self).map(drop)
-    }
-
     /// One flow of `scheme` over `downlink`, everything else at its
     /// default (`c2tcp run` without a scenario file).
     pub fn single_flow(name: &str, downlink: &str, scheme: &str) -> Scenario {
@@ -365,6 +344,8 @@ fn field_range(field: &str, v: f64, lo: f64, hi: f64) -> Result<()> {
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use std::path::Path;
+
     use super::*;
 
     pub(crate) const GOOD: &str = r#"

@@ -4,13 +4,15 @@
 //! ([`SweepKey`]): a link field (`queue`, `delay_ms`, `loss`, `downlink`), a
 //! field of the flows with one label (`"short.size_bytes"`, `"short.count"`),
 //! or a parameter of the flows whose scheme takes it (`target_ms`).
-//! [`Scenario::with_value`] makes the scenario of one value, and every value
-//! of a table must make a valid one ([`check`], run by the plan's check).
+//!
+//! This module is the sweep's logic over the flows' schemes as given;
+//! `plan.rs` looks the schemes up and checks the results
+//! (`Scenario::with_value`, `with_scheme`, `set_param`), and every value of
+//! a table must make a valid scenario (`plan::check`).
 use anyhow::{bail, Context, Result};
 
-use crate::plan;
 use crate::scenario::{Flow, Scenario};
-use crate::scheme::{self, Scheme};
+use crate::scheme::Scheme;
 
 /// Link fields a sweep can change (`downlink`: a trace or `constant:MBPS`).
 pub const LINK_KEYS: &[&str] = &["queue", "delay_ms", "loss", "downlink"];
@@ -43,150 +45,142 @@ impl<'a> SweepKey<'a> {
     }
 }
 
-/// Checks `sc`'s sweep table (`schemes`: each flow's, in order): every key
-/// names something a sweep can change, and every value makes a valid
-/// scenario.
-pub(crate) fn check(sc: &Scenario, schemes: &[Scheme]) -> Result<()> {
-    for (key, values) in &sc.sweep {
-        if values.is_empty() {
-            bail!("sweep.{key}: give at least one value");
-        }
-        match SweepKey::of(key) {
-            SweepKey::Link(_) => {}
-            SweepKey::Flows { label, field } => {
-                if !FLOW_FIELDS.contains(&field) {
-                    bail!(
-                        "sweep.{key}: `{field}` is not a flow field that can be swept ({})",
-                        FLOW_FIELDS.join(", ")
-                    );
-                }
-                if !sc.flows.iter().any(|f| f.label.as_deref() == Some(label)) {
-                    let labels: Vec<&str> =
-                        sc.flows.iter().filter_map(|f| f.label.as_deref()).collect();
-                    bail!(
-                        "sweep.{key}: no flow is labelled `{label}` (labels: {})",
-                        labels.join(", ")
-                    );
-                }
+/// Checks that the sweep key `key` of `sc` names something a sweep can
+/// change (`schemes`: each flow's, in order).
+pub(crate) fn check_key(
+    sc: &Scenario,
+    key: &str,
+    values: &[toml::Value],
+    schemes: &[Scheme],
+) -> Result<()> {
+    if values.is_empty() {
+        bail!("sweep.{key}: give at least one value");
+    }
+    match SweepKey::of(key) {
+        SweepKey::Link(_) => {}
+        SweepKey::Flows { label, field } => {
+            if !FLOW_FIELDS.contains(&field) {
+                bail!(
+                    "sweep.{key}: `{field}` is not a flow field that can be swept ({})",
+                    FLOW_FIELDS.join(", ")
+                );
             }
-            SweepKey::Param(_) => {
-                if !schemes.iter().any(|s| s.takes(key)) {
-                    bail!(
-                        "sweep.{key}: neither a link field ({}), a flow field (<label>.{}) nor a parameter of \
-                         these flows' schemes",
-                        LINK_KEYS.join(", "),
-                        FLOW_FIELDS.join(", <label>.")
-                    );
-                }
+            if !sc.flows.iter().any(|f| f.label.as_deref() == Some(label)) {
+                let labels: Vec<&str> =
+                    sc.flows.iter().filter_map(|f| f.label.as_deref()).collect();
+                bail!(
+                    "sweep.{key}: no flow is labelled `{label}` (labels: {})",
+                    labels.join(", ")
+                );
             }
         }
-        // Every value must make a valid scenario.
-        for (i, v) in values.iter().enumerate() {
-            sc.with_value(key, v)
-                .with_context(|| format!("sweep.{key}[{i}] = {v}"))?;
+        SweepKey::Param(_) => {
+            if !schemes.iter().any(|s| s.takes(key)) {
+                bail!(
+                    "sweep.{key}: neither a link field ({}), a flow field (<label>.{}) nor a parameter of \
+                     these flows' schemes",
+                    LINK_KEYS.join(", "),
+                    FLOW_FIELDS.join(", <label>.")
+                );
+            }
         }
     }
     Ok(())
 }
 
-impl Scenario {
-    /// This scenario with `value` applied to the swept `key`.
-    pub fn with_value(&self, key: &str, value: &toml::Value) -> Result<Scenario> {
-        let mut sc = self.clone();
-        sc.sweep.clear();
-        let num = || {
-            value
-                .as_float()
-                .or_else(|| value.as_integer().map(|i| i as f64))
-        };
-        let string = || {
-            value
-                .as_str()
-                .map(str::to_string)
-                .with_context(|| format!("sweep.{key}: values must be strings"))
-        };
-        match SweepKey::of(key) {
-            SweepKey::Link("queue") => sc.link.queue = string()?,
-            SweepKey::Link("downlink") => sc.link.downlink = string()?,
-            SweepKey::Link("delay_ms") => {
-                sc.link.delay_ms = num().context("sweep.delay_ms: values must be numbers")?
-            }
-            SweepKey::Link(_) => {
-                sc.link.loss = num().context("sweep.loss: values must be numbers")?
-            }
-            SweepKey::Flows { label, field } => {
-                let n = value.as_integer().filter(|&n| n >= 1).with_context(|| {
-                    format!("sweep.{key}: values must be whole numbers of at least 1")
-                })?;
-                let of_label = |f: &Flow| f.label.as_deref() == Some(label);
-                match field {
-                    "size_bytes" => sc
-                        .flows
-                        .iter_mut()
-                        .filter(|f| of_label(f))
-                        .for_each(|f| f.size_bytes = Some(n as u64)),
-                    "count" => {
-                        if n > MAX_COUNT {
-                            bail!("sweep.{key}: at most {MAX_COUNT} flows");
-                        }
-                        // Keep the first n flows of the label; copy its last one to make up n.
-                        let at: Vec<usize> = (0..sc.flows.len())
-                            .filter(|&i| of_label(&sc.flows[i]))
-                            .collect();
-                        let Some(&last) = at.last() else {
-                            bail!("sweep.{key}: no flow is labelled `{label}`")
-                        };
-                        let model = sc.flows[last].clone();
-                        for &i in at.iter().skip(n as usize).rev() {
-                            sc.flows.remove(i);
-                        }
-                        for _ in at.len()..n as usize {
-                            sc.flows.insert(last + 1, model.clone());
-                        }
+/// `sc` with `value` applied to the swept `key` and no sweep table
+/// (`schemes`: each flow's, in order); unchecked.
+pub(crate) fn apply(
+    sc: &Scenario,
+    key: &str,
+    value: &toml::Value,
+    schemes: &[Scheme],
+) -> Result<Scenario> {
+    let mut sc = sc.clone();
+    sc.sweep.clear();
+    let num = || {
+        value
+            .as_float()
+            .or_else(|| value.as_integer().map(|i| i as f64))
+    };
+    let string = || {
+        value
+            .as_str()
+            .map(str::to_string)
+            .with_context(|| format!("sweep.{key}: values must be strings"))
+    };
+    match SweepKey::of(key) {
+        SweepKey::Link("queue") => sc.link.queue = string()?,
+        SweepKey::Link("downlink") => sc.link.downlink = string()?,
+        SweepKey::Link("delay_ms") => {
+            sc.link.delay_ms = num().context("sweep.delay_ms: values must be numbers")?
+        }
+        SweepKey::Link(_) => sc.link.loss = num().context("sweep.loss: values must be numbers")?,
+        SweepKey::Flows { label, field } => {
+            let n = value.as_integer().filter(|&n| n >= 1).with_context(|| {
+                format!("sweep.{key}: values must be whole numbers of at least 1")
+            })?;
+            let of_label = |f: &Flow| f.label.as_deref() == Some(label);
+            match field {
+                "size_bytes" => sc
+                    .flows
+                    .iter_mut()
+                    .filter(|f| of_label(f))
+                    .for_each(|f| f.size_bytes = Some(n as u64)),
+                "count" => {
+                    if n > MAX_COUNT {
+                        bail!("sweep.{key}: at most {MAX_COUNT} flows");
                     }
-                    other => bail!("sweep.{key}: `{other}` is not a flow field that can be swept"),
+                    // Keep the first n flows of the label; copy its last one to make up n.
+                    let at: Vec<usize> = (0..sc.flows.len())
+                        .filter(|&i| of_label(&sc.flows[i]))
+                        .collect();
+                    let Some(&last) = at.last() else {
+                        bail!("sweep.{key}: no flow is labelled `{label}`")
+                    };
+                    let model = sc.flows[last].clone();
+                    for &i in at.iter().skip(n as usize).rev() {
+                        sc.flows.remove(i);
+                    }
+                    for _ in at.len()..n as usize {
+                        sc.flows.insert(last + 1, model.clone());
+                    }
                 }
-            }
-            SweepKey::Param(_) => {
-                sc.set_param(key, value)?;
+                other => bail!("sweep.{key}: `{other}` is not a flow field that can be swept"),
             }
         }
-        sc.validate()?;
-        Ok(sc)
+        SweepKey::Param(_) => {
+            set_param(&mut sc, key, value, schemes);
+        }
     }
+    Ok(sc)
+}
 
-    /// Sets the flow parameter `key` on every flow whose scheme takes it
-    /// (a swept parameter, `c2tcp run --target`); returns how many did.
-    pub fn set_param(&mut self, key: &str, value: &toml::Value) -> Result<usize> {
-        let schemes = plan::schemes_of(self)?;
-        let mut set = 0;
-        for (f, s) in self.flows.iter_mut().zip(&schemes) {
-            if s.takes(key) {
-                f.params.insert(key.to_string(), value.clone());
-                set += 1;
-            }
+/// Sets the flow parameter `key` on every flow whose scheme (in
+/// `schemes`) takes it; returns how many did.
+pub(crate) fn set_param(
+    sc: &mut Scenario,
+    key: &str,
+    value: &toml::Value,
+    schemes: &[Scheme],
+) -> usize {
+    let mut set = 0;
+    for (f, s) in sc.flows.iter_mut().zip(schemes) {
+        if s.takes(key) {
+            f.params.insert(key.to_string(), value.clone());
+            set += 1;
         }
-        Ok(set)
     }
+    set
+}
 
-    /// Replaces every flow's scheme (`c2tcp run --scheme`), dropping
-    /// parameters the new scheme does not take.
-    pub fn with_scheme(&self, name: &str) -> Result<Scenario> {
-        let sch = scheme::lookup(name)?;
-        let mut sc = self.clone();
-        for f in sc.flows.iter_mut().filter(|f| !f.keep_scheme) {
-            f.scheme = name.to_string();
-            f.params.retain(|k, _| sch.takes(k));
-        }
-        // A swept parameter none of the flows take any more is dropped.
-        let schemes = plan::schemes_of(&sc)?;
-        sc.sweep.retain(|k, _| match SweepKey::of(k) {
-            SweepKey::Link(_) | SweepKey::Flows { .. } => true,
-            SweepKey::Param(_) => schemes.iter().any(|s| s.takes(k)),
-        });
-        sc.validate()?;
-        Ok(sc)
-    }
+/// Drops the swept parameters none of the flows' `schemes` take (after
+/// `--scheme` replaced them).
+pub(crate) fn drop_untaken_params(sc: &mut Scenario, schemes: &[Scheme]) {
+    sc.sweep.retain(|k, _| match SweepKey::of(k) {
+        SweepKey::Link(_) | SweepKey::Flows { .. } => true,
+        SweepKey::Param(_) => schemes.iter().any(|s| s.takes(k)),
+    });
 }
 
 #[cfg(test)]
