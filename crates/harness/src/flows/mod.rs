@@ -25,7 +25,7 @@ use netns::Netns;
 use serde::Serialize;
 
 use crate::scenario::{Direction, Flow};
-use crate::scheme::{self, Kind};
+use crate::scheme::{Kind, Scheme};
 use crate::traffic;
 
 mod iperf3;
@@ -92,7 +92,7 @@ pub trait RunningFlow {
 pub struct FlowPlan<'a> {
     pub index: usize,
     pub flow: &'a Flow,
-    pub scheme: scheme::Scheme,
+    pub scheme: &'a Scheme,
     pub port: u16,
     pub start_at: Instant,
     pub stop_at: Instant,
@@ -104,9 +104,13 @@ pub struct FlowPlan<'a> {
     pub outcome: FlowOutcome,
 }
 
-/// Starts flow `index` of the scenario.
-pub fn start(ctx: &RunCtx<'_>, index: usize, flow: &Flow) -> Result<Box<dyn RunningFlow>> {
-    let sch = scheme::lookup(&flow.scheme)?;
+/// Starts flow `index` of the scenario, of `scheme` (the plan's).
+pub fn start<'a>(
+    ctx: &RunCtx<'a>,
+    index: usize,
+    flow: &'a Flow,
+    scheme: &'a Scheme,
+) -> Result<Box<dyn RunningFlow>> {
     let port = BASE_PORT + index as u16;
     let start_at = ctx.run_start + Duration::from_secs_f64(flow.start_s);
     let stop_at = match flow.duration_s {
@@ -130,7 +134,7 @@ pub fn start(ctx: &RunCtx<'_>, index: usize, flow: &Flow) -> Result<Box<dyn Runn
     let plan = FlowPlan {
         index,
         flow,
-        scheme: sch,
+        scheme,
         port,
         start_at,
         stop_at,
