@@ -87,3 +87,66 @@ impl Receiver {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{Stamp, DATA_HEADER};
+
+    fn data(session: u32, seq: u64) -> Vec<u8> {
+        let mut b = vec![0u8; 200];
+        let stamp = Stamp {
+            session,
+            ss_id: 1,
+            seq,
+            window: 12,
+            send_time_us: 5,
+        };
+        let n = wire::write_data(&Data { stamp, len: 200 }, &mut b, true);
+        b.truncate(n);
+        b
+    }
+
+    #[test]
+    fn acks_echo_the_stamp_with_the_totals() {
+        let mut r = Receiver::new();
+        let mut ack = [0u8; wire::ACK_LEN];
+        for seq in 1..=3 {
+            let (d, n) = r.on_datagram(&data(9, seq), &mut ack).unwrap();
+            let Ok(Packet::Ack(a)) = wire::parse(&ack[..n]) else { panic!() };
+            assert_eq!(a.stamp, d.stamp);
+            assert_eq!((a.packets_received, a.bytes_received), (seq, 200 * seq));
+        }
+        // Another sender's data is not acked; the first sender's bye ends it.
+        assert!(r.on_datagram(&data(10, 1), &mut ack).is_none());
+        assert_eq!(r.counters.other_session, 1);
+        let mut b = [0u8; wire::BYE_LEN];
+        let n = wire::write_bye(&Bye { session: 9, packets_sent: 3, bytes_sent: 600 }, &mut b);
+        assert!(r.on_datagram(&b[..n], &mut ack).is_none());
+        assert_eq!(r.bye().map(|b| b.packets_sent), Some(3));
+    }
+
+    /// Malformed datagrams are counted by reason and dropped, never acked.
+    #[test]
+    fn garbage_is_counted_and_dropped() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        let mut r = Receiver::new();
+        let mut ack = [0u8; wire::ACK_LEN];
+        let good = data(9, 1);
+        let mut acked = 0;
+        for _ in 0..20_000 {
+            let mut v = good.clone();
+            let i = rng.gen_range(0..DATA_HEADER);
+            v[i] ^= 1 << rng.gen_range(0..8);
+            v.truncate(rng.gen_range(0..=v.len()));
+            if r.on_datagram(&v, &mut ack).is_some() {
+                acked += 1;
+            }
+        }
+        let c = &r.counters;
+        assert_eq!(c.data_packets, acked);
+        assert!(c.dropped.total() > 10_000, "{c:?}");
+        assert!(c.dropped.truncated > 0 && c.dropped.foreign > 0 && c.dropped.bad_field > 0, "{c:?}");
+    }
+}
