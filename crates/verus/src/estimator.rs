@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Verus's delay estimator and its per-epoch target-delay update (paper
-//! §3.1 and §3.3, verus_server.cpp's main loop).
+//! §3, "delay estimator" and "window estimator"; verus_server.cpp's main
+//! loop, lines 820-890).
 //!
 //! Delays here are round-trip times in ms, as the authors measure them
 //! (send time of a data packet to the arrival of its ack).
@@ -24,7 +25,7 @@
 //!    sends what it takes to reach it by the time the acks of this epoch's
 //!    packets return ([`Estimator::epoch_budget`]).
 
-/// Epoch length, µs (`EPOCH 5e3`, verus.hpp:40; paper §3: ε = 5 ms).
+/// Epoch length, µs (`EPOCH 5e3`, verus.hpp:40; paper §3: the epoch ε).
 pub const EPOCH_US: u64 = 5_000;
 /// Target-delay decrease while the delay rises, ms (`DELTA1 1.0`, verus.hpp:41; paper δ1).
 pub const DELTA1_MS: f64 = 1.0;
@@ -141,18 +142,19 @@ impl Estimator {
     }
 
     /// Packets to send this epoch for the window `w_bar` with `in_flight`
-    /// outstanding (`calcSi`, paper eq. 3): with `n` epochs per smoothed
+    /// outstanding (`calcSi`, verus_server.cpp:305-318): with `n` epochs per smoothed
     /// RTT, the window is reached after the acks of the packets in flight
     /// come back over the next n − 1 epochs:
     /// `S = max(0, W + W_in_flight · (2 − n) / (n − 1))`, and `W − W_in_flight`
     /// when an RTT fits in one epoch.
     pub fn epoch_budget(&self, w_bar: f64, in_flight: u64) -> u64 {
-        let n = (self.rtt_smoothed / (EPOCH_US as f64 / 1000.0)).ceil();
-        let w_crt = in_flight as f64;
-        let s = if n > 1.0 {
-            w_bar + w_crt * (2.0 - n) / (n - 1.0)
+        let n = (self.rtt_smoothed / (EPOCH_US as f64 / 1000.0)).ceil() as i64;
+        let w_crt = in_flight as i64;
+        // In whole packets, as the authors' integer arithmetic does.
+        let s = if n > 1 {
+            w_bar + (w_crt * (2 - n) / (n - 1)) as f64
         } else {
-            w_bar - w_crt
+            w_bar - w_crt as f64
         };
         s.max(0.0) as u64
     }
@@ -242,7 +244,8 @@ mod tests {
         // RTT 40 ms: n = 8 epochs; 100 in flight, target 120.
         let e = estimator(20.0, 50.0, 40.0);
         let s = e.epoch_budget(120.0, 100);
-        assert_eq!(s, (120.0 - 100.0 * 6.0 / 7.0) as u64);
+        // 100 × (2 − 8) / 7 = −85 in integers (−85.7 truncated).
+        assert_eq!(s, 120 - 85);
         // Nothing in flight: the whole window.
         assert_eq!(e.epoch_budget(120.0, 0), 120);
         // Way over the window: nothing.

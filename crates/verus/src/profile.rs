@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! Verus's delay profile (paper §3.2): the curve from sending window (in
+//! Verus's delay profile (paper §3, "delay profiler"): the curve from sending window (in
 //! packets) to the delay packets sent under it see.
 //!
 //! - Samples: every acknowledged packet carries the window it was sent
