@@ -101,6 +101,11 @@ pub struct SenderCounters {
     pub epochs: u64,
     /// Epochs that sent nothing because the target sat on d_min.
     pub epochs_paused: u64,
+    /// Epoch slots that passed while the sender was not woken (a late
+    /// wake-up runs one epoch, not a burst of them).
+    pub epochs_skipped: u64,
+    /// Epoch slots spent in slow start (no epoch work).
+    pub slow_start_epochs: u64,
     pub refits: u64,
     /// Sends the socket refused (buffer full): treated as losses.
     pub send_refused: u64,
@@ -271,6 +276,7 @@ impl Sender {
             // One epoch per wake-up, on the 5-ms grid unless far behind.
             self.next_epoch_us += EPOCH_US;
             if self.next_epoch_us <= now_us {
+                self.counters.epochs_skipped += (now_us - self.next_epoch_us) / EPOCH_US + 1;
                 self.next_epoch_us = now_us + EPOCH_US;
             }
         }
@@ -566,6 +572,7 @@ impl Sender {
     /// One 5-ms epoch after slow start (the authors' main loop).
     fn epoch(&mut self, now_us: u64) {
         if self.slow_start {
+            self.counters.slow_start_epochs += 1;
             return;
         }
         self.counters.epochs += 1;

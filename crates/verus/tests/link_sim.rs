@@ -25,6 +25,7 @@ struct Outcome {
     sender_losses: u64,
     slow_start_restarts: u64,
     refits: u64,
+    epochs: u64,
     final_window: f64,
 }
 
@@ -90,6 +91,7 @@ fn run(link: &Link, secs: u64) -> Outcome {
     o.sender_losses = s.counters.losses;
     o.slow_start_restarts = s.counters.slow_start_restarts;
     o.refits = s.counters.refits;
+    o.epochs = s.counters.epochs;
     o.final_window = s.window();
     o
 }
