@@ -128,5 +128,8 @@ fn verus_send_refuses_a_packet_smaller_than_its_header() {
         "20",
     ]);
     assert!(!ok);
-    assert!(text.contains("--packet-size must be in 40..=65507"), "{text}");
+    assert!(
+        text.contains("--packet-size must be in 40..=65507"),
+        "{text}"
+    );
 }

@@ -103,10 +103,18 @@ impl Estimator {
     /// since the last in-order ack; `after_slow_start`: slow start ended on
     /// a loss or an overlong delay and no ack of the new window came yet;
     /// `in_flight`: packets sent and not yet acked or lost.
-    pub fn epoch(&mut self, since_last_ack_ms: f64, after_slow_start: bool, in_flight: u64) -> EpochStep {
+    pub fn epoch(
+        &mut self,
+        since_last_ack_ms: f64,
+        after_slow_start: bool,
+        in_flight: u64,
+    ) -> EpochStep {
         let d_max = match self.epoch_max.take() {
             Some(m) => m,
-            None => self.d_max_smoothed.unwrap_or(f64::NEG_INFINITY).max(since_last_ack_ms),
+            None => self
+                .d_max_smoothed
+                .unwrap_or(f64::NEG_INFINITY)
+                .max(since_last_ack_ms),
         };
         let last = *self.d_max_smoothed.get_or_insert(d_max);
         let delta_d = d_max - last;

@@ -33,7 +33,8 @@ pub fn monotonic_us() -> u64 {
 pub fn install_stop_signals() -> Result<&'static AtomicBool> {
     use plumbing::signals::{catch, Restart};
     use plumbing::Signal;
-    catch(&[Signal::SIGINT, Signal::SIGTERM], Restart::No).context("installing the stop-signal handlers")
+    catch(&[Signal::SIGINT, Signal::SIGTERM], Restart::No)
+        .context("installing the stop-signal handlers")
 }
 
 /// Waits until the socket is ready for `events` or `deadline_us` passes (or a signal).

@@ -204,7 +204,10 @@ mod tests {
         for rho in [-3.0, 2.0, 6.0] {
             let s = PSpline::fit(&x, &y, 8, rho).unwrap();
             for xi in [1.0, 7.5, 33.0, 60.0, 70.0] {
-                assert!((s.eval(xi) - (20.0 + 0.5 * xi)).abs() < 1e-6, "rho {rho} x {xi}");
+                assert!(
+                    (s.eval(xi) - (20.0 + 0.5 * xi)).abs() < 1e-6,
+                    "rho {rho} x {xi}"
+                );
             }
         }
         assert_eq!(s_domain(&x), (1.0, 60.0));
@@ -221,7 +224,10 @@ mod tests {
         let mut rng = rand::rngs::StdRng::seed_from_u64(1);
         let truth = |w: f64| if w < 40.0 { 40.0 } else { 40.0 + (w - 40.0) };
         let x: Vec<f64> = (1..=150).map(f64::from).collect();
-        let y: Vec<f64> = x.iter().map(|&w| truth(w) + rng.gen_range(-8.0..8.0)).collect();
+        let y: Vec<f64> = x
+            .iter()
+            .map(|&w| truth(w) + rng.gen_range(-8.0..8.0))
+            .collect();
         let s = PSpline::fit(&x, &y, 150 / 15, 2.0).unwrap();
         let mut worst: f64 = 0.0;
         let mut mean_err = 0.0;
@@ -247,10 +253,22 @@ mod tests {
 
     #[test]
     fn refuses_what_defines_no_curve() {
-        assert_eq!(PSpline::fit(&[1.0, 2.0], &[1.0], 5, 2.0).unwrap_err(), FitError::Shape);
-        assert_eq!(PSpline::fit(&[1.0, 2.0], &[1.0, 2.0], 3, 2.0).unwrap_err(), FitError::Shape);
-        assert_eq!(PSpline::fit(&[3.0, 3.0], &[1.0, 2.0], 5, 2.0).unwrap_err(), FitError::Degenerate);
-        assert_eq!(PSpline::fit(&[], &[], 5, 2.0).unwrap_err(), FitError::Degenerate);
+        assert_eq!(
+            PSpline::fit(&[1.0, 2.0], &[1.0], 5, 2.0).unwrap_err(),
+            FitError::Shape
+        );
+        assert_eq!(
+            PSpline::fit(&[1.0, 2.0], &[1.0, 2.0], 3, 2.0).unwrap_err(),
+            FitError::Shape
+        );
+        assert_eq!(
+            PSpline::fit(&[3.0, 3.0], &[1.0, 2.0], 5, 2.0).unwrap_err(),
+            FitError::Degenerate
+        );
+        assert_eq!(
+            PSpline::fit(&[], &[], 5, 2.0).unwrap_err(),
+            FitError::Degenerate
+        );
         assert_eq!(
             PSpline::fit(&[1.0, f64::NAN], &[1.0, 2.0], 5, 2.0).unwrap_err(),
             FitError::NotFinite

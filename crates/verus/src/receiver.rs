@@ -113,7 +113,9 @@ mod tests {
         let mut ack = [0u8; wire::ACK_LEN];
         for seq in 1..=3 {
             let (d, n) = r.on_datagram(&data(9, seq), &mut ack).unwrap();
-            let Ok(Packet::Ack(a)) = wire::parse(&ack[..n]) else { panic!() };
+            let Ok(Packet::Ack(a)) = wire::parse(&ack[..n]) else {
+                panic!()
+            };
             assert_eq!(a.stamp, d.stamp);
             assert_eq!((a.packets_received, a.bytes_received), (seq, 200 * seq));
         }
@@ -121,7 +123,14 @@ mod tests {
         assert!(r.on_datagram(&data(10, 1), &mut ack).is_none());
         assert_eq!(r.counters.other_session, 1);
         let mut b = [0u8; wire::BYE_LEN];
-        let n = wire::write_bye(&Bye { session: 9, packets_sent: 3, bytes_sent: 600 }, &mut b);
+        let n = wire::write_bye(
+            &Bye {
+                session: 9,
+                packets_sent: 3,
+                bytes_sent: 600,
+            },
+            &mut b,
+        );
         assert!(r.on_datagram(&b[..n], &mut ack).is_none());
         assert_eq!(r.bye().map(|b| b.packets_sent), Some(3));
     }
@@ -147,6 +156,9 @@ mod tests {
         let c = &r.counters;
         assert_eq!(c.data_packets, acked);
         assert!(c.dropped.total() > 10_000, "{c:?}");
-        assert!(c.dropped.truncated > 0 && c.dropped.foreign > 0 && c.dropped.bad_field > 0, "{c:?}");
+        assert!(
+            c.dropped.truncated > 0 && c.dropped.foreign > 0 && c.dropped.bad_field > 0,
+            "{c:?}"
+        );
     }
 }

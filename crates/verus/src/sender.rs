@@ -119,7 +119,9 @@ enum SlotState {
     Free,
     Outstanding,
     /// In the gap before an acked packet since this time.
-    Missing { since_us: u64 },
+    Missing {
+        since_us: u64,
+    },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -577,7 +579,9 @@ impl Sender {
         }
         self.counters.epochs += 1;
         let since_ack_ms = now_us.saturating_sub(self.last_ack_us) as f64 / 1000.0;
-        let step = self.est.epoch(since_ack_ms, self.exit_slow_start, self.w_crt);
+        let step = self
+            .est
+            .epoch(since_ack_ms, self.exit_slow_start, self.w_crt);
         let Some(w) = self.profile.window_for(self.est.d_est) else {
             self.restart_slow_start(now_us);
             return;
@@ -623,7 +627,9 @@ mod tests {
         let mut out = Vec::new();
         s.poll(now);
         while let Some(n) = s.poll_transmit(now, &mut buf) {
-            let Ok(Packet::Data(d)) = wire::parse(&buf[..n]) else { panic!() };
+            let Ok(Packet::Data(d)) = wire::parse(&buf[..n]) else {
+                panic!()
+            };
             out.push(d.stamp);
         }
         out
@@ -639,7 +645,9 @@ mod tests {
             },
             &mut b,
         );
-        let Ok(Packet::Ack(a)) = wire::parse(&b[..n]) else { panic!() };
+        let Ok(Packet::Ack(a)) = wire::parse(&b[..n]) else {
+            panic!()
+        };
         a
     }
 
@@ -687,7 +695,11 @@ mod tests {
         s.poll(t + MISSING_EXPIRY_US);
         assert_eq!(s.counters.losses, 1);
         assert!(s.in_loss_phase());
-        assert!(!s.in_slow_start(), "window {} > 20 ends slow start", s.window());
+        assert!(
+            !s.in_slow_start(),
+            "window {} > 20 ends slow start",
+            s.window()
+        );
         assert_eq!(s.window(), M_DECREASE * lost.window as f64);
         // A late ack of the lost packet is not taken.
         s.on_ack(t + MISSING_EXPIRY_US + 1, &ack(lost));

@@ -312,7 +312,14 @@ mod tests {
         let mut buf = vec![0u8; 2000];
         let mut out = Vec::new();
         for len in [1472, DATA_HEADER] {
-            let n = write_data(&Data { stamp: stamp(), len }, &mut buf, true);
+            let n = write_data(
+                &Data {
+                    stamp: stamp(),
+                    len,
+                },
+                &mut buf,
+                true,
+            );
             out.push(buf[..n].to_vec());
         }
         let n = write_ack(
@@ -395,7 +402,11 @@ mod tests {
         // Every truncation of every kind is refused.
         for g in &good {
             for cut in 0..g.len() {
-                assert!(parse(&g[..cut]).is_err(), "accepted {cut} of {} bytes", g.len());
+                assert!(
+                    parse(&g[..cut]).is_err(),
+                    "accepted {cut} of {} bytes",
+                    g.len()
+                );
             }
         }
     }

@@ -44,7 +44,9 @@ fn run(link: &Link, secs: u64) -> Outcome {
     for t in (0..secs * 1_000_000).step_by(STEP_US as usize) {
         while to_tx.front().is_some_and(|(at, _)| *at <= t) {
             let (_, b) = to_tx.pop_front().unwrap();
-            let Ok(Packet::Ack(a)) = wire::parse(&b) else { panic!("not an ack") };
+            let Ok(Packet::Ack(a)) = wire::parse(&b) else {
+                panic!("not an ack")
+            };
             s.on_ack(t, &a);
         }
         s.poll(t);
@@ -114,7 +116,10 @@ fn verus_fills_a_constant_link_without_filling_its_buffer() {
     // R × d_min (6 × 21 ms) is above this buffer's 121-ms worst RTT, so
     // Verus does meet its losses; it still keeps well clear of full.
     assert!(o.mean_queue_ms < 70.0, "{o:?}");
-    assert!(o.refits >= (secs - 5), "the profile is refit every second: {o:?}");
+    assert!(
+        o.refits >= (secs - 5),
+        "the profile is refit every second: {o:?}"
+    );
 }
 
 /// The sender's per-datagram path: writing a data packet and taking its
@@ -164,7 +169,9 @@ fn per_datagram_cost() {
             }
             scratch[..DATA_HEADER].copy_from_slice(h);
             let (_, len) = r.on_datagram(&scratch, &mut ack).unwrap();
-            let Ok(Packet::Ack(a)) = wire::parse(&ack[..len]) else { panic!() };
+            let Ok(Packet::Ack(a)) = wire::parse(&ack[..len]) else {
+                panic!()
+            };
             pending.push_back((busy_until + 20_000, a));
         }
     }

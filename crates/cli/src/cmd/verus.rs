@@ -85,7 +85,10 @@ pub fn recv(a: RecvArgs) -> Result<ExitCode> {
 pub fn send(a: SendArgs) -> Result<ExitCode> {
     let (lo, hi) = (verus::wire::DATA_HEADER, verus::wire::MAX_DATAGRAM);
     if a.packet_size < lo || a.packet_size > hi {
-        bail!("--packet-size must be in {lo}..={hi}, got {}", a.packet_size);
+        bail!(
+            "--packet-size must be in {lo}..={hi}, got {}",
+            a.packet_size
+        );
     }
     let config = SenderConfig {
         packet_size: a.packet_size,

@@ -54,8 +54,12 @@ pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>) -> Result<Box<dyn RunningFlow
     let exe = exe.to_str().context("non-UTF-8 path of the c2tcp binary")?;
     let rx = format!("{}:{}", plan.receiver_addr, plan.port);
     let tx = format!("{}:{}", plan.sender_addr, plan.port);
-    let recv_stats = ctx.out.join(format!("verus-flow{}-receiver.json", plan.index));
-    let send_stats = ctx.out.join(format!("verus-flow{}-sender.json", plan.index));
+    let recv_stats = ctx
+        .out
+        .join(format!("verus-flow{}-receiver.json", plan.index));
+    let send_stats = ctx
+        .out
+        .join(format!("verus-flow{}-sender.json", plan.index));
     let start_in = plan
         .start_at
         .saturating_duration_since(Instant::now())
