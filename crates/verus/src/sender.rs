@@ -17,7 +17,7 @@
 //!   refit once a second.
 //! - **Losses**: a packet missing from the ack sequence is declared lost
 //!   150 ms after the gap was seen. The first loss of a loss phase cuts the
-//!   window to M = 0.7 × the window the lost packet was sent under, and the
+//!   window to at most M = 0.7 × the window the lost packet was sent under, and the
 //!   target delay to the profile's delay at that window. During the phase
 //!   acks grow the window by 1/W (Reno-like) and only lower the target, and
 //!   they do not sample the profile; the phase ends with the first ack of
