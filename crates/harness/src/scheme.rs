@@ -6,7 +6,8 @@
 //! other BPF ones are loaded on demand (see `bpf_guard`); AQM schemes are
 //! Cubic over that discipline at the emulated bottleneck; `iperf3:<cc>` runs
 //! the real iperf3 for comparison with our own traffic generator; `sprout`
-//! and `sprout-ewma` are our UDP transport (`c2tcp sprout-send/-recv`);
+//! and `sprout-ewma` are our UDP transport (`c2tcp sprout-send/-recv`),
+//! `verus` another (`c2tcp verus-send/-recv`);
 //! `dfcsd` / `drwa` (or `dfcsd+<cc>`, `drwa+<cc>`) put the UE's receivers
 //! under receiver-side window control (`rxctl`) with any sender.
 use std::collections::BTreeMap;
@@ -41,6 +42,8 @@ pub enum Kind {
     Iperf3 { cc: String },
     /// Sprout over UDP; `variant` is `sprout-recv --variant` (sprout | ewma).
     Sprout { variant: &'static str },
+    /// Verus over UDP (`c2tcp verus-send/-recv`).
+    Verus,
     /// Receiver-side window control at the UE (`dfcsd` or `drwa`, as
     /// `rxctl` names the rule) with this sender congestion control.
     ReceiverSide { rule: &'static str, cc: String },
@@ -237,6 +240,12 @@ fn registry() -> Vec<Entry> {
             summary: "Sprout-EWMA over UDP: EWMA rate estimate, no caution (saturating sender)",
             kind: Kind::Sprout { variant: "ewma" },
             knobs: SPROUT_EWMA_KNOBS,
+        },
+        Entry {
+            name: "verus",
+            summary: "Verus over UDP: window from a learnt delay profile at a target delay (saturating sender)",
+            kind: Kind::Verus,
+            knobs: &[],
         },
         Entry {
             name: "natcp",
@@ -443,15 +452,15 @@ impl Scheme {
             Kind::Kernel { cc } | Kind::Bpf { cc } | Kind::NetAssisted { cc } => Some(cc),
             Kind::CubicOverAqm { .. } => Some("cubic"),
             Kind::Iperf3 { cc } => Some(cc),
-            Kind::Sprout { .. } => None,
+            Kind::Sprout { .. } | Kind::Verus => None,
             Kind::ReceiverSide { cc, .. } => Some(cc),
         }
     }
 
     /// Whether a flow of this scheme can carry a fixed size (`size_bytes`):
-    /// Sprout's sender is always backlogged.
+    /// Sprout's and Verus's senders are always backlogged.
     pub fn takes_size(&self) -> bool {
-        !matches!(self.kind, Kind::Sprout { .. })
+        !matches!(self.kind, Kind::Sprout { .. } | Kind::Verus)
     }
 
     /// The BPF congestion controls that must be loaded for this scheme.

@@ -7,6 +7,7 @@
 //!   schemes);
 //! - `iperf3`: the real iperf3 as child processes inside them;
 //! - `sprout`: `c2tcp sprout-recv` / `sprout-send` (UDP) as child processes.
+//! - `verus`: `c2tcp verus-recv` / `verus-send` (UDP) the same way.
 //! - `rxside`: `own` flows whose receivers the run's receiver-side
 //!   controller drives (DFCSD, DRWA).
 //!
@@ -33,8 +34,10 @@ mod netassisted;
 mod own;
 mod rxside;
 mod sprout;
+mod verus;
 
 pub use sprout::SproutOutcome;
+pub use verus::VerusOutcome;
 
 /// The first flow's port; flow i uses BASE_PORT + i.
 pub const BASE_PORT: u16 = 6000;
@@ -74,6 +77,8 @@ pub struct FlowOutcome {
     pub error: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sprout: Option<SproutOutcome>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verus: Option<VerusOutcome>,
     #[serde(skip)]
     pub samples: Vec<traffic::Sample>,
 }
@@ -153,6 +158,7 @@ pub fn start<'a>(
             let variant = *variant;
             sprout::start(ctx, plan, variant)
         }
+        Kind::Verus => verus::start(ctx, plan),
         Kind::Kernel { .. } | Kind::Bpf { .. } | Kind::CubicOverAqm { .. } => own::start(ctx, plan),
         Kind::ReceiverSide { .. } => rxside::start(ctx, plan),
         Kind::NetAssisted { cc } => {
