@@ -65,7 +65,7 @@ void BPF_PROG(vivace_init, struct sock *sk)
 
 	v = bpf_sk_storage_get(&vivace_state, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!v)
-		return; /* no memory: the socket stays on the kernel's defaults */
+		return; /* no memory: the socket keeps its initial window, unpaced */
 	vivace_ack_of(sk, &a);
 	vv_init(v, &a);
 	tcp_sk(sk)->snd_ssthresh = TCP_INFINITE_SSTHRESH;
