@@ -72,14 +72,16 @@
 
 /* ---- constants, each with its source ---- */
 
-/* Utility exponent t = 0.9, as VIVACE_T_NUM / VIVACE_T_DEN (paper, sec. 3). */
+/* Utility exponent t = 0.9, as VIVACE_T_NUM / VIVACE_T_DEN (the paper's
+ * utility function; PCC-Uspace kExponent). */
 #define VIVACE_T_NUM 9
 #define VIVACE_T_DEN 10
-/* RTT-gradient coefficient b = 900 (paper, sec. 3). */
+/* RTT-gradient coefficient b = 900 (the paper's utility function; PCC-Uspace
+ * kRTTCoefficient). */
 #define VIVACE_B 900
-/* Loss coefficient c = 11.35, in hundredths (paper, sec. 3). */
+/* Loss coefficient c = 11.35, in hundredths (paper's utility function). */
 #define VIVACE_C_CENTI 1135
-/* Probing step eps = 5% (paper, sec. 4.2; module PCC_PROBING_EPS). */
+/* Probing step eps = 5% (paper's probing; module PCC_PROBING_EPS). */
 #define VIVACE_EPS_PCT 5
 /* theta0: a utility gradient of 1 per Mbit/s moves the rate by 1 Mbit/s
  * (PCC-Uspace kUtilityGradientToRateChangeFactor; bytes/s here). */

@@ -70,7 +70,7 @@ fn run_scheme(dir: &Path, scenario: &Path, scheme: &str) -> serde_json::Value {
     metrics(&out)["aggregate"].clone()
 }
 
-/// PCC's headline property (Dong et al., NSDI 2018, sec. 5): random loss
+/// PCC's headline property (Dong et al., NSDI 2018; PCC Allegro before it): random loss
 /// does not throttle it. A constant 12 Mbit/s link, 25 ms each way (50 ms
 /// base RTT, inside the 30-100 ms the PCC papers use), a 100-packet droptail
 /// buffer and 1% random loss on the data direction: Cubic halves its window
