@@ -230,6 +230,12 @@ fn registry() -> Vec<Entry> {
             knobs: &[],
         },
         Entry {
+            name: "vivace",
+            summary: "PCC Vivace (BPF): paced rate from gradient ascent on a latency-and-loss utility",
+            kind: Kind::Bpf { cc: "vivace" },
+            knobs: &[],
+        },
+        Entry {
             name: "sprout",
             summary: "Sprout over UDP: cautious forecast of the inferred link rate (saturating sender)",
             kind: Kind::Sprout { variant: "sprout" },
