@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ownership::{self, Claim, Ownership};
 use crate::scenario::{Scenario, SweepKey};
+use crate::plan::uplink_sibling;
 use crate::trace_ref::{is_file_spec, Checksums, TraceRef};
 
 /// One run of the matrix: everything a machine needs to do it, as
@@ -178,14 +179,6 @@ pub fn param_of(key: &str, v: &toml::Value) -> (String, serde_json::Value) {
         other => serde_json::json!(other.to_string()),
     };
     (key.to_string(), json)
-}
-
-fn uplink_sibling(trace: &Path) -> Option<String> {
-    let name = trace.to_str()?;
-    let up = name
-        .strip_suffix(".down")
-        .map(|stem| format!("{stem}.up"))?;
-    Path::new(&up).is_file().then_some(up)
 }
 
 /// Points the scenario's link at absolute trace paths (the `.up` sibling

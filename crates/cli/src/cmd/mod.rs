@@ -9,3 +9,4 @@ pub mod report;
 pub mod run;
 pub mod sprout;
 pub mod trace;
+pub mod verus;
