@@ -11,11 +11,17 @@ DATADIR := $(DESTDIR)$(PREFIX)/share/c2tcp
 
 # Debian packages: clang/llvm build the BPF programs, bpftool dumps the kernel's
 # BTF into vmlinux.h, libelf/zlib link libbpf, iproute2/iputils/iperf3 drive
-# and probe the test hosts; fonts-dejavu-core is the font the report's plots read.
+# and probe the test hosts; fonts-dejavu-core is the font the report's plots read;
+# python3-venv makes the Ray driver's test environment (`make test-python`).
 DEB_PACKAGES := clang-19 llvm-19 bpftool libelf-dev zlib1g-dev pkg-config make gcc \
-                iproute2 iputils-ping iperf3 fonts-dejavu-core python3
+                iproute2 iputils-ping iperf3 fonts-dejavu-core python3 python3-venv
 
-.PHONY: all deps build test test-logic test-rust demo bench bench-emulator install uninstall clean
+# The Ray driver (python/c2tcp_ray) is tested in a virtualenv under target/,
+# made once and kept (Ray is ~80 MB): rebuilt only when its pyproject changes.
+PY ?= python3
+RAY_VENV := target/ray-venv
+
+.PHONY: all deps build test test-logic test-rust test-python demo bench bench-emulator install uninstall clean
 
 all: build
 
@@ -44,7 +50,20 @@ test-logic: $(LOGIC_TESTS)
 test-rust:
 	$(CARGO) test --release --workspace --no-fail-fast -- --test-threads=2
 
-test: build test-logic test-rust
+$(RAY_VENV)/.installed: python/c2tcp_ray/pyproject.toml
+	rm -rf $(RAY_VENV)
+	$(PY) -m venv $(RAY_VENV)
+	$(RAY_VENV)/bin/pip install -q --upgrade pip
+	$(RAY_VENV)/bin/pip install -q './python/c2tcp_ray[test]'
+	touch $@
+
+# The driver's end-to-end test on a local Ray cluster (needs root, like the
+# Rust tests that run benches); the package is reinstalled from the tree.
+test-python: build $(RAY_VENV)/.installed
+	$(RAY_VENV)/bin/pip install -q --no-deps --force-reinstall ./python/c2tcp_ray
+	C2TCP_BIN=$(abspath $(BIN)) $(RAY_VENV)/bin/python -m pytest -q python/c2tcp_ray/tests
+
+test: build test-logic test-rust test-python
 
 demo: build
 	./scripts/demo.sh

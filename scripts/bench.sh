@@ -30,50 +30,31 @@ mkdir -p "$OUT"
 
 part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
-if part table1; then
-  echo "== table1: the authors' set-up over every downlink trace, C2TCP jsac and paper"
-  $BIN bench scenarios/c2tcp-variants.toml \
-    --schemes "${TABLE1_SCHEMES:-cubic,bbr,cubic-codel,westwood,vegas,vivace,sprout,sprout-ewma,verus,c2tcp}" \
-    --traces all --reference c2tcp --reference-label variant=jsac --jobs "$JOBS" --out "$OUT/table1"
-fi
+# Each part is a scenario that carries its experiment in its [bench] table
+# (schemes, traces, reference, repetitions); extra flags follow it.
+bench() { # PART SCENARIO [FLAGS...]
+  local name=$1 scenario=$2
+  shift 2
+  part "$name" || return 0
+  echo "== $name: $BIN bench scenarios/$scenario.toml $*"
+  $BIN bench "scenarios/$scenario.toml" --jobs "$JOBS" --out "$OUT/$name" "$@"
+}
+
+bench table1 c2tcp-variants ${TABLE1_SCHEMES:+--schemes "$TABLE1_SCHEMES"}
+bench ablation c2tcp-ablation
 if part ablation; then
-  echo "== ablation: C2TCP paper + each behaviour, jsac - each behaviour, vs Cubic"
-  $BIN bench scenarios/c2tcp-ablation.toml --schemes cubic,c2tcp --traces all \
-    --reference cubic --jobs "$JOBS" --out "$OUT/ablation"
   ./scripts/c2tcp-ablation.py "$OUT/ablation" > "$OUT/ablation/ablation.md"
   cat "$OUT/ablation/ablation.md"
 fi
-if part full-length; then
-  echo "== full-length: whole traces (the authors ran TMobile-LTE-driving for 480 s)"
-  $BIN bench scenarios/c2tcp-variants.toml --schemes cubic,bbr,cubic-codel,c2tcp \
-    --traces "${FULL_LENGTH_TRACES:-all}" --duration trace \
-    --reference c2tcp --reference-label variant=jsac --jobs "$JOBS" --out "$OUT/full-length"
-fi
-if part target-sweep; then
-  echo "== target-sweep (C2TCP Fig. 20)"
-  $BIN bench scenarios/target-sweep.toml --schemes c2tcp,cubic,cubic-codel \
-    --reference-label target_ms=50 --jobs "$JOBS" --out "$OUT/target-sweep"
-fi
-if part buffer-sweep; then
-  echo "== buffer-sweep (C2TCP Fig. 21)"
-  $BIN bench scenarios/buffer-sweep.toml --schemes c2tcp,cubic \
-    --reference-label buffer_bytes=150000 --jobs "$JOBS" --out "$OUT/buffer-sweep"
-fi
-if part friendliness; then
-  echo "== friendliness (C2TCP Fig. 18)"
-  $BIN bench scenarios/tcp-friendliness.toml --schemes cubic,bbr,westwood,c2tcp \
-    --reference cubic --jobs "$JOBS" --out "$OUT/friendliness"
-fi
-if part sprout; then
-  echo "== sprout (Sprout NSDI'13 set-up)"
-  $BIN bench scenarios/sprout-paper.toml --schemes cubic,sprout,sprout-ewma \
-    --traces all --reference cubic --jobs "$JOBS" --out "$OUT/sprout"
-fi
-if part natcp; then
-  echo "== natcp (NATCP MEC set-up, live NetAssist)"
-  $BIN bench scenarios/natcp-mec.toml --schemes natcp,nacubic,c2tcp,cubic \
-    --traces all --reference c2tcp --reps 3 --jobs "$JOBS" --out "$OUT/natcp"
-fi
+# Table I's headline schemes over each whole trace (the authors ran
+# TMobile-LTE-driving for 480 s).
+bench full-length c2tcp-variants --schemes cubic,bbr,cubic-codel,c2tcp \
+  --traces "${FULL_LENGTH_TRACES:-all}" --duration trace
+bench target-sweep target-sweep
+bench buffer-sweep buffer-sweep
+bench friendliness tcp-friendliness
+bench sprout sprout-paper
+bench natcp natcp-mec
 if part dfcsd; then
   echo "== dfcsd (receiver-side short-vs-long and variants)"
   DFCSD_OUT="$OUT/dfcsd" JOBS="$JOBS" BIN="$BIN" ./scripts/bench-dfcsd.sh

@@ -49,7 +49,7 @@ fn every_source_file_names_its_licence_on_its_first_lines() {
         return;
     };
     let sources = files.iter().filter(|f| {
-        [".rs", ".c", ".h", ".sh"].iter().any(|e| f.ends_with(e)) || *f == "Makefile" || *f == ".ci/run"
+        [".rs", ".c", ".h", ".sh", ".py"].iter().any(|e| f.ends_with(e)) || *f == "Makefile" || *f == ".ci/run"
     });
     let mut missing = Vec::new();
     for f in sources {

@@ -98,13 +98,16 @@ pub fn analyze(sc: &Scenario, out: &Path, outcomes: &[FlowOutcome]) -> Result<An
         let a = analyze_direction(sc, &down_log, &up_log, &down)?;
         if !up.is_empty() {
             // Uplink flows beside downlink ones: their own analysis, aside.
-            analyze_direction(sc, &up_log, &down_log, &up)?.write_dir(&out.join("uplink"))?;
+            results::write_analysis(
+                &out.join("uplink"),
+                &analyze_direction(sc, &up_log, &down_log, &up)?,
+            )?;
         }
         a
     } else {
         analyze_direction(sc, &up_log, &down_log, &up)?
     };
-    main.write_dir(out)?;
+    results::write_analysis(out, &main)?;
     write_flows_csv(out, outcomes, &main)?;
     Ok(main)
 }

@@ -20,38 +20,92 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use anyhow::Result;
-pub use report::layout::RunStatus;
-use report::layout::{run_dir, RunInfo};
-use serde::Serialize;
+use std::process::{Command, Stdio};
+
+use anyhow::{bail, Context, Result};
+pub use results::RunStatus;
+use results::{RunId, RunInfo};
+use serde::{Deserialize, Serialize};
 
 use crate::ownership::{self, Claim, Ownership};
 use crate::scenario::{Scenario, SweepKey};
+use crate::plan::uplink_sibling;
+use crate::trace_ref::{is_file_spec, Checksums, TraceRef};
 
-/// One run of the matrix.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+/// One run of the matrix: everything a machine needs to do it, as
+/// `c2tcp bench --list` prints it (one JSON line each) and `c2tcp run --job`
+/// takes it. Its scenario is concrete (swept value applied, trace files
+/// named by absolute path, checked by content through `traces`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Job {
-    pub trace: String,
-    pub scheme: String,
-    /// The swept parameter of this run (empty when nothing is swept), as the
-    /// report wants it: numbers make sweep figures.
-    pub params: BTreeMap<String, serde_json::Value>,
-    pub rep: u32,
+    /// Its place in the bench's listed order, which `--shard` selects on.
+    pub index: usize,
+    /// Which run this is; run.json records it.
+    pub id: RunId,
+    /// `id`'s label (`RunInfo::label_for` of its params).
+    pub label: String,
+    /// Seeds the emulator's random loss and PIE: the bench's seed + rep - 1.
+    pub seed: u64,
+    /// The run's directory relative to the bench directory (`runs/...`).
+    pub run: PathBuf,
+    /// The run's directory in the bench that listed it.
     pub dir: PathBuf,
+    /// The trace files the run reads, with their checksums.
+    pub traces: Vec<TraceRef>,
     /// The concrete scenario this run executes.
     pub scenario: Scenario,
 }
 
 impl Job {
     pub fn label(&self) -> String {
-        let p = RunInfo::label_for(&self.params);
-        format!(
-            "{} {} {} rep{}",
-            self.trace,
-            self.scheme,
-            if p.is_empty() { "default" } else { &p },
-            self.rep
-        )
+        self.id.describe()
+    }
+
+    /// One line of `c2tcp bench --list`.
+    pub fn to_line(&self) -> Result<String> {
+        Ok(serde_json::to_string(self)?)
+    }
+
+    /// A job as `--list` printed it (a file or a line).
+    pub fn parse(text: &str) -> Result<Job> {
+        Ok(serde_json::from_str(text.trim())?)
+    }
+}
+
+/// `--shard K/N`: the jobs whose index is K-1 modulo N, so that N
+/// independent benches (a SLURM array, a Kubernetes indexed job, N
+/// terminals) cover the matrix exactly once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// 1-based.
+    pub k: usize,
+    pub n: usize,
+}
+
+impl Shard {
+    pub fn holds(&self, index: usize) -> bool {
+        index % self.n == self.k - 1
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Shard, String> {
+        let (k, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("`{s}`: a shard is K/N, e.g. 2/4"))?;
+        let k: usize = k
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{s}`: K must be a whole number"))?;
+        let n: usize = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{s}`: N must be a whole number"))?;
+        if n == 0 || k == 0 || k > n {
+            return Err(format!("`{s}`: need 1 <= K <= N"));
+        }
+        Ok(Shard { k, n })
     }
 }
 
@@ -59,10 +113,16 @@ impl Job {
 #[derive(Debug, Clone)]
 pub struct Plan {
     pub scenario: Scenario,
+    /// run.json's `scenario`: the scenario's name.
+    pub scenario_name: String,
+    /// Directory of the scenario file, for relative trace paths.
+    pub scenario_dir: Option<PathBuf>,
     /// Downlink traces to substitute (empty: the scenario's own link).
     pub traces: Vec<PathBuf>,
     pub schemes: Vec<String>,
     pub reps: u32,
+    /// Seed of repetition 1 (rep N uses seed + N - 1).
+    pub seed: u64,
     pub out: PathBuf,
 }
 
@@ -121,12 +181,35 @@ pub fn param_of(key: &str, v: &toml::Value) -> (String, serde_json::Value) {
     (key.to_string(), json)
 }
 
-fn uplink_sibling(trace: &Path) -> Option<String> {
-    let name = trace.to_str()?;
-    let up = name
-        .strip_suffix(".down")
-        .map(|stem| format!("{stem}.up"))?;
-    Path::new(&up).is_file().then_some(up)
+/// Points the scenario's link at absolute trace paths (the `.up` sibling
+/// of a `.down` downlink becoming its explicit uplink, as the runner would
+/// pick it) and names each file by content.
+fn pin_traces(
+    sc: &mut Scenario,
+    scenario_dir: Option<&Path>,
+    sums: &mut Checksums,
+) -> Result<Vec<TraceRef>> {
+    let absolute = |spec: &str, field: &str| -> Result<PathBuf> {
+        let p = crate::scenario::resolve_trace(spec, scenario_dir).context(field.to_string())?;
+        std::path::absolute(&p).with_context(|| format!("{field}: {}", p.display()))
+    };
+    let mut refs = Vec::new();
+    if is_file_spec(&sc.link.downlink) {
+        let p = absolute(&sc.link.downlink, "link.downlink")?;
+        sc.link.downlink = p.display().to_string();
+        if sc.link.uplink.is_none() {
+            sc.link.uplink = uplink_sibling(&p);
+        }
+        refs.push(sums.of(&p)?);
+    }
+    if let Some(up) = sc.link.uplink.clone().filter(|u| is_file_spec(u)) {
+        let p = absolute(&up, "link.uplink")?;
+        sc.link.uplink = Some(p.display().to_string());
+        if !refs.iter().any(|r| r.path == p) {
+            refs.push(sums.of(&p)?);
+        }
+    }
+    Ok(refs)
 }
 
 /// Expands the plan into jobs, in the order they should run (repetition
@@ -175,7 +258,10 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
         .into_iter()
         .map(|(name, mut sc)| {
             if sc.link.duration_from_trace {
-                let path = crate::scenario::resolve_trace(&sc.link.downlink, None)?;
+                let path = crate::scenario::resolve_trace(
+                    &sc.link.downlink,
+                    plan.scenario_dir.as_deref(),
+                )?;
                 let trace = emu::trace::Trace::load(&path)?;
                 sc.link.resolve_length(trace.period_ms())?;
             }
@@ -206,6 +292,7 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
         );
     }
     let mut jobs = Vec::new();
+    let mut sums = Checksums::default();
     for rep in 1..=plan.reps.max(1) {
         for (trace, sc) in &traces {
             for scheme in &schemes {
@@ -236,19 +323,25 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
                             b
                         }
                     };
-                    let dir = run_dir(
-                        &plan.out,
-                        trace,
+                    let mut concrete = concrete;
+                    let traces =
+                        pin_traces(&mut concrete, plan.scenario_dir.as_deref(), &mut sums)?;
+                    let id = RunId::new(
+                        &plan.scenario_name,
                         &scheme_label,
-                        &RunInfo::label_for(params),
+                        trace,
+                        params.clone(),
                         rep,
                     );
+                    let run = id.relative_dir();
                     jobs.push(Job {
-                        trace: trace.clone(),
-                        scheme: scheme_label.clone(),
-                        params: params.clone(),
-                        rep,
-                        dir,
+                        index: jobs.len(),
+                        label: id.label(),
+                        seed: plan.seed + rep as u64 - 1,
+                        dir: plan.out.join(&run),
+                        run,
+                        id,
+                        traces,
                         scenario: concrete,
                     });
                 }
@@ -403,6 +496,85 @@ pub fn execute(
     Ok(summary)
 }
 
+// The bench's child protocol: a run is a `c2tcp run --job` child that
+// gets its job as `job.json` in its run directory, the run directory's lock
+// as its stdin, and the bench's pid in its environment; it asks to die with
+// the bench, and tells how it ended through its run.json.
+
+/// The bench's pid, in the environment of each `c2tcp run` child it starts.
+pub const BENCH_PID_ENV: &str = "C2TCP_BENCH_PID";
+
+/// A bench's child dies with the bench: SIGTERM when its parent goes (the
+/// interrupt path then cleans up as for Ctrl-C). False when the bench is
+/// already gone, before the request could take effect.
+pub fn die_with_bench() -> Result<bool> {
+    nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGTERM)
+        .context("asking to die with the bench")?;
+    let bench: Option<i32> = std::env::var(BENCH_PID_ENV)
+        .ok()
+        .and_then(|v| v.parse().ok());
+    Ok(match bench {
+        Some(pid) => nix::unistd::getppid().as_raw() == pid,
+        None => true, // started by hand with --job: nothing to follow
+    })
+}
+
+/// Runs one job as a `c2tcp run` child and returns the status it recorded.
+/// The child gets the run directory's lock as its stdin (so it holds it as
+/// long as it lives, even past this bench) and the bench's pid, by which it
+/// checks it is still the bench's child once it has asked to die with it.
+/// This thread waits for the child: the parent-death signal follows the
+/// thread that spawned it.
+pub fn run_child(
+    exe: &Path,
+    job: &Job,
+    own: &Ownership,
+    interrupt: &AtomicBool,
+) -> Result<RunStatus> {
+    let job_path = job.dir.join("job.json");
+    std::fs::write(&job_path, serde_json::to_string_pretty(job)?)
+        .with_context(|| format!("writing {}", job_path.display()))?;
+    let log_path = job.dir.join("stderr.log");
+    let log = std::fs::File::create(&log_path)
+        .with_context(|| format!("creating {}", log_path.display()))?;
+    let mut child = Command::new(exe)
+        .arg("run")
+        .arg("--job")
+        .arg(&job_path)
+        .arg("--out")
+        .arg(&job.dir)
+        .arg("--quiet")
+        .env(BENCH_PID_ENV, std::process::id().to_string())
+        .stdin(Stdio::from(own.share()?))
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .context("starting c2tcp run")?;
+    let mut signalled = false;
+    loop {
+        if let Some(_status) = child.try_wait()? {
+            break;
+        }
+        if interrupt.load(Ordering::Relaxed) && !signalled {
+            // Ctrl-C reaches the whole process group anyway; SIGTERM to
+            // the bench alone must reach the children too.
+            plumbing::process::terminate(&child);
+            signalled = true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    match RunInfo::read(&job.dir) {
+        Ok(info) => match (info.status, info.error) {
+            (RunStatus::Failed, Some(e)) => bail!("{e}"),
+            (status, _) => Ok(status),
+        },
+        Err(_) => {
+            let err = std::fs::read_to_string(job.dir.join("stderr.log")).unwrap_or_default();
+            bail!("the run left no run.json: {}", err.trim())
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -425,9 +597,12 @@ mod tests {
         .unwrap();
         Plan {
             scenario: sc,
+            scenario_name: "t".into(),
+            scenario_dir: None,
             traces: vec![],
             schemes: vec!["c2tcp".into(), "cubic".into()],
             reps: 2,
+            seed: 1,
             out: out.to_path_buf(),
         }
     }
@@ -441,9 +616,9 @@ mod tests {
         let c2 = jobs
             .iter()
             .find(|j| {
-                j.scheme == "c2tcp"
-                    && j.params.get("target_ms") == Some(&serde_json::json!(25))
-                    && j.rep == 1
+                j.id.scheme == "c2tcp"
+                    && j.id.params.get("target_ms") == Some(&serde_json::json!(25))
+                    && j.id.rep == 1
             })
             .unwrap();
         assert_eq!(c2.scenario.flows[0].param_f64("target_ms"), Some(25.0));
@@ -453,16 +628,16 @@ mod tests {
             "{}",
             c2.dir.display()
         );
-        let cubic: Vec<_> = jobs.iter().filter(|j| j.scheme == "cubic").collect();
+        let cubic: Vec<_> = jobs.iter().filter(|j| j.id.scheme == "cubic").collect();
         assert_eq!(cubic.len(), 2);
         assert!(cubic
             .iter()
-            .all(|j| j.params.is_empty() && j.scenario.flows[0].params.is_empty()));
+            .all(|j| j.id.params.is_empty() && j.scenario.flows[0].params.is_empty()));
         assert!(cubic[0]
             .dir
             .ends_with("runs/constant:12/cubic/default/rep1"));
         // Repetition is the outer loop.
-        assert!(jobs[..3].iter().all(|j| j.rep == 1));
+        assert!(jobs[..3].iter().all(|j| j.id.rep == 1));
     }
 
     #[test]
@@ -472,7 +647,7 @@ mod tests {
         // Pretend a previous bench finished job 0 and was interrupted in job 1.
         for (j, status) in [(&jobs[0], "done"), (&jobs[1], "interrupted")] {
             fs::create_dir_all(&j.dir).unwrap();
-            let mut info = RunInfo::started("t", &j.scheme, &j.trace, j.params.clone(), j.rep);
+            let mut info = RunInfo::started(j.id.clone());
             if status == "done" {
                 info.finished(None);
             }
@@ -485,7 +660,7 @@ mod tests {
                 !j.dir.join("leftover").exists(),
                 "an unfinished run's files must be cleared"
             );
-            let mut info = RunInfo::started("t", &j.scheme, &j.trace, j.params.clone(), j.rep);
+            let mut info = RunInfo::started(j.id.clone());
             info.finished(None);
             info.write(&j.dir)?;
             ran.lock().unwrap().push(j.label());
@@ -515,7 +690,7 @@ mod tests {
     /// What a run that finished writes, in the order the runner writes it.
     fn finish_run(j: &Job) -> Result<RunStatus> {
         wholefile::write(&j.dir.join("metrics.json"), b"{\"aggregate\": {}}\n")?;
-        let mut info = RunInfo::started("t", &j.scheme, &j.trace, j.params.clone(), j.rep);
+        let mut info = RunInfo::started(j.id.clone());
         info.finished(None);
         info.write(&j.dir)?;
         Ok(RunStatus::Done)
@@ -529,10 +704,12 @@ mod tests {
         // metrics.json stops half-way (as a plain write could leave it).
         let j = &jobs[0];
         fs::create_dir_all(&j.dir).unwrap();
-        RunInfo::started("t", &j.scheme, &j.trace, j.params.clone(), j.rep)
-            .write(&j.dir)
-            .unwrap();
-        fs::write(j.dir.join("metrics.json"), "{\"aggregate\": {\"throughput_mb").unwrap();
+        RunInfo::started(j.id.clone()).write(&j.dir).unwrap();
+        fs::write(
+            j.dir.join("metrics.json"),
+            "{\"aggregate\": {\"throughput_mb",
+        )
+        .unwrap();
         // Another without even a run.json.
         let k = &jobs[1];
         fs::create_dir_all(&k.dir).unwrap();
@@ -568,10 +745,22 @@ mod tests {
         let stop = AtomicBool::new(false);
         let said = Mutex::new(Vec::new());
         let say = |m: String| said.lock().unwrap().push(m);
-        let s = execute(jobs.clone(), 2, WhenBusy::Skip, &stop, &run, &|_, _| {}, &say).unwrap();
+        let s = execute(
+            jobs.clone(),
+            2,
+            WhenBusy::Skip,
+            &stop,
+            &run,
+            &|_, _| {},
+            &say,
+        )
+        .unwrap();
         assert_eq!((s.done, s.busy.len()), (5, 1));
         assert!(s.busy[0].1.contains("c2tcp run"), "{:?}", s.busy);
-        assert!(j.dir.join("downlink.log").exists(), "a busy run was cleared");
+        assert!(
+            j.dir.join("downlink.log").exists(),
+            "a busy run was cleared"
+        );
         assert!(said.lock().unwrap()[0].starts_with("skipping "), "{said:?}");
         // Waiting: the holder lets go a moment later, then the run is done.
         said.lock().unwrap().clear();
@@ -599,7 +788,7 @@ mod tests {
         let stop = AtomicBool::new(false);
         let run = |j: &Job, _: &Ownership| -> Result<RunStatus> {
             stop.store(true, Ordering::Relaxed);
-            RunInfo::started("t", &j.scheme, &j.trace, j.params.clone(), j.rep).write(&j.dir)?;
+            RunInfo::started(j.id.clone()).write(&j.dir)?;
             Ok(RunStatus::Interrupted)
         };
         let s = exec(jobs, 1, WhenBusy::Wait, &stop, &run);
@@ -666,11 +855,12 @@ mod tests {
         let j = jobs
             .iter()
             .find(|j| {
-                j.scheme == "cubic" && j.params.get("downlink_mbps") == Some(&serde_json::json!(54))
+                j.id.scheme == "cubic"
+                    && j.id.params.get("downlink_mbps") == Some(&serde_json::json!(54))
             })
             .unwrap();
         assert_eq!(
-            (j.trace.as_str(), j.scenario.link.downlink.as_str()),
+            (j.id.trace.as_str(), j.scenario.link.downlink.as_str()),
             ("downlink-sweep", "constant:54")
         );
         assert!(
@@ -696,7 +886,7 @@ mod tests {
         p.traces = vec![down.clone()];
         p.reps = 1;
         let jobs = expand(&p).unwrap();
-        assert!(jobs.iter().all(|j| j.trace == "X.down"));
+        assert!(jobs.iter().all(|j| j.id.trace == "X.down"));
         assert_eq!(
             jobs[0].scenario.link.uplink.as_deref(),
             Some(tmp.path().join("X.up").to_str().unwrap())

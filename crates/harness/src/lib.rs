@@ -16,4 +16,5 @@ pub mod runner;
 pub mod scenario;
 pub mod scheme;
 pub mod sweep;
+pub mod trace_ref;
 pub mod traffic;

@@ -30,11 +30,12 @@ use emu::{DirectionConfig, Emulator, EmulatorConfig};
 use netns::Netns;
 use serde::Serialize;
 
-use report::layout::{RunInfo, RunStatus};
+use results::{RunId, RunInfo, RunStatus};
 
 use crate::flows::{self, FlowOutcome};
 use crate::plan::Plan;
 use crate::scenario::Scenario;
+use crate::trace_ref::{self, TraceRef};
 
 /// How a run executes, beside its scenario.
 #[derive(Clone)]
@@ -48,52 +49,41 @@ pub struct RunOptions {
     pub sample_every: Duration,
     /// Called about once a second with the elapsed and total seconds.
     pub progress: Option<Arc<dyn Fn(f64, f64) + Send + Sync>>,
-    /// How run.json names this run (a bench sets it; `c2tcp run` derives it).
-    pub identity: Option<Identity>,
+    /// How run.json names this run (a bench's job sets it; `c2tcp run`
+    /// derives it with [`identity_of`]).
+    pub identity: Option<RunId>,
+    /// The `c2tcp` binary that runs helper endpoints in the namespaces
+    /// (Sprout's `sprout-recv` / `sprout-send`): the caller says which.
+    pub helper_exe: PathBuf,
+    /// Trace files the run must find with this content (a bench's job,
+    /// perhaps listed on another machine); checked before anything starts.
+    pub traces: Vec<TraceRef>,
 }
 
-/// A run's place in a bench: what the report groups and normalises by.
-#[derive(Debug, Clone)]
-pub struct Identity {
-    pub scenario: String,
-    pub scheme: String,
-    pub trace: String,
-    pub params: BTreeMap<String, serde_json::Value>,
-    pub rep: u32,
-}
-
-impl Identity {
-    /// For a lone run: the scenario's name, its flows' schemes, its trace.
-    pub fn of(sc: &Scenario) -> Identity {
-        let mut schemes: Vec<&str> = sc.flows.iter().map(|f| f.scheme.as_str()).collect();
-        schemes.dedup();
-        let trace = Path::new(&sc.link.downlink)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| sc.link.downlink.clone());
-        Identity {
-            scenario: if sc.name.is_empty() {
-                "run".into()
-            } else {
-                sc.name.clone()
-            },
-            scheme: schemes.join("+"),
-            trace,
-            params: BTreeMap::new(),
-            rep: 1,
-        }
-    }
+/// For a lone run: the scenario's name, its flows' schemes, its trace.
+pub fn identity_of(sc: &Scenario) -> RunId {
+    let mut schemes: Vec<&str> = sc.flows.iter().map(|f| f.scheme.as_str()).collect();
+    schemes.dedup();
+    let trace = Path::new(&sc.link.downlink)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| sc.link.downlink.clone());
+    let name = if sc.name.is_empty() { "run" } else { &sc.name };
+    RunId::new(name, &schemes.join("+"), &trace, BTreeMap::new(), 1)
 }
 
 impl RunOptions {
-    pub fn new(out: &Path) -> RunOptions {
+    /// `helper_exe`: the `c2tcp` binary for helper endpoints.
+    pub fn new(out: &Path, helper_exe: &Path) -> RunOptions {
         RunOptions {
             out: out.to_path_buf(),
+            helper_exe: helper_exe.to_path_buf(),
             scenario_dir: None,
             seed: 1,
             sample_every: Duration::from_millis(100),
             progress: None,
             identity: None,
+            traces: Vec::new(),
         }
     }
 }
@@ -123,18 +113,15 @@ fn write_json(path: &Path, v: &impl Serialize) -> Result<()> {
 /// analysed); a failure is recorded in run.json and returned as the error.
 pub fn run(sc: &Scenario, opts: &RunOptions, interrupt: &AtomicBool) -> Result<RunStatus> {
     fs::create_dir_all(&opts.out).with_context(|| format!("creating {}", opts.out.display()))?;
-    let id = opts.identity.clone().unwrap_or_else(|| Identity::of(sc));
-    let mut info = RunInfo::started(
-        &id.scenario,
-        &id.scheme,
-        &id.trace,
-        id.params.clone(),
-        id.rep,
-    );
+    let id = opts.identity.clone().unwrap_or_else(|| identity_of(sc));
+    let mut info = RunInfo::started(id);
     info.seed = Some(opts.seed);
     info.write(&opts.out)?; // "interrupted" until it finishes
 
-    let result = Plan::resolve(sc, opts.scenario_dir.as_deref()).and_then(|plan| {
+    // Traces named by content (a bench's job) are checked before the plan.
+    let verified = trace_ref::verify(sc, &opts.traces);
+    let plan = verified.and_then(|sc| Plan::resolve(&sc, opts.scenario_dir.as_deref()));
+    let result = plan.and_then(|plan| {
         let sc = &plan.scenario;
         let link = &plan.link;
         info.duration_s = Some(sc.link.duration_s);
@@ -251,6 +238,7 @@ fn execute(
         run_end,
         stop: stop.clone(),
         out: &opts.out,
+        helper_exe: &opts.helper_exe,
         sample_every: opts.sample_every,
         rxctl: rxctl.clone(),
     };
@@ -302,8 +290,10 @@ fn execute(
         // Every receiver has ended: stop() lets go of what is left.
         rxctl::write_csv_file(&ctl.stop(), &opts.out.join("rxctl.csv"))
     });
-    let netassist_written = netassist
-        .map(|na| na.stop().and_then(|s| write_json(&opts.out.join("netassist.json"), &s)));
+    let netassist_written = netassist.map(|na| {
+        na.stop()
+            .and_then(|s| write_json(&opts.out.join("netassist.json"), &s))
+    });
     let stopped = emulator.stop();
     if let Ok(stats) = &stopped {
         setup.emulator = Some(stats.clone());
@@ -351,11 +341,16 @@ fn wait_until(
 fn write_flow_files(out: &Path, outcomes: &[FlowOutcome]) -> Result<()> {
     write_json(&out.join("flows.json"), &outcomes)?;
     let path = out.join("tcpinfo.csv");
-    wholefile::write_with(&path, |f| tcpinfo_rows(csv::Writer::from_writer(f), outcomes))
-        .with_context(|| format!("writing {}", path.display()))
+    wholefile::write_with(&path, |f| {
+        tcpinfo_rows(csv::Writer::from_writer(f), outcomes)
+    })
+    .with_context(|| format!("writing {}", path.display()))
 }
 
-fn tcpinfo_rows<W: Write>(mut w: csv::Writer<W>, outcomes: &[FlowOutcome]) -> Result<(), csv::Error> {
+fn tcpinfo_rows<W: Write>(
+    mut w: csv::Writer<W>,
+    outcomes: &[FlowOutcome],
+) -> Result<(), csv::Error> {
     w.write_record([
         "flow",
         "t_s",

@@ -14,6 +14,9 @@
 //! [[flows]]
 //! scheme = "c2tcp"
 //! target_ms = 50                         # a parameter of the scheme
+//! [bench]                                # what `c2tcp bench SCENARIO` runs (optional)
+//! schemes = ["c2tcp", "cubic"]
+//! traces = ["all"]
 //! ```
 //!
 //! This module is the model: what serde reads, the defaults, the checks of
@@ -52,6 +55,32 @@ pub struct Scenario {
     /// [`crate::sweep::SweepKey`].
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub sweep: BTreeMap<String, Vec<toml::Value>>,
+    /// The experiment this scenario is for: what `c2tcp bench SCENARIO`
+    /// runs when no flag says otherwise (Pantheon's habit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bench: Option<BenchDefaults>,
+}
+
+/// A scenario's `[bench]` table; each field is the default of the
+/// `c2tcp bench` flag of the same name.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BenchDefaults {
+    /// Schemes to compare (`--schemes`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub schemes: Vec<String>,
+    /// Downlink traces: files, directories, or `all` (`--traces`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub traces: Vec<String>,
+    /// Scheme the report normalises to (`--reference`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    /// Label of the reference runs in a sweep (`--reference-label`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_label: Option<String>,
+    /// Repetitions of every run (`--reps`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reps: Option<u32>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -276,6 +305,7 @@ impl Scenario {
             }],
             netassist: None,
             sweep: BTreeMap::new(),
+            bench: None,
         }
     }
 

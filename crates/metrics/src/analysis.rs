@@ -443,3 +443,12 @@ pub fn jain_fairness(throughputs: impl IntoIterator<Item = f64>) -> Option<f64> 
         .fold((0usize, 0.0, 0.0), |(n, s, q), x| (n + 1, s + x, q + x * x));
     (n >= 2 && sum_sq > 0.0).then(|| sum * sum / (n as f64 * sum_sq))
 }
+
+impl Analysis {
+    /// An analysis as serialized (`metrics.json`), its path in any error.
+    pub fn read_json(path: &std::path::Path) -> Result<Analysis, crate::Error> {
+        let text = std::fs::read_to_string(path).map_err(|e| crate::Error::io(path, e))?;
+        serde_json::from_str(&text)
+            .map_err(|e| crate::Error::parse(path, e.line() as u64, e.to_string()))
+    }
+}

@@ -8,8 +8,10 @@
 //! jitter, power and power95 (NATCP), loss, Jain's fairness, Sprout's 95%
 //! end-to-end delay with its self-inflicted part against the omniscient
 //! sender; plus a binned time series and the delay distribution for CDFs.
-//! `Analysis::write_dir` writes `metrics.json`, `timeseries.csv` and
-//! `delay_cdf.csv`; `docs/metrics.md` states each definition and its paper.
+//! Where an analysis is kept (`metrics.json`, `timeseries.csv`,
+//! `delay_cdf.csv`) is the `results` crate's business
+//! (`results::write_analysis`); `docs/metrics.md` states each definition
+//! and its paper.
 //!
 //! ```no_run
 //! let config = metrics::AnalysisConfig { warmup_s: 5.0, ..Default::default() };
@@ -17,7 +19,7 @@
 //! if let Some(short) = analysis.flow_mut("short") {
 //!     short.metrics.fct_s = Some(1.25); // measured by the application
 //! }
-//! analysis.write_dir("out".as_ref())?;
+//! println!("{}", serde_json::to_string_pretty(&analysis).unwrap());
 //! # Ok::<(), metrics::Error>(())
 //! ```
 #![forbid(unsafe_code)]
@@ -26,7 +28,6 @@ mod cdf;
 mod config;
 mod delay;
 mod e2e_delay;
-mod files;
 pub mod log;
 mod timeseries;
 
@@ -37,7 +38,6 @@ pub use analysis::{
 };
 pub use cdf::{cdf_quantiles, CdfPoint, DelayCdf};
 pub use config::{AnalysisConfig, FlowGroup, FlowMatch};
-pub use files::{DELAY_CDF_CSV, METRICS_JSON, TIMESERIES_CSV};
 pub use log::{DropReason, FlowInfo, LogHeader, Protocol};
 pub use timeseries::{TimeSeries, TimeSeriesRow};
 
@@ -60,7 +60,7 @@ pub enum Error {
 }
 
 impl Error {
-    pub(crate) fn io(path: &Path, source: std::io::Error) -> Error {
+    pub fn io(path: &Path, source: std::io::Error) -> Error {
         Error::Io {
             path: path.to_owned(),
             source,

@@ -344,7 +344,7 @@ fn files_round_trip_and_fct_can_be_filled_in() {
     };
     let mut a = analyze(&path, &config).unwrap();
     a.flow_mut("short").unwrap().metrics.fct_s = Some(0.25);
-    a.write_dir(dir.path()).unwrap();
+    results::write_analysis(dir.path(), &a).unwrap();
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("metrics.json")).unwrap())
             .unwrap();
@@ -368,7 +368,7 @@ fn files_round_trip_and_fct_can_be_filled_in() {
     }
     assert_eq!(json["flows"][0]["fct_s"], 0.25);
     assert_eq!(json["flows"][0]["label"], "short");
-    let back = metrics::Analysis::read_dir(dir.path()).unwrap();
+    let back = results::read_analysis(dir.path()).unwrap();
     assert_eq!(back.aggregate, a.aggregate);
     assert_eq!(back.flows, a.flows);
     assert_eq!(back.timeseries.rows.len(), a.timeseries.rows.len());

@@ -109,7 +109,7 @@ pub fn throughput_delay(
         };
         let faint = runs
             .iter()
-            .filter(|r| r.info.trace == trace && Config::of(r) == s.config)
+            .filter(|r| r.info.id.trace == trace && Config::of(r) == s.config)
             .filter_map(|r| {
                 stat.get(&r.analysis.aggregate)
                     .map(|d| (d, r.analysis.aggregate.throughput_mbps))
@@ -140,7 +140,7 @@ pub fn delay_cdf(trace: &str, runs: &[Run], colors: &Colors) -> Panel {
     );
     panel.y_range = Some((0.0, 1.0));
     let mut by_config: BTreeMap<Config, Vec<&Run>> = BTreeMap::new();
-    for r in runs.iter().filter(|r| r.info.trace == trace) {
+    for r in runs.iter().filter(|r| r.info.id.trace == trace) {
         by_config.entry(Config::of(r)).or_default().push(r);
     }
     for (config, reps) in by_config {
@@ -228,16 +228,16 @@ pub struct Sweep {
 }
 
 fn numeric(run: &Run, param: &str) -> Option<f64> {
-    run.info.params.get(param).and_then(|v| v.as_f64())
+    run.info.id.params.get(param).and_then(|v| v.as_f64())
 }
 
 /// The label of a run's other parameters: runs that differ only in `param`
 /// form one line.
 fn line_key(run: &Run, param: &str) -> (String, String) {
-    let mut others = run.info.params.clone();
+    let mut others = run.info.id.params.clone();
     others.remove(param);
     (
-        run.info.scheme.clone(),
+        run.info.id.scheme.clone(),
         crate::layout::RunInfo::label_for(&others),
     )
 }
@@ -251,12 +251,14 @@ fn line_name((scheme, rest): &(String, String)) -> String {
 }
 
 pub fn sweeps(runs: &[Run], colors: &Colors) -> Vec<Sweep> {
-    let traces: BTreeSet<&str> = runs.iter().map(|r| r.info.trace.as_str()).collect();
+    let traces: BTreeSet<&str> = runs.iter().map(|r| r.info.id.trace.as_str()).collect();
     let mut out = Vec::new();
     for trace in traces {
-        let on_trace: Vec<&Run> = runs.iter().filter(|r| r.info.trace == trace).collect();
-        let params: BTreeSet<&String> =
-            on_trace.iter().flat_map(|r| r.info.params.keys()).collect();
+        let on_trace: Vec<&Run> = runs.iter().filter(|r| r.info.id.trace == trace).collect();
+        let params: BTreeSet<&String> = on_trace
+            .iter()
+            .flat_map(|r| r.info.id.params.keys())
+            .collect();
         for param in params {
             let values: BTreeSet<u64> = on_trace
                 .iter()

@@ -17,7 +17,7 @@
 #![forbid(unsafe_code)]
 mod document;
 mod figures;
-pub mod layout;
+pub use results as layout;
 mod plot;
 pub mod summary;
 
@@ -29,7 +29,9 @@ use serde::Serialize;
 
 use document::{Block, Document};
 use figures::{Colors, DelayStat};
-pub use layout::{discover, left_out_note, run_dir, Run, RunInfo, RunStatus, SkipKind, Skipped, Timings};
+pub use layout::{
+    discover, left_out_note, run_dir, Run, RunId, RunInfo, RunStatus, SkipKind, Skipped, Timings,
+};
 pub use plot::FONT_PATHS;
 use summary::{metric, ConfigSummary, Normalised, METRICS, NORMALISED};
 
@@ -173,7 +175,7 @@ fn write(path: &Path, text: &str) -> Result<()> {
 fn write_perf_json(run: &Run) -> Result<PathBuf> {
     let m = &run.analysis.aggregate;
     let perf = serde_json::json!({
-        run.info.scheme.clone(): { "tput": m.throughput_mbps, "delay": m.p95_delay_ms, "loss": m.loss_rate }
+        run.info.id.scheme.clone(): { "tput": m.throughput_mbps, "delay": m.p95_delay_ms, "loss": m.loss_rate }
     });
     let path = run.dir.join(layout::PERF_JSON);
     write(&path, &(serde_json::to_string_pretty(&perf)? + "\n"))?;
@@ -204,11 +206,11 @@ struct RunSummary<'a> {
 impl<'a> RunSummary<'a> {
     fn of(run: &'a Run, bench_dir: &Path) -> Self {
         RunSummary {
-            trace: &run.info.trace,
-            scheme: &run.info.scheme,
+            trace: &run.info.id.trace,
+            scheme: &run.info.id.scheme,
             label: &run.info.label,
-            params: &run.info.params,
-            rep: run.info.rep,
+            params: &run.info.id.params,
+            rep: run.info.id.rep,
             dir: relative(&run.dir, bench_dir),
             aggregate: &run.analysis.aggregate,
             flows: &run.analysis.flows,
@@ -228,8 +230,10 @@ fn relative(path: &Path, base: &Path) -> String {
 /// One row per configuration and trace: repetitions' means, then the mean
 /// flow completion time of each sized flow.
 fn write_summary_csv(path: &Path, summaries: &[ConfigSummary]) -> Result<()> {
-    wholefile::write_with(path, |f| summary_rows(csv::Writer::from_writer(f), summaries))
-        .with_context(|| format!("writing {}", path.display()))
+    wholefile::write_with(path, |f| {
+        summary_rows(csv::Writer::from_writer(f), summaries)
+    })
+    .with_context(|| format!("writing {}", path.display()))
 }
 
 fn summary_rows<W: std::io::Write>(
@@ -370,7 +374,7 @@ fn draw_figures(
         );
         Ok(format!("plots/{stem}.svg"))
     };
-    let traces: BTreeSet<&str> = runs.iter().map(|r| r.info.trace.as_str()).collect();
+    let traces: BTreeSet<&str> = runs.iter().map(|r| r.info.id.trace.as_str()).collect();
     for trace in traces {
         let name = layout::component(trace);
         let mut paths = Vec::new();
@@ -407,19 +411,19 @@ fn draw_figures(
             let title = format!(
                 "{} on {} rep{}",
                 summary::Config::of(run).name(),
-                run.info.trace,
-                run.info.rep
+                run.info.id.trace,
+                run.info.id.rep
             );
             let stem = format!(
                 "timeseries-{}-{}-{}-rep{}",
-                layout::component(&run.info.trace),
-                layout::component(&run.info.scheme),
+                layout::component(&run.info.id.trace),
+                layout::component(&run.info.id.scheme),
                 layout::component(if run.info.label.is_empty() {
                     "default"
                 } else {
                     &run.info.label
                 }),
-                run.info.rep
+                run.info.id.rep
             );
             let path = emit(
                 &figures::timeseries(&title, run),
@@ -443,8 +447,8 @@ fn compose(
     warnings: &[String],
 ) -> Document {
     let mut doc = Document::default();
-    let traces: BTreeSet<&str> = runs.iter().map(|r| r.info.trace.as_str()).collect();
-    let schemes: BTreeSet<&str> = runs.iter().map(|r| r.info.scheme.as_str()).collect();
+    let traces: BTreeSet<&str> = runs.iter().map(|r| r.info.id.trace.as_str()).collect();
+    let schemes: BTreeSet<&str> = runs.iter().map(|r| r.info.id.scheme.as_str()).collect();
     doc.push(Block::Heading(1, "c2tcp results".into()));
     doc.push(Block::Paragraph(format!(
         "{} finished runs of {} schemes over {} traces in {}; {} not done and left out. Delays are queueing delays at the bottleneck \
@@ -559,9 +563,9 @@ fn compose(
         .map(|r| {
             let m = &r.analysis.aggregate;
             vec![
-                r.info.trace.clone(),
+                r.info.id.trace.clone(),
                 summary::Config::of(r).name(),
-                r.info.rep.to_string(),
+                r.info.id.rep.to_string(),
                 cell("throughput_mbps", Some(m.throughput_mbps)),
                 cell("avg_queue_delay_ms", m.avg_queue_delay_ms),
                 cell("p95_queue_delay_ms", m.p95_queue_delay_ms),

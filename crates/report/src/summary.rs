@@ -141,7 +141,7 @@ pub struct Config {
 impl Config {
     pub fn of(run: &Run) -> Config {
         Config {
-            scheme: run.info.scheme.clone(),
+            scheme: run.info.id.scheme.clone(),
             label: run.info.label.clone(),
         }
     }
@@ -200,7 +200,7 @@ pub fn summarise(runs: &[Run]) -> Vec<ConfigSummary> {
     let mut groups: BTreeMap<(String, Config), Vec<&Run>> = BTreeMap::new();
     for run in runs {
         groups
-            .entry((run.info.trace.clone(), Config::of(run)))
+            .entry((run.info.id.trace.clone(), Config::of(run)))
             .or_default()
             .push(run);
     }
@@ -222,7 +222,7 @@ pub fn summarise(runs: &[Run]) -> Vec<ConfigSummary> {
                 .collect();
             ConfigSummary {
                 trace,
-                params: reps[0].info.params.clone(),
+                params: reps[0].info.id.params.clone(),
                 config,
                 reps: reps.len(),
                 means,

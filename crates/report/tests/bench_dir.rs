@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use metrics::{Analysis, CdfPoint, DelayCdf, FlowMetrics, Metrics, TimeSeries, TimeSeriesRow};
-use report::{build, run_dir, ReportOptions, RunInfo, RunStatus};
+use report::{build, run_dir, ReportOptions, RunId, RunInfo, RunStatus};
 
 fn metrics_with(throughput: f64, avg_delay: f64, p95_delay: f64, jitter: f64) -> Metrics {
     Metrics {
@@ -82,12 +82,12 @@ fn add_run(
         .iter()
         .map(|(k, v)| (k.to_string(), serde_json::json!(v)))
         .collect();
-    let mut info = RunInfo::started("test", scheme, trace, params, rep);
+    let mut info = RunInfo::started(RunId::new("test", scheme, trace, params, rep));
     info.status = status;
     let dir = run_dir(bench, trace, scheme, &info.label, rep);
     info.write(&dir).unwrap();
     if let Some(a) = a {
-        a.write_dir(&dir).unwrap();
+        results::write_analysis(&dir, &a).unwrap();
     }
 }
 
@@ -291,7 +291,8 @@ fn unfinished_runs_are_listed_not_counted() {
         "{md}"
     );
     // The count is said outright, in the report and to whoever built it.
-    let note = "2 runs not done were left out: 1 unfinished (interrupted or still running), 1 unreadable";
+    let note =
+        "2 runs not done were left out: 1 unfinished (interrupted or still running), 1 unreadable";
     assert!(md.contains(note), "{md}");
     assert!(r.warnings.iter().any(|w| w == note), "{:?}", r.warnings);
 }
@@ -360,14 +361,12 @@ fn sweeps_and_completion_times_get_their_figures() {
 #[test]
 fn a_single_run_directory_is_a_bench_of_one() {
     let dir = tempfile::tempdir().unwrap();
-    let mut info = RunInfo::started("default", "cubic", "T.down", BTreeMap::new(), 0);
+    let mut info = RunInfo::started(RunId::new("default", "cubic", "T.down", BTreeMap::new(), 0));
     info.finished(None);
     assert_eq!(info.status, RunStatus::Done);
     assert!(info.timings.wall_s.unwrap() >= 0.0);
     info.write(dir.path()).unwrap();
-    analysis(metrics_with(5.0, 100.0, 200.0, 3.0))
-        .write_dir(dir.path())
-        .unwrap();
+    results::write_analysis(dir.path(), &analysis(metrics_with(5.0, 100.0, 200.0, 3.0))).unwrap();
     let r = build(dir.path(), &ReportOptions::default()).unwrap();
     assert_eq!(r.runs, 1);
     assert_eq!(r.markdown, dir.path().join("report.md"));

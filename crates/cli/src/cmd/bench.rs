@@ -3,20 +3,17 @@
 //! repetitions, `--jobs` at a time, each run a `c2tcp run` child in its own
 //! namespaces; resumable; ends with `c2tcp report`.
 use std::collections::HashMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::process::ExitCode;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use bpfload::usage::BpfUse;
-use harness::bench::{self, Job, Plan, RunStatus, WhenBusy};
+use harness::bench::{self, Job, Plan, RunStatus, Shard, WhenBusy};
 use harness::ownership::{self, Claim, Ownership};
 use harness::scenario::{traces_dir, Scenario};
-use report::layout::RunInfo;
-
-use super::run::JobFile;
 
 /// The authors' set-up, used when no scenario is given.
 const DEFAULT_SCENARIO: &str = include_str!("../../../../scenarios/c2tcp-default.toml");
@@ -29,21 +26,26 @@ const DEFAULT_SCHEMES: &str = "cubic,bbr,cubic-codel,c2tcp";
 Rerunning the same command resumes: finished runs are kept, unfinished ones redone. Ctrl-C stops cleanly.\n\n\
 A bench directory has one owner: a second bench into it is refused. A run still going in it (say, of a bench that \
 was killed, winding down) is waited for, or with --no-wait skipped (exit status 75: rerun later to finish it).\n\n\
+A scenario's [bench] table (schemes, traces, reference, reference_label, reps) gives the defaults of those flags, \
+so a scenario carries its experiment: `c2tcp bench scenarios/target-sweep.toml --out sweep` is C2TCP's Fig. 20.\n\n\
+Scale-out (docs/scale-out.md): --list prints the jobs as JSON lines, --shard K/N runs every N-th of them, \
+`c2tcp report DIR... --out MERGED` joins the shards' directories.\n\n\
 Examples:\n  c2tcp bench --out bench-out --jobs 2\n  \
-c2tcp bench scenarios/target-sweep.toml --schemes c2tcp,cubic,cubic-codel --reference-label target_ms=50 --out sweep"
+c2tcp bench scenarios/target-sweep.toml --out sweep\n  \
+c2tcp bench scenarios/c2tcp-variants.toml --shard 2/4 --out table1-shard2"
 )]
 pub struct Args {
     /// Scenario to run (default: the authors' set-up over every downlink trace)
     scenario: Option<PathBuf>,
-    /// Schemes to compare, comma-separated [default: cubic,bbr,cubic-codel,c2tcp; with a scenario: its own]
+    /// Schemes to compare, comma-separated [default: the scenario's [bench] schemes, else its own flows'; without a scenario: cubic,bbr,cubic-codel,c2tcp]
     #[arg(long, value_delimiter = ',')]
     schemes: Vec<String>,
-    /// Downlink traces, comma-separated files or directories (their *.down); `all` = $C2TCP_TRACES/mahimahi
+    /// Downlink traces, comma-separated files or directories (their *.down); `all` = $C2TCP_TRACES/mahimahi [default: the scenario's [bench] traces, else its own downlink]
     #[arg(long, value_delimiter = ',')]
     traces: Vec<String>,
-    /// Repetitions of every run
-    #[arg(long, default_value_t = 1)]
-    reps: u32,
+    /// Repetitions of every run [default: the scenario's [bench] reps, else 1]
+    #[arg(long)]
+    reps: Option<u32>,
     /// Runs at a time (each uses ~1 core at cellular rates)
     #[arg(short, long, default_value_t = 1)]
     jobs: usize,
@@ -56,10 +58,10 @@ pub struct Args {
     /// Override the scenario's warm-up, s
     #[arg(long, value_name = "S")]
     warmup: Option<f64>,
-    /// Scheme the report normalises to (Table I)
-    #[arg(long, default_value = "c2tcp")]
-    reference: String,
-    /// Parameter label of the reference runs in a sweep, e.g. target_ms=50
+    /// Scheme the report normalises to (Table I) [default: the scenario's [bench] reference, else c2tcp]
+    #[arg(long)]
+    reference: Option<String>,
+    /// Parameter label of the reference runs in a sweep, e.g. target_ms=50 [default: the scenario's [bench] one]
     #[arg(long)]
     reference_label: Option<String>,
     /// Base seed (rep N uses seed + N - 1)
@@ -71,6 +73,15 @@ pub struct Args {
     /// Skip runs whose directory another process still holds, instead of waiting for them
     #[arg(long)]
     no_wait: bool,
+    /// Print the bench's jobs as JSON lines (one run each, all it needs) and run nothing
+    #[arg(long)]
+    list: bool,
+    /// Only the jobs whose index is K-1 modulo N in the listed order, e.g. 2/4
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+    /// Run nothing: write the report of what the directory holds (as the bench would at its end)
+    #[arg(long, conflicts_with_all = ["list", "no_report"])]
+    report_only: bool,
 }
 
 /// Exit status when runs were skipped as busy (`--no-wait`): EX_TEMPFAIL.
@@ -110,8 +121,6 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     if let Some(p) = &a.scenario {
         a.scenario = Some(harness::data::find_scenario(p)?);
     }
-    bpfload::sys::require_root("c2tcp bench")?;
-    let interrupt = super::interrupt::install();
     let (mut scenario, default_setup) = match &a.scenario {
         Some(p) => (Scenario::load(p)?, false),
         None => (
@@ -126,32 +135,79 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
         scenario.link.warmup_s = w;
     }
     scenario.validate()?;
-    let trace_specs = if a.traces.is_empty() && default_setup {
+    // Flags first, then the scenario's [bench] table, then the built-in set-up's.
+    let table = scenario.bench.clone().unwrap_or_default();
+    let trace_specs = if !a.traces.is_empty() {
+        a.traces.clone()
+    } else if !table.traces.is_empty() {
+        table.traces.clone()
+    } else if default_setup {
         vec!["all".to_string()]
     } else {
-        a.traces.clone()
+        Vec::new()
     };
-    let schemes = if a.schemes.is_empty() && default_setup {
+    let schemes = if !a.schemes.is_empty() {
+        a.schemes.clone()
+    } else if !table.schemes.is_empty() {
+        table.schemes.clone()
+    } else if default_setup {
         DEFAULT_SCHEMES.split(',').map(str::to_string).collect()
     } else {
-        a.schemes.clone()
+        Vec::new()
     };
+    let reference = a
+        .reference
+        .clone()
+        .or(table.reference.clone())
+        .unwrap_or_else(|| "c2tcp".into());
+    let reference_label = a.reference_label.clone().or(table.reference_label.clone());
     for s in &schemes {
         harness::scheme::lookup(s).context("--schemes")?;
     }
+    let scenario_name = if scenario.name.is_empty() {
+        "bench".to_string()
+    } else {
+        scenario.name.clone()
+    };
     let plan = Plan {
         scenario: scenario.clone(),
+        scenario_name,
+        scenario_dir: a
+            .scenario
+            .as_deref()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf),
         traces: collect_traces(&trace_specs)?,
         schemes,
-        reps: a.reps,
-        out: a.out.clone(),
+        reps: a.reps.or(table.reps).unwrap_or(1),
+        seed: a.seed,
+        out: std::path::absolute(&a.out).with_context(|| format!("--out {}", a.out.display()))?,
     };
-    let jobs = bench::expand(&plan)?;
+    let mut jobs = bench::expand(&plan)?;
+    if let Some(shard) = a.shard {
+        jobs.retain(|j| shard.holds(j.index));
+    }
+    if a.list {
+        let mut out = std::io::stdout().lock();
+        for j in &jobs {
+            writeln!(out, "{}", j.to_line()?)?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    if a.report_only {
+        write_report(&a.out, reference, reference_label)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    bpfload::sys::require_root("c2tcp bench")?;
+    let interrupt = super::interrupt::install();
     // One bench per directory, for its whole life; refused before anything slow.
     let _owner = match ownership::try_claim(&a.out, "c2tcp bench")? {
         Claim::Owned(own) => own,
         Claim::Busy(holder) => {
-            eprintln!("{}", ownership::in_use_message("c2tcp bench", &a.out, &holder));
+            eprintln!(
+                "{}",
+                ownership::in_use_message("c2tcp bench", &a.out, &holder)
+            );
             return Ok(ExitCode::FAILURE);
         }
     };
@@ -176,22 +232,10 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     let _bpf = BpfUse::acquire(&ccs)?;
 
     let progress = Progress::new(&jobs, a.jobs.max(1));
-    let scenario_name = if scenario.name.is_empty() {
-        "bench".to_string()
-    } else {
-        scenario.name.clone()
-    };
     let exe = std::env::current_exe().context("locating the c2tcp binary")?;
     let run_job = |job: &Job, own: &Ownership| -> Result<RunStatus> {
         progress.started(job);
-        let r = run_child(
-            &exe,
-            job,
-            own,
-            &scenario_name,
-            a.seed + job.rep as u64 - 1,
-            interrupt,
-        );
+        let r = bench::run_child(&exe, job, own, interrupt);
         progress.finished(job);
         r
     };
@@ -225,22 +269,7 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
         return Ok(ExitCode::from(130));
     }
     if !a.no_report {
-        let opts = report::ReportOptions {
-            reference_scheme: a.reference.clone(),
-            reference_label: a.reference_label.clone(),
-            ..Default::default()
-        };
-        let r = report::build(&a.out, &opts)?;
-        super::report::print_absolute(&r);
-        println!("{}", r.table_markdown);
-        for w in &r.warnings {
-            eprintln!("report: {w}");
-        }
-        println!(
-            "report: {}  (also {})",
-            r.markdown.display(),
-            r.html.display()
-        );
+        write_report(&a.out, reference, reference_label)?;
     }
     Ok(if !summary.failed.is_empty() {
         ExitCode::FAILURE
@@ -255,75 +284,29 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     })
 }
 
-fn job_seconds(j: &Job) -> f64 {
-    j.scenario.link.duration_s + 1.0
+/// The report over the bench directory, its tables printed.
+fn write_report(out: &Path, reference: String, reference_label: Option<String>) -> Result<()> {
+    let opts = report::ReportOptions {
+        reference_scheme: reference,
+        reference_label,
+        ..Default::default()
+    };
+    let r = report::build(out, &opts)?;
+    super::report::print_absolute(&r);
+    println!("{}", r.table_markdown);
+    for w in &r.warnings {
+        eprintln!("report: {w}");
+    }
+    println!(
+        "report: {}  (also {})",
+        r.markdown.display(),
+        r.html.display()
+    );
+    Ok(())
 }
 
-/// Runs one job as a `c2tcp run` child and returns the status it recorded.
-/// The child gets the run directory's lock as its stdin (so it holds it as
-/// long as it lives, even past this bench) and the bench's pid, by which it
-/// checks it is still the bench's child once it has asked to die with it.
-/// This thread waits for the child: the parent-death signal follows the
-/// thread that spawned it.
-fn run_child(
-    exe: &Path,
-    job: &Job,
-    own: &Ownership,
-    scenario_name: &str,
-    seed: u64,
-    interrupt: &AtomicBool,
-) -> Result<RunStatus> {
-    let file = JobFile {
-        scenario: job.scenario.clone(),
-        scenario_name: scenario_name.to_string(),
-        scheme: job.scheme.clone(),
-        trace: job.trace.clone(),
-        params: job.params.clone(),
-        rep: job.rep,
-        seed,
-    };
-    let job_path = job.dir.join("job.json");
-    std::fs::write(&job_path, serde_json::to_string_pretty(&file)?)
-        .with_context(|| format!("writing {}", job_path.display()))?;
-    let log_path = job.dir.join("stderr.log");
-    let log = std::fs::File::create(&log_path)
-        .with_context(|| format!("creating {}", log_path.display()))?;
-    let mut child = Command::new(exe)
-        .arg("run")
-        .arg("--job")
-        .arg(&job_path)
-        .arg("--out")
-        .arg(&job.dir)
-        .arg("--quiet")
-        .env(super::run::BENCH_PID_ENV, std::process::id().to_string())
-        .stdin(Stdio::from(own.share()?))
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .context("starting c2tcp run")?;
-    let mut signalled = false;
-    loop {
-        if let Some(_status) = child.try_wait()? {
-            break;
-        }
-        if interrupt.load(Ordering::Relaxed) && !signalled {
-            // Ctrl-C reaches the whole process group anyway; SIGTERM to
-            // the bench alone must reach the children too.
-            plumbing::process::terminate(&child);
-            signalled = true;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    match RunInfo::read(&job.dir) {
-        Ok(info) => match (info.status, info.error) {
-            (RunStatus::Failed, Some(e)) => bail!("{e}"),
-            (status, _) => Ok(status),
-        },
-        Err(_) => {
-            let err = std::fs::read_to_string(job.dir.join("stderr.log")).unwrap_or_default();
-            bail!("the run left no run.json: {}", err.trim())
-        }
-    }
+fn job_seconds(j: &Job) -> f64 {
+    j.scenario.link.duration_s + 1.0
 }
 
 /// One bar for the whole bench, advanced by the seconds of run time done

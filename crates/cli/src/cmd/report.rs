@@ -1,21 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! `c2tcp report DIR`: the tables and plots of a bench (or a single run).
+//! `c2tcp report DIR DIR... --out MERGED` first joins the runs of several
+//! bench directories (the shards of one bench) into MERGED.
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
+use harness::ownership::{self, Claim};
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "With several directories (the shards of one bench, `c2tcp bench --shard K/N`), their runs \
+are first copied into --out, which then holds the whole bench: a run found twice must be the same run \
+(same files, same bytes), else nothing is merged; a finished run wins over an unfinished one.\n\n\
+Examples:\n  c2tcp report bench-out\n  c2tcp report shard1 shard2 shard3 --out merged"
+)]
 pub struct Args {
-    /// A bench or run directory
-    dir: PathBuf,
+    /// A bench or run directory; several: shard directories to merge into --out
+    #[arg(required = true, num_args = 1..)]
+    dirs: Vec<PathBuf>,
     /// Scheme the Table-I-style table normalises to
     #[arg(long, default_value = "c2tcp")]
     reference: String,
     /// Parameter label of the reference runs in a sweep, e.g. target_ms=50
     #[arg(long)]
     reference_label: Option<String>,
-    /// Where to write the report (default: DIR)
+    /// Where to write the report (default: DIR); with several DIRs, the merged bench directory
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Tables only, no plots
@@ -24,14 +34,45 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
+    let (dir, out_dir, _owner) = match (&a.dirs[..], a.out) {
+        ([one], out) => (one.clone(), out, None),
+        (_, None) => bail!("several directories are merged: give --out MERGED"),
+        (many, Some(merged)) => {
+            // The merged directory is a bench directory: one owner at a time.
+            let own = match ownership::try_claim(&merged, "c2tcp report")? {
+                Claim::Owned(own) => own,
+                Claim::Busy(holder) => {
+                    eprintln!(
+                        "{}",
+                        ownership::in_use_message("c2tcp report", &merged, &holder)
+                    );
+                    return Ok(ExitCode::FAILURE);
+                }
+            };
+            let m = results::merge(many, &merged)?;
+            eprintln!(
+                "report: merged {} directories into {}: {} runs copied, {} already there{}",
+                many.len(),
+                merged.display(),
+                m.copied,
+                m.identical,
+                if m.superseded > 0 {
+                    format!(", {} unfinished left out for a finished copy", m.superseded)
+                } else {
+                    String::new()
+                }
+            );
+            (merged, None, Some(own))
+        }
+    };
     let opts = report::ReportOptions {
         reference_scheme: a.reference,
         reference_label: a.reference_label,
-        out_dir: a.out,
+        out_dir,
         plots: !a.no_plots,
         ..Default::default()
     };
-    let r = report::build(&a.dir, &opts)?;
+    let r = report::build(&dir, &opts)?;
     print_absolute(&r);
     println!("{}", r.table_markdown);
     for w in &r.warnings {

@@ -9,9 +9,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
+use harness::bench::Job;
 use harness::bench::RunStatus;
 use harness::ownership::{self, Claim, Ownership};
-use harness::runner::{self, Identity, RunOptions};
+use harness::runner::{self, RunOptions};
 use harness::scenario::Scenario;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -61,27 +62,9 @@ pub struct Args {
     /// List the schemes and their parameters, then exit
     #[arg(long)]
     list_schemes: bool,
-    /// (internal) a job file written by `c2tcp bench`
-    #[arg(long, hide = true, value_name = "FILE")]
+    /// One job of `c2tcp bench --list` (a file, or - for stdin): runs it into --out (default: its run directory)
+    #[arg(long, value_name = "FILE|-")]
     job: Option<PathBuf>,
-}
-
-/// The bench's pid, in the environment of each `c2tcp run` child it starts.
-pub const BENCH_PID_ENV: &str = "C2TCP_BENCH_PID";
-
-/// A bench's child dies with the bench: SIGTERM when its parent goes (the
-/// interrupt path then cleans up as for Ctrl-C). False when the bench is
-/// already gone, before the request could take effect.
-fn die_with_bench() -> Result<bool> {
-    nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGTERM)
-        .context("asking to die with the bench")?;
-    let bench: Option<i32> = std::env::var(BENCH_PID_ENV)
-        .ok()
-        .and_then(|v| v.parse().ok());
-    Ok(match bench {
-        Some(pid) => nix::unistd::getppid().as_raw() == pid,
-        None => true, // started by hand with --job: nothing to follow
-    })
 }
 
 /// Takes `out` for this run: the lock a bench handed over as stdin, or
@@ -102,16 +85,15 @@ fn own_out_dir(out: &Path, from_bench: bool) -> Result<Option<Ownership>> {
     }
 }
 
-/// What `c2tcp bench` hands a child `c2tcp run`.
-#[derive(serde::Serialize, serde::Deserialize)]
-pub struct JobFile {
-    pub scenario: Scenario,
-    pub scenario_name: String,
-    pub scheme: String,
-    pub trace: String,
-    pub params: std::collections::BTreeMap<String, serde_json::Value>,
-    pub rep: u32,
-    pub seed: u64,
+/// A job as `c2tcp bench --list` printed it, from a file or stdin (`-`).
+fn read_job(path: &Path) -> Result<Job> {
+    let text = if path == Path::new("-") {
+        std::io::read_to_string(std::io::stdin()).context("reading the job from stdin")?
+    } else {
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?
+    };
+    Job::parse(&text)
+        .with_context(|| format!("{}: not a job of `c2tcp bench --list`", path.display()))
 }
 
 fn list_schemes() {
@@ -201,24 +183,21 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     }
     bpfload::sys::require_root("c2tcp run")?;
     let interrupt = super::interrupt::install();
-    if a.job.is_some() && !die_with_bench()? {
+    if a.job.is_some() && !harness::bench::die_with_bench()? {
         eprintln!("c2tcp run: the bench that started this run is gone; not starting");
         return Ok(ExitCode::from(130));
     }
-    let (sc, identity, seed, scenario_dir) = match &a.job {
+    let (sc, identity, seed, scenario_dir, traces, job_dir) = match &a.job {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            let job: JobFile = serde_json::from_str(&text)
-                .with_context(|| format!("parsing {}", path.display()))?;
-            let id = Identity {
-                scenario: job.scenario_name,
-                scheme: job.scheme,
-                trace: job.trace,
-                params: job.params,
-                rep: job.rep,
-            };
-            (job.scenario, Some(id), job.seed, None)
+            let job = read_job(path)?;
+            (
+                job.scenario,
+                Some(job.id),
+                job.seed,
+                None,
+                job.traces,
+                Some(job.dir),
+            )
         }
         None => {
             let sc = scenario_of(&a)?;
@@ -227,10 +206,10 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
                 .as_deref()
                 .and_then(Path::parent)
                 .map(Path::to_path_buf);
-            (sc, None, a.seed, dir)
+            (sc, None, a.seed, dir, Vec::new(), None)
         }
     };
-    let Some(out) = a.out.clone() else {
+    let Some(out) = a.out.clone().or(job_dir) else {
         bail!("--out DIR is required")
     };
     // One run per directory, held until this process (and, for a bench's
@@ -238,13 +217,15 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     let Some(_owner) = own_out_dir(&out, a.job.is_some())? else {
         return Ok(ExitCode::FAILURE);
     };
-    let mut opts = RunOptions::new(&out);
+    let exe = std::env::current_exe().context("locating the c2tcp binary")?;
+    let mut opts = RunOptions::new(&out, &exe);
     opts.seed = seed;
     opts.scenario_dir = scenario_dir;
     opts.identity = identity;
+    opts.traces = traces;
     let pb = progress_bar(sc.link.duration_s, a.quiet);
     if let Some(pb) = &pb {
-        pb.set_message(format!("{} ", Identity::of(&sc).scheme));
+        pb.set_message(format!("{} ", runner::identity_of(&sc).scheme));
         let pb = pb.clone();
         opts.progress = Some(Arc::new(move |done, _total| {
             pb.set_position((done * 10.0) as u64)
@@ -280,7 +261,7 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
 
 /// Prints the run's headline figures.
 fn summarize(out: &Path, status: RunStatus) {
-    let Ok(a) = metrics::Analysis::read_dir(out) else {
+    let Ok(a) = results::read_analysis(out) else {
         return;
     };
     let f = |v: Option<f64>| v.map(|x| format!("{x:.1}")).unwrap_or_else(|| "-".into());

@@ -53,6 +53,8 @@ pub struct RunCtx<'a> {
     /// Raised when the run's time is up or it was interrupted.
     pub stop: Arc<AtomicBool>,
     pub out: &'a Path,
+    /// The `c2tcp` binary that runs helper endpoints (`sprout-recv`/`-send`).
+    pub helper_exe: &'a Path,
     pub sample_every: Duration,
     /// The UE's receiver-side controller, when a flow's scheme uses one.
     pub rxctl: Option<Arc<rxctl::Controller>>,

@@ -8,7 +8,8 @@
 //! ReceiverReport}`), so a renamed field is a compile error here.
 //!
 //! The process helpers (spawn, wait until bound, stop, read the report) are
-//! shared with the `verus` driver.
+//! shared with the `verus` driver. The binary is the one the runner was told
+//! to use for helper endpoints (`RunOptions::helper_exe`).
 //!
 //! The children are spawned from the runner's thread with
 //! `Netns::command`, so they die with this process; a normal end or an
@@ -60,8 +61,7 @@ struct Sprout {
 }
 
 pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, variant: &str) -> Result<Box<dyn RunningFlow>> {
-    let exe = std::env::current_exe().context("finding the c2tcp binary for sprout-recv/-send")?;
-    let exe = exe.to_str().context("non-UTF-8 path of the c2tcp binary")?;
+    let exe = ctx.helper_exe.to_str().context("non-UTF-8 path of the c2tcp binary")?;
     let rx = format!("{}:{}", plan.receiver_addr, plan.port);
     let tx = format!("{}:{}", plan.sender_addr, plan.port);
     let recv_stats = ctx

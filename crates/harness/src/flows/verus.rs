@@ -50,8 +50,7 @@ struct Verus {
 }
 
 pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>) -> Result<Box<dyn RunningFlow>> {
-    let exe = std::env::current_exe().context("finding the c2tcp binary for verus-recv/-send")?;
-    let exe = exe.to_str().context("non-UTF-8 path of the c2tcp binary")?;
+    let exe = ctx.helper_exe.to_str().context("non-UTF-8 path of the c2tcp binary")?;
     let rx = format!("{}:{}", plan.receiver_addr, plan.port);
     let tx = format!("{}:{}", plan.sender_addr, plan.port);
     let recv_stats = ctx

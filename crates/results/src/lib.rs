@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! The on-disk layout of results, which the runner writes and the report
-//! reads (`docs/results-layout.md`):
+//! The on-disk layout of results, which the runner and the bench write and
+//! the report reads (`docs/results-layout.md`), and the one identity of a
+//! run ([`RunId`]) that a bench's job, the runner and `run.json` share:
 //!
 //! ```text
 //! BENCH/runs/<trace>/<scheme>/<label>/rep<N>/
@@ -14,15 +15,49 @@
 //! A single `c2tcp run --out DIR` writes the same files into DIR. The report
 //! finds runs by their run.json wherever they are under the directory, and
 //! takes their identity from it, not from the path.
+#![forbid(unsafe_code)]
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+mod merge;
+pub use merge::{merge, Merged};
+
 pub const RUN_JSON: &str = "run.json";
 pub const PERF_JSON: &str = "perf.json";
-pub use metrics::{DELAY_CDF_CSV, METRICS_JSON, TIMESERIES_CSV};
+/// `metrics::Analysis`: window, config, `aggregate` and `flows[]`.
+pub const METRICS_JSON: &str = "metrics.json";
+/// The analysis' time series, one row per bin.
+pub const TIMESERIES_CSV: &str = "timeseries.csv";
+/// The analysis' aggregate queueing delay at fixed quantiles.
+pub const DELAY_CDF_CSV: &str = "delay_cdf.csv";
+
+/// Writes an analysis into a run directory: metrics.json, timeseries.csv
+/// and delay_cdf.csv, each whole or not at all (`wholefile`).
+pub fn write_analysis(dir: &Path, a: &metrics::Analysis) -> Result<(), metrics::Error> {
+    std::fs::create_dir_all(dir).map_err(|e| metrics::Error::io(dir, e))?;
+    let path = dir.join(METRICS_JSON);
+    let json = serde_json::to_string_pretty(a).expect("metrics serialize");
+    wholefile::write(&path, (json + "\n").as_bytes()).map_err(|e| metrics::Error::io(&path, e))?;
+    a.timeseries.write_csv(&dir.join(TIMESERIES_CSV))?;
+    a.delay_cdf.write_csv(&dir.join(DELAY_CDF_CSV))
+}
+
+/// Reads a run directory's analysis: metrics.json, and the CSVs when present.
+pub fn read_analysis(dir: &Path) -> Result<metrics::Analysis, metrics::Error> {
+    let mut analysis = metrics::Analysis::read_json(&dir.join(METRICS_JSON))?;
+    let series = dir.join(TIMESERIES_CSV);
+    if series.exists() {
+        analysis.timeseries = metrics::TimeSeries::read_csv(&series)?;
+    }
+    let cdf = dir.join(DELAY_CDF_CSV);
+    if cdf.exists() {
+        analysis.delay_cdf = metrics::DelayCdf::read_csv(&cdf)?;
+    }
+    Ok(analysis)
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -35,10 +70,11 @@ pub enum RunStatus {
     Failed,
 }
 
-/// run.json: what ran, with which parameters, and how it ended.
+/// Which run this is: what the report groups and normalises by, and where
+/// a bench keeps it. A bench's job carries it, the runner records it, and
+/// run.json holds its fields at the top level.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunInfo {
-    pub status: RunStatus,
+pub struct RunId {
     /// Scenario name (file stem) or path.
     pub scenario: String,
     /// Scheme under test, as named in the registry (`cubic`, `c2tcp`, …).
@@ -49,11 +85,65 @@ pub struct RunInfo {
     /// {"buffer_bytes": 150000}; numbers make sweep plots.
     #[serde(default)]
     pub params: BTreeMap<String, serde_json::Value>,
+    #[serde(default)]
+    pub rep: u32,
+}
+
+impl RunId {
+    pub fn new(
+        scenario: &str,
+        scheme: &str,
+        trace: &str,
+        params: BTreeMap<String, serde_json::Value>,
+        rep: u32,
+    ) -> RunId {
+        RunId {
+            scenario: scenario.to_owned(),
+            scheme: scheme.to_owned(),
+            trace: trace.to_owned(),
+            params,
+            rep,
+        }
+    }
+
+    /// The label of its parameters (`RunInfo::label_for`).
+    pub fn label(&self) -> String {
+        RunInfo::label_for(&self.params)
+    }
+
+    /// Where a bench keeps this run, relative to the bench directory.
+    pub fn relative_dir(&self) -> PathBuf {
+        run_dir(
+            Path::new(""),
+            &self.trace,
+            &self.scheme,
+            &self.label(),
+            self.rep,
+        )
+    }
+
+    /// `<trace> <scheme> <label or default> rep<N>`, for messages.
+    pub fn describe(&self) -> String {
+        let label = self.label();
+        format!(
+            "{} {} {} rep{}",
+            self.trace,
+            self.scheme,
+            if label.is_empty() { "default" } else { &label },
+            self.rep
+        )
+    }
+}
+
+/// run.json: what ran, with which parameters, and how it ended.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    pub status: RunStatus,
+    #[serde(flatten)]
+    pub id: RunId,
     /// Names the parameter combination; "" when there is none.
     #[serde(default)]
     pub label: String,
-    #[serde(default)]
-    pub rep: u32,
     #[serde(default)]
     pub seed: Option<u64>,
     #[serde(default)]
@@ -89,21 +179,11 @@ impl RunInfo {
     /// A run that has begun: `interrupted` until `finished` says otherwise,
     /// so a crash never leaves a run that looks done. The label is
     /// `label_for(&params)`.
-    pub fn started(
-        scenario: &str,
-        scheme: &str,
-        trace: &str,
-        params: BTreeMap<String, serde_json::Value>,
-        rep: u32,
-    ) -> RunInfo {
+    pub fn started(id: RunId) -> RunInfo {
         RunInfo {
             status: RunStatus::Interrupted,
-            scenario: scenario.to_owned(),
-            scheme: scheme.to_owned(),
-            trace: trace.to_owned(),
-            label: RunInfo::label_for(&params),
-            params,
-            rep,
+            label: id.label(),
+            id,
             seed: None,
             timings: Timings {
                 started_unix_s: unix_now(),
@@ -190,7 +270,7 @@ pub fn run_dir(bench: &Path, trace: &str, scheme: &str, label: &str, rep: u32) -
 }
 
 /// A name made safe as one path component.
-pub(crate) fn component(name: &str) -> String {
+pub fn component(name: &str) -> String {
     let safe: String = name
         .chars()
         .map(|c| {
@@ -248,7 +328,10 @@ pub fn left_out_note(skipped: &[Skipped]) -> Option<String> {
     }
     let count = |k: SkipKind| skipped.iter().filter(|s| s.kind == k).count();
     let parts: Vec<String> = [
-        (SkipKind::Unfinished, "unfinished (interrupted or still running)"),
+        (
+            SkipKind::Unfinished,
+            "unfinished (interrupted or still running)",
+        ),
         (SkipKind::Failed, "failed"),
         (SkipKind::Unreadable, "unreadable"),
     ]
@@ -311,7 +394,7 @@ pub fn discover(root: &Path) -> Result<(Vec<Run>, Vec<Skipped>)> {
                 continue;
             }
         }
-        match metrics::Analysis::read_dir(&dir) {
+        match read_analysis(&dir) {
             Ok(analysis) => runs.push(Run {
                 dir,
                 info,
@@ -326,10 +409,10 @@ pub fn discover(root: &Path) -> Result<(Vec<Run>, Vec<Skipped>)> {
     runs.sort_by(|a, b| {
         let key = |r: &Run| {
             (
-                r.info.trace.clone(),
-                r.info.scheme.clone(),
+                r.info.id.trace.clone(),
+                r.info.id.scheme.clone(),
                 r.info.label.clone(),
-                r.info.rep,
+                r.info.id.rep,
             )
         };
         key(a).cmp(&key(b))
@@ -339,7 +422,7 @@ pub fn discover(root: &Path) -> Result<(Vec<Run>, Vec<Skipped>)> {
 
 /// Directories with a run.json, or a bench's job.json (a run that never
 /// got as far as its run.json). Files such as `.lock` are not runs.
-fn find_run_dirs(dir: &Path, found: &mut Vec<PathBuf>) -> std::io::Result<()> {
+pub(crate) fn find_run_dirs(dir: &Path, found: &mut Vec<PathBuf>) -> std::io::Result<()> {
     if dir.join(RUN_JSON).is_file() || dir.join(JOB_JSON).is_file() {
         found.push(dir.to_owned());
     }
@@ -381,7 +464,7 @@ mod tests {
         let b = tmp.path();
         std::fs::write(b.join(".lock"), "pid=1\n").unwrap();
         let dir = |s: &str| run_dir(b, "t", s, "", 1);
-        let info = |s: &str| RunInfo::started("x", s, "t", BTreeMap::new(), 1);
+        let info = |s: &str| RunInfo::started(RunId::new("x", s, "t", BTreeMap::new(), 1));
         // Running (or interrupted) with a half-written metrics.json.
         std::fs::create_dir_all(dir("cubic")).unwrap();
         info("cubic").write(&dir("cubic")).unwrap();
