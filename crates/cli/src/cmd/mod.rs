@@ -9,4 +9,5 @@ pub mod report;
 pub mod run;
 pub mod sprout;
 pub mod trace;
+pub mod udp_endpoint;
 pub mod verus;
