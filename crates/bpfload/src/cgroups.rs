@@ -240,6 +240,46 @@ pub fn list() -> Result<Option<Vec<Entry>>> {
     Ok(Some(entries))
 }
 
+/// `c2tcp cleanup`: drops the settings of cgroups that no longer exist and
+/// removes the empty cgroups killed test runs left (`c2tcp-test-PID` under
+/// the mount, PID no longer running). Returns what it removed.
+pub fn cleanup() -> Result<Vec<String>> {
+    let mut removed = Vec::new();
+    if let Some(entries) = list()? {
+        for e in entries.iter().filter(|e| e.cgroup.is_none()) {
+            if clear_id(e.cgroup_id)? {
+                removed.push(format!("Target of removed cgroup id {}", e.cgroup_id));
+            }
+        }
+    }
+    let Ok(root) = sys::cgroup2_root() else {
+        return Ok(removed);
+    };
+    for e in fs::read_dir(&root).into_iter().flatten().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name.strip_prefix("c2tcp-test-").and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        if remove_empty_tree(&e.path()) {
+            removed.push(format!("test cgroup {}", e.path().display()));
+        }
+    }
+    Ok(removed)
+}
+
+/// rmdir of a cgroup and its descendants, deepest first; false if any has processes.
+fn remove_empty_tree(dir: &Path) -> bool {
+    for e in fs::read_dir(dir).into_iter().flatten().flatten() {
+        if e.file_type().is_ok_and(|t| t.is_dir()) && !remove_empty_tree(&e.path()) {
+            return false;
+        }
+    }
+    fs::remove_dir(dir).is_ok()
+}
+
 /// Every cgroup's id -> path (relative to the mount, leading `/`).
 pub fn names_by_id(root: &Path) -> HashMap<u64, String> {
     let mut out = HashMap::new();

@@ -414,11 +414,38 @@ fn top_shows_a_live_transfer_and_an_empty_list_without_one() {
     assert!(ok, "{out}");
 }
 
+/// What `many_connections` leaves open and measured.
+struct Many {
+    streams: Vec<TcpStream>,
+    server: netns::Netns,
+    /// c2tcp_pkts_acked's calls and run time (ns) during the transfer;
+    /// the time is 0 unless kernel.bpf_stats_enabled=1.
+    acked_calls: u64,
+    acked_ns: u64,
+    bytes_sent: u64,
+}
+
+/// c2tcp_pkts_acked's (run_cnt, run_time_ns), as `c2tcp status` shows them.
+fn pkts_acked_stats() -> (u64, u64) {
+    let (ok, out) = c2tcp(&["status", "--json"]);
+    assert!(ok, "{out}");
+    let st: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let progs = st["ccs"].as_array().unwrap().iter().find(|c| c["name"] == "c2tcp").unwrap()["programs"].clone();
+    let p = progs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "c2tcp_pkts_acke") // BPF names stop at 15 characters
+        .unwrap_or_else(|| panic!("no c2tcp_pkts_acked in {progs}"))
+        .clone();
+    (p["run_cnt"].as_u64().unwrap(), p["run_time_ns"].as_u64().unwrap())
+}
+
 /// `n` connections server -> ue, connection i with Target `target_of(i)`,
 /// all sending for `secs` from one thread (non-blocking, round robin).
 /// Returns the connections, still open, after checking each one's
 /// C2TCP_INFO and `c2tcp top` row.
-fn many_connections(n: usize, secs: Duration, target_of: impl Fn(usize) -> u32 + Sync) -> Vec<TcpStream> {
+fn many_connections(n: usize, secs: Duration, target_of: impl Fn(usize) -> u32 + Sync) -> Many {
     let (server, ue) = veth_hosts();
     let listener = ue.run(|| TcpListener::bind("10.77.0.2:5001").unwrap()).unwrap();
     let receiver = std::thread::spawn(move || receive_all(listener, n));
@@ -439,6 +466,7 @@ fn many_connections(n: usize, secs: Duration, target_of: impl Fn(usize) -> u32 +
     for s in &streams {
         s.set_nonblocking(true).unwrap();
     }
+    let before = pkts_acked_stats();
     let start = Instant::now();
     while start.elapsed() < secs {
         for (i, mut s) in streams.iter().enumerate() {
@@ -449,6 +477,7 @@ fn many_connections(n: usize, secs: Duration, target_of: impl Fn(usize) -> u32 +
             }
         }
     }
+    let after = pkts_acked_stats();
     let rows = top_json();
     for (i, s) in streams.iter().enumerate() {
         assert!(sent[i] > 0, "connection {i} sent nothing");
@@ -460,7 +489,13 @@ fn many_connections(n: usize, secs: Duration, target_of: impl Fn(usize) -> u32 +
         assert_eq!(row["target_us"], target_of(i), "connection {i}: {row}");
     }
     drop(receiver);
-    streams
+    Many {
+        streams,
+        server,
+        acked_calls: after.0 - before.0,
+        acked_ns: after.1 - before.1,
+        bytes_sent: sent.iter().sum(),
+    }
 }
 
 /// Accepts `n` connections and reads all of them from this one thread.
@@ -502,6 +537,71 @@ fn two_hundred_connections_keep_their_own_targets() {
     }
     let _serial = serial();
     let _loaded = Loaded::new(&["c2tcp"]);
-    let streams = many_connections(200, Duration::from_secs(3), |i| 10_000 + 1_000 * i as u32);
-    assert_eq!(streams.len(), 200);
+    let many = many_connections(200, Duration::from_secs(3), |i| 10_000 + 1_000 * i as u32);
+    assert_eq!(many.streams.len(), 200);
+    assert!(many.acked_calls > 0);
+}
+
+/// The benchmark, not a test: C2TCP_BENCH_CONNECTIONS (default
+/// 1000) connections for C2TCP_BENCH_SECS (default 10) seconds, each with its
+/// own Target, all checked; prints one `BENCH {json}` line with the per-ACK
+/// cost and the memory. `scripts/bench-connections.sh` runs it at 1 and at
+/// 1 000 connections with kernel.bpf_stats_enabled=1.
+#[test]
+#[ignore = "benchmark: scripts/bench-connections.sh"]
+fn thousand_connections_benchmark() {
+    if !testkit::require_root("thousand_connections_benchmark") {
+        return;
+    }
+    let env = |k: &str, d: u64| std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d);
+    let n = env("C2TCP_BENCH_CONNECTIONS", 1000) as usize;
+    let secs = env("C2TCP_BENCH_SECS", 10);
+    let _serial = serial();
+    let _loaded = Loaded::new(&["c2tcp"]);
+    let started = Instant::now();
+    let many = many_connections(n, Duration::from_secs(secs), |i| 5_000 + 500 * i as u32);
+    let checked_in = started.elapsed();
+    // Socket memory: `ss -m`'s o (sk_omem_alloc) holds each socket's BPF storage.
+    let ss = many.server.command("ss").args(["-tmnH", "state", "established"]).output().unwrap();
+    let ss = String::from_utf8_lossy(&ss.stdout);
+    let omem: Vec<u64> = ss
+        .split("skmem:(")
+        .skip(1)
+        .filter_map(|m| m.split(',').find_map(|f| f.strip_prefix('o')).and_then(|v| v.parse().ok()))
+        .collect();
+    let report = serde_json::json!({
+        "connections": n,
+        "seconds": secs,
+        "all_targets_read_back": true,
+        "setup_transfer_and_check_s": checked_in.as_secs_f64(),
+        "bytes_sent": many.bytes_sent,
+        "pkts_acked_calls": many.acked_calls,
+        "pkts_acked_run_time_ns": many.acked_ns,
+        "ns_per_ack": (many.acked_calls > 0).then(|| many.acked_ns as f64 / many.acked_calls as f64),
+        "maps_memlock_bytes": maps_memlock(),
+        "sockets_with_omem": omem.len(),
+        "omem_per_socket_bytes": (!omem.is_empty()).then(|| omem.iter().sum::<u64>() as f64 / omem.len() as f64),
+    });
+    println!("BENCH {report}");
+    drop(many);
+}
+
+/// memlock of c2tcp's maps (fdinfo), by name.
+fn maps_memlock() -> serde_json::Value {
+    use libbpf_rs::query::MapInfoIter;
+    use std::os::fd::AsFd;
+    let mut out = serde_json::Map::new();
+    for info in MapInfoIter::default() {
+        let name = info.name.to_string_lossy().into_owned();
+        if !name.starts_with("c2tcp_") {
+            continue;
+        }
+        let Ok(h) = libbpf_rs::MapHandle::from_map_id(info.id) else { continue };
+        let fdinfo = std::fs::read_to_string(format!("/proc/self/fdinfo/{}", h.as_fd().as_raw_fd()))
+            .unwrap_or_default();
+        if let Some(m) = fdinfo.lines().find_map(|l| l.strip_prefix("memlock:")) {
+            out.insert(name, m.trim().parse::<u64>().unwrap_or(0).into());
+        }
+    }
+    out.into()
 }
