@@ -90,7 +90,9 @@ impl Reader<'_> {
 
 fn ip(family: u16, raw: [u8; 16]) -> IpAddr {
     if family == AF_INET6 {
-        IpAddr::V6(Ipv6Addr::from(raw))
+        let v6 = Ipv6Addr::from(raw);
+        // A dual-stack socket talking IPv4 (`::ffff:a.b.c.d`) is shown as IPv4.
+        v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4)
     } else {
         IpAddr::V4(Ipv4Addr::new(raw[0], raw[1], raw[2], raw[3]))
     }
@@ -203,4 +205,63 @@ pub fn connections() -> Result<Vec<Connection>> {
 /// True for an established connection (the others are opening or closing).
 pub fn is_established(c: &Connection) -> bool {
     c.state == STATES[TCP_ESTABLISHED as usize]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record laid out as bpf/c2tcp_top.h says, field by field.
+    fn record(state: u8, cc: &str, family: u16, saddr: [u8; 16]) -> Vec<u8> {
+        let mut r = Vec::new();
+        r.extend((RECORD_SIZE as u32).to_ne_bytes());
+        r.extend(4026531840u32.to_ne_bytes()); // netns
+        r.extend(77u64.to_ne_bytes()); // cgroup id
+        r.extend(1_250_000u64.to_ne_bytes()); // pacing, bytes/s
+        r.extend(625_000u64.to_ne_bytes()); // delivery, bytes/s
+        r.extend(family.to_ne_bytes());
+        r.push(state);
+        r.push(1);
+        r.extend(40000u16.to_ne_bytes());
+        r.extend(5001u16.to_ne_bytes());
+        r.extend(saddr);
+        r.extend([10, 77, 0, 2].iter().chain(&[0u8; 12]));
+        let mut name = [0u8; 16];
+        name[..cc.len()].copy_from_slice(cc.as_bytes());
+        r.extend(name);
+        // target, source (cgroup), variant (paper), alpha, min RTT, srtt,
+        // avg RTT, condition (bad), bad events, cycles, cwnd, mss
+        for v in [50_000u32, 1, 2, 150, 20_000, 25_000, 31_000, 2, 3, 9, 42, 1448] {
+            r.extend(v.to_ne_bytes());
+        }
+        assert_eq!(r.len(), RECORD_SIZE);
+        r
+    }
+
+    #[test]
+    fn records_parse_by_the_header_layout() {
+        let v4 = [10, 77, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        let c = parse(&record(TCP_ESTABLISHED, "c2tcp", 2, v4)).unwrap().unwrap();
+        assert_eq!(c.local.to_string(), "10.77.0.1:40000");
+        assert_eq!(c.remote.to_string(), "10.77.0.2:5001");
+        assert_eq!((c.state, c.cc.as_str(), c.target_us, c.target_source), ("established", "c2tcp", 50_000, "cgroup"));
+        assert_eq!((c.cgroup_id, c.variant.as_str(), c.alpha_pct), (Some(77), "paper", 150));
+        assert_eq!((c.min_rtt_us, c.srtt_us, c.last_avg_rtt_us, c.condition), (20_000, 25_000, 31_000, "bad"));
+        assert_eq!((c.bad_events, c.tune_cycles, c.cwnd, c.mss), (3, 9, 42, 1448));
+        assert_eq!((c.pacing_rate_bps, c.delivery_rate_bps), (Some(10_000_000), 5_000_000));
+        // IPv4 on a dual-stack socket reads as IPv4.
+        let mut mapped = [0u8; 16];
+        mapped[10..12].copy_from_slice(&[0xff, 0xff]);
+        mapped[12..].copy_from_slice(&[127, 0, 0, 1]);
+        let c = parse(&record(TCP_ESTABLISHED, "c2tcp", AF_INET6, mapped)).unwrap().unwrap();
+        assert_eq!(c.local.ip().to_string(), "127.0.0.1");
+        // Listeners, unconnected sockets and other congestion controls are not listed.
+        assert!(parse(&record(TCP_LISTEN, "c2tcp", 2, v4)).unwrap().is_none());
+        assert!(parse(&record(TCP_CLOSE, "c2tcp", 2, v4)).unwrap().is_none());
+        assert!(parse(&record(TCP_ESTABLISHED, "cubic", 2, v4)).unwrap().is_none());
+        // A record of another size is refused with the fix.
+        let mut other = record(TCP_ESTABLISHED, "c2tcp", 2, v4);
+        other[..4].copy_from_slice(&128u32.to_ne_bytes());
+        assert!(parse(&other).unwrap_err().to_string().contains("load c2tcp again"));
+    }
 }

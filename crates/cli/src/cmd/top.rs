@@ -65,8 +65,23 @@ fn sort(rows: &mut [Connection], key: SortKey) {
     }
 }
 
+/// Milliseconds, two decimals below 10 ms (loopback and LAN RTTs are µs).
 fn ms(us: u32) -> String {
-    format!("{:.1}", us as f64 / 1000.0)
+    let ms = us as f64 / 1000.0;
+    if ms < 10.0 {
+        format!("{ms:.2}")
+    } else {
+        format!("{ms:.1}")
+    }
+}
+
+/// The Target column: `auto` while the default (2 x min RTT) has no RTT yet.
+fn target(c: &Connection) -> String {
+    if c.target_us == 0 {
+        "auto".into()
+    } else {
+        ms(c.target_us)
+    }
 }
 
 fn mbit(bps: u64) -> String {
@@ -86,7 +101,7 @@ fn table(rows: &[Connection]) -> String {
             c.local.to_string(),
             c.remote.to_string(),
             c.cc,
-            ms(c.target_us),
+            target(c),
             c.target_source,
             c.alpha_pct as f64 / 100.0,
             ms(c.min_rtt_us),
