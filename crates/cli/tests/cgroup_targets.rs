@@ -419,7 +419,7 @@ struct Many {
     streams: Vec<TcpStream>,
     server: netns::Netns,
     /// c2tcp_pkts_acked's calls and run time (ns) during the transfer;
-    /// the time is 0 unless kernel.bpf_stats_enabled=1.
+    /// both are 0 unless kernel.bpf_stats_enabled=1.
     acked_calls: u64,
     acked_ns: u64,
     bytes_sent: u64,
@@ -539,7 +539,6 @@ fn two_hundred_connections_keep_their_own_targets() {
     let _loaded = Loaded::new(&["c2tcp"]);
     let many = many_connections(200, Duration::from_secs(3), |i| 10_000 + 1_000 * i as u32);
     assert_eq!(many.streams.len(), 200);
-    assert!(many.acked_calls > 0);
 }
 
 /// The benchmark, not a test: C2TCP_BENCH_CONNECTIONS (default
