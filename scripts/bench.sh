@@ -33,7 +33,7 @@ part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 if part table1; then
   echo "== table1: the authors' set-up over every downlink trace, C2TCP jsac and paper"
   $BIN bench scenarios/c2tcp-variants.toml \
-    --schemes "${TABLE1_SCHEMES:-cubic,bbr,cubic-codel,westwood,vegas,sprout,sprout-ewma,c2tcp}" \
+    --schemes "${TABLE1_SCHEMES:-cubic,bbr,cubic-codel,westwood,vegas,vivace,sprout,sprout-ewma,verus,c2tcp}" \
     --traces all --reference c2tcp --reference-label variant=jsac --jobs "$JOBS" --out "$OUT/table1"
 fi
 if part ablation; then

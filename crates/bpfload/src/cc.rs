@@ -72,6 +72,12 @@ pub static CCS: &[CcSpec] = &[
         reconfigure: no_options,
     },
     CcSpec {
+        name: "vivace",
+        summary: "PCC Vivace (rate-based, paced: gradient ascent on u = x^0.9 - 900 x dRTT/dT - 11.35 x L)",
+        attach: attach_vivace,
+        reconfigure: no_options,
+    },
+    CcSpec {
         name: "natcp",
         summary: "NATCP: cwnd = 2 x minRTT x bandwidth / flows from NetAssist feedback, paced; Cubic without feedback",
         attach: crate::netassist::attach_natcp,
@@ -240,6 +246,11 @@ attach_struct_ops_only!(
     westwood
 );
 attach_struct_ops_only!(attach_vegas, crate::skel::vegas::VegasSkelBuilder, vegas);
+attach_struct_ops_only!(
+    attach_vivace,
+    crate::skel::vivace::VivaceSkelBuilder,
+    vivace
+);
 
 fn no_options(_opts: &LoadOptions, _dir: &Path) -> Result<bool> {
     Ok(false)

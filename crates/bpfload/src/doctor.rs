@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::skel::c2tcp::C2tcpSkelBuilder;
 use crate::skel::vegas::VegasSkelBuilder;
+use crate::skel::vivace::VivaceSkelBuilder;
 use crate::skel::westwood::WestwoodSkelBuilder;
 use crate::sys;
 
@@ -163,8 +164,9 @@ fn try_load_objects() -> Result<String, String> {
     try_load!(C2tcpSkelBuilder, "c2tcp");
     try_load!(WestwoodSkelBuilder, "westwood");
     try_load!(VegasSkelBuilder, "vegas");
+    try_load!(VivaceSkelBuilder, "vivace");
     Ok(
-        "c2tcp, westwood and vegas pass the verifier (loaded and released, nothing attached)"
+        "c2tcp, westwood, vegas and vivace pass the verifier (loaded and released, nothing attached)"
             .into(),
     )
 }

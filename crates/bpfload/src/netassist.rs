@@ -20,70 +20,90 @@ use crate::sys;
 /// The congestion controls that read NetAssist feedback.
 pub const NETASSIST_CCS: &[&str] = &["natcp", "nacubic"];
 
-/// `struct na_feedback`: one UE's latest accepted feedback.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Feedback {
-    /// Bottleneck bandwidth, bytes/s of IP packets.
-    pub bw_bps: u64,
-    /// CLOCK_MONOTONIC µs at which the agent accepted it.
-    pub updated_us: u64,
-    pub min_rtt_us: u32,
-    /// The UE's flow count, >= 1.
-    pub beta: u32,
-    pub seq: u32,
-    /// The fallback timer: older feedback is ignored.
-    pub timeout_us: u32,
-    /// Eq. 1's alpha in percent.
-    pub alpha_pct: u32,
-    pub flags: u32,
-}
+// The map types are the skeleton's: libbpf-cargo generates them from the
+// objects' BTF, so they are `bpf/netassist.h`'s structs as the compiler laid
+// them out, with no second spelling here. NATCP's and NACubic's objects
+// include the same header (a test checks the sizes agree).
+use crate::skel::natcp::types::{na_feedback, na_flow_key, na_flow_state};
 
-/// `struct na_flow_state`: what a connection last did with the feedback.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-pub struct FlowState {
-    /// Payload bytes/s in force while assisted, 0 in the Cubic modes.
-    pub pacing_rate: u64,
-    pub bw_bps: u64,
-    /// tcp_mstamp (CLOCK_MONOTONIC µs) of this record.
-    pub changed_us: u64,
-    /// 0 waiting for feedback, 1 assisted, 2 fallen back to Cubic.
-    pub mode: u32,
-    pub fallbacks: u32,
-    pub resumes: u32,
-    pub seq: u32,
-    pub target_cwnd: u32,
-    pub cwnd: u32,
-    pub min_rtt_us: u32,
-    pub beta: u32,
-}
+/// `struct na_feedback`: one UE's latest accepted feedback (bandwidth in
+/// bytes/s of IP packets, CLOCK_MONOTONIC µs of its acceptance, min RTT,
+/// the UE's flow count `beta` >= 1, NetAssist's sequence number, the
+/// fallback timer, eq. 1's alpha in percent, flags).
+pub type Feedback = na_feedback;
+
+/// `struct na_flow_state`: what a connection last did with the feedback
+/// (`mode`: one of the `MODE_*`; `pacing_rate` 0 in the Cubic modes).
+pub type FlowState = na_flow_state;
 
 pub const MODE_WAITING: u32 = 0;
 pub const MODE_ASSISTED: u32 = 1;
 pub const MODE_FALLBACK: u32 = 2;
 
-fn as_bytes<T: Copy>(v: &T) -> &[u8] {
-    // SAFETY: T is a repr(C) plain-old-data struct without padding holes
-    // that matter (the kernel copies the bytes as they are).
-    unsafe { std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>()) }
+/// A map key or value as the kernel copies it: each field's bytes in the
+/// host's order at the offset the compiler gave it (padding, were there
+/// any, zero). Safe code, for any layout, where a byte view of the struct
+/// would read padding.
+trait MapBytes: Sized {
+    fn to_bytes(&self) -> Vec<u8>;
+    /// None when `b` is shorter than the struct.
+    fn from_bytes(b: &[u8]) -> Option<Self>;
+    /// The bytes the listed fields cover (tests: all of the struct).
+    #[cfg(test)]
+    fn listed_bytes() -> usize;
 }
 
-fn from_bytes<T: Copy + Default>(b: &[u8]) -> Option<T> {
-    if b.len() < std::mem::size_of::<T>() {
-        return None;
-    }
-    let mut v = T::default();
-    // SAFETY: T is plain old data and b holds at least size_of::<T>() bytes.
-    unsafe {
-        std::ptr::copy_nonoverlapping(
-            b.as_ptr(),
-            (&mut v as *mut T).cast::<u8>(),
-            std::mem::size_of::<T>(),
-        )
-    };
-    Some(v)
+/// An integer field of a map struct.
+trait Field: Copy {
+    fn put(self, at: &mut [u8]);
+    fn get(at: &[u8]) -> Self;
 }
+
+macro_rules! int_field {
+    ($($t:ty),*) => {$(
+        impl Field for $t {
+            fn put(self, at: &mut [u8]) {
+                at[..std::mem::size_of::<$t>()].copy_from_slice(&self.to_ne_bytes());
+            }
+            fn get(at: &[u8]) -> Self {
+                let mut b = [0u8; std::mem::size_of::<$t>()];
+                b.copy_from_slice(&at[..std::mem::size_of::<$t>()]);
+                <$t>::from_ne_bytes(b)
+            }
+        }
+    )*};
+}
+int_field!(u16, u32, u64);
+
+macro_rules! map_bytes {
+    ($ty:ty { $($field:ident),* $(,)? }) => {
+        impl MapBytes for $ty {
+            fn to_bytes(&self) -> Vec<u8> {
+                let mut b = vec![0u8; std::mem::size_of::<$ty>()];
+                $( self.$field.put(&mut b[std::mem::offset_of!($ty, $field)..]); )*
+                b
+            }
+            fn from_bytes(b: &[u8]) -> Option<Self> {
+                if b.len() < std::mem::size_of::<$ty>() {
+                    return None;
+                }
+                let mut v = <$ty>::default();
+                $( v.$field = Field::get(&b[std::mem::offset_of!($ty, $field)..]); )*
+                Some(v)
+            }
+            #[cfg(test)]
+            fn listed_bytes() -> usize {
+                let v = <$ty>::default();
+                0 $( + std::mem::size_of_val(&v.$field) )*
+            }
+        }
+    };
+}
+map_bytes!(na_feedback { bw_Bps, updated_us, min_rtt_us, beta, seq, timeout_us, alpha_pct, flags });
+map_bytes!(na_flow_state {
+    pacing_rate, bw_Bps, changed_us, mode, fallbacks, resumes, seq, target_cwnd, cwnd, min_rtt_us, beta,
+});
+map_bytes!(na_flow_key { daddr, dport, pad });
 
 macro_rules! attach_netassist {
     ($fn_name:ident, $builder:path, $ops:ident) => {
@@ -156,7 +176,7 @@ impl FeedbackMaps {
     /// Writes `fb` as the feedback of `ue` into every open map.
     pub fn write(&self, ue: Ipv4Addr, fb: &Feedback) -> Result<()> {
         for (cc, map) in &self.maps {
-            map.update(&ue.octets(), as_bytes(fb), MapFlags::ANY)
+            map.update(&ue.octets(), &fb.to_bytes(), MapFlags::ANY)
                 .with_context(|| format!("writing {ue}'s feedback into {cc}'s map"))?;
         }
         Ok(())
@@ -173,7 +193,7 @@ impl FeedbackMaps {
     pub fn read(&self, cc: &str, ue: Ipv4Addr) -> Option<Feedback> {
         let (_, map) = self.maps.iter().find(|(n, _)| *n == cc)?;
         let v = map.lookup(&ue.octets(), MapFlags::ANY).ok()??;
-        from_bytes(&v)
+        Feedback::from_bytes(&v)
     }
 }
 
@@ -185,11 +205,14 @@ pub fn flow_state(cc: &str, ue: Ipv4Addr, port: u16) -> Option<FlowState> {
 
 /// The same, on a map opened once (a sampler that reads it often).
 pub fn flow_state_in(map: &MapHandle, ue: Ipv4Addr, port: u16) -> Option<FlowState> {
-    let mut key = [0u8; 8];
-    key[..4].copy_from_slice(&ue.octets());
-    key[4..6].copy_from_slice(&port.to_be_bytes());
-    let v = map.lookup(&key, MapFlags::ANY).ok()??;
-    from_bytes(&v)
+    // Both in network order, as the kernel's skc_daddr and skc_dport.
+    let key = na_flow_key {
+        daddr: u32::from_ne_bytes(ue.octets()),
+        dport: u16::from_ne_bytes(port.to_be_bytes()),
+        pad: 0,
+    };
+    let v = map.lookup(&key.to_bytes(), MapFlags::ANY).ok()??;
+    FlowState::from_bytes(&v)
 }
 
 /// Opens `cc`'s pinned flow-state map.
@@ -203,13 +226,19 @@ pub fn flows_map(cc: &str) -> Result<MapHandle> {
 mod tests {
     use super::*;
 
+    /// Every byte of each struct is one of the fields the codec lists, at
+    /// the BTF's sizes (bpf/netassist.h), and a value survives the trip.
     #[test]
-    fn layouts_match_the_bpf_structs() {
-        // struct na_feedback and struct na_flow_state in bpf/netassist.h.
-        assert_eq!(std::mem::size_of::<Feedback>(), 40);
-        assert_eq!(std::mem::size_of::<FlowState>(), 56);
+    fn map_structs_are_the_bpf_ones_and_round_trip() {
+        use crate::skel::nacubic::types as nacubic;
+        use std::mem::size_of;
+        assert_eq!((size_of::<Feedback>(), Feedback::listed_bytes()), (40, 40));
+        assert_eq!((size_of::<FlowState>(), FlowState::listed_bytes()), (56, 56));
+        assert_eq!((size_of::<na_flow_key>(), na_flow_key::listed_bytes()), (8, 8));
+        assert_eq!(size_of::<nacubic::na_feedback>(), size_of::<Feedback>());
+        assert_eq!(size_of::<nacubic::na_flow_state>(), size_of::<FlowState>());
         let fb = Feedback {
-            bw_bps: 1,
+            bw_Bps: 1 << 40 | 1,
             updated_us: 2,
             min_rtt_us: 3,
             beta: 4,
@@ -218,8 +247,20 @@ mod tests {
             alpha_pct: 7,
             flags: 8,
         };
-        assert_eq!(from_bytes::<Feedback>(as_bytes(&fb)), Some(fb));
-        assert_eq!(from_bytes::<Feedback>(&[0u8; 39]), None);
+        let b = fb.to_bytes();
+        assert_eq!(b.len(), 40);
+        assert_eq!(b[..8], (1u64 << 40 | 1).to_ne_bytes());
+        assert_eq!(b[36..], 8u32.to_ne_bytes());
+        let back = Feedback::from_bytes(&b).unwrap();
+        assert_eq!(format!("{back:?}"), format!("{fb:?}"));
+        assert!(Feedback::from_bytes(&b[..39]).is_none());
+        // The flow key: the address's octets, then the port big-endian.
+        let key = na_flow_key {
+            daddr: u32::from_ne_bytes([10, 0, 0, 2]),
+            dport: u16::from_ne_bytes(6000u16.to_be_bytes()),
+            pad: 0,
+        };
+        assert_eq!(key.to_bytes(), [10, 0, 0, 2, 0x17, 0x70, 0, 0]);
     }
 }
 

@@ -57,6 +57,12 @@ enum Command {
     /// Sprout saturating sender: one flow over UDP, JSON summary on exit
     #[command(name = "sprout-send", hide = true)]
     SproutSend(cmd::sprout::SendArgs),
+    /// Verus receiver: acks one flow over UDP, JSON summary on exit
+    #[command(name = "verus-recv", hide = true)]
+    VerusRecv(cmd::verus::RecvArgs),
+    /// Verus saturating sender: one flow over UDP, JSON summary on exit
+    #[command(name = "verus-send", hide = true)]
+    VerusSend(cmd::verus::SendArgs),
 }
 
 fn main() -> ExitCode {
@@ -76,6 +82,8 @@ fn main() -> ExitCode {
         Command::Report(a) => cmd::report::run(a),
         Command::SproutRecv(a) => cmd::sprout::recv(a),
         Command::SproutSend(a) => cmd::sprout::send(a),
+        Command::VerusRecv(a) => cmd::verus::recv(a),
+        Command::VerusSend(a) => cmd::verus::send(a),
     };
     match result {
         Ok(code) => code,

@@ -81,6 +81,36 @@ pub fn find_scenario(path: &Path) -> Result<PathBuf> {
     )
 }
 
+/// Where a trace named in a scenario is found: as given (relative to the
+/// scenario's directory), else in $C2TCP_TRACES or $C2TCP_TRACES/mahimahi.
+pub fn resolve_trace(name: &str, scenario_dir: Option<&Path>) -> Result<PathBuf> {
+    let p = Path::new(name);
+    let mut tried = Vec::new();
+    let mut candidates = Vec::new();
+    if p.is_absolute() {
+        candidates.push(p.to_path_buf());
+    } else {
+        if let Some(d) = scenario_dir {
+            candidates.push(d.join(p));
+        }
+        candidates.push(p.to_path_buf());
+        match traces_dir() {
+            Ok(traces) => {
+                candidates.push(traces.join(p));
+                candidates.push(traces.join("mahimahi").join(p));
+            }
+            Err(e) => tried.push(format!("{e:#}")),
+        }
+    }
+    for c in candidates {
+        if c.is_file() {
+            return Ok(c);
+        }
+        tried.push(c.display().to_string());
+    }
+    bail!("trace `{name}` not found (looked in: {})", tried.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,5 +139,17 @@ mod tests {
         assert!(p.is_file());
         let e = find_scenario(Path::new("scenarios/no-such.toml")).unwrap_err();
         assert!(format!("{e}").contains("no such scenario"), "{e}");
+    }
+
+    #[test]
+    fn missing_trace_names_the_places_looked() {
+        let e = format!(
+            "{:#}",
+            resolve_trace("no-such.down", Some(Path::new("/tmp"))).unwrap_err()
+        );
+        assert!(
+            e.contains("no-such.down") && e.contains("/tmp/no-such.down"),
+            "{e}"
+        );
     }
 }

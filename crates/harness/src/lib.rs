@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! The experiment side of c2tcp: what an experiment is (`scenario`), which
-//! congestion-control schemes can run in it (`scheme`), the traffic that
-//! drives them (`traffic`), and the runner that puts a server namespace, the
-//! emulator and a UE namespace together and measures the result.
+//! The experiment side of c2tcp: what an experiment is (`scenario`, its
+//! `sweep`s), which congestion-control schemes can run in it (`scheme`), a
+//! scenario resolved once before anything runs (`plan`), the traffic that
+//! drives the schemes (`traffic`, `flows`), and the runner that puts a
+//! server namespace, the emulator and a UE namespace together and measures
+//! the result.
 #![forbid(unsafe_code)]
 pub mod analysis;
 pub mod bench;
@@ -13,4 +15,5 @@ pub mod plan;
 pub mod runner;
 pub mod scenario;
 pub mod scheme;
+pub mod sweep;
 pub mod traffic;

@@ -1,29 +1,208 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! A scenario resolved once into a typed plan, before anything exists: the
-//! scenario validated, each flow's scheme looked up, the traces loaded, the
-//! length resolved, the queues (with any scheme's AQM override) parsed into
-//! `emu::QueueSpec` and the receiver-side rule chosen. A bad queue string or
-//! an unknown scheme fails here, before a namespace or a BPF program exists.
+//! A scenario resolved once into a typed plan, before anything exists. This
+//! is the one place the flows' scheme names are looked up:
+//!
+//! ```text
+//!  Scenario (scenario.rs: the TOML model, each field checked on its own)
+//!     │ check: schemes looked up once, knobs and directions checked, the
+//!     │        queues parsed into emu::QueueSpec (an AQM scheme's override
+//!     │        applied), one receiver-side rule, every sweep value valid
+//!     │ resolve_link: the traces loaded (a `.down` trace's `.up` sibling)
+//!     ▼
+//!  Plan { scenario (length resolved), schemes, link, queues, rule }
+//!     └─► runner::run ─► flows (each with its typed scheme), emulator
+//! ```
+//!
+//! A bad queue string or an unknown scheme fails here, before a namespace or
+//! a BPF program exists: reading a scenario (`Scenario::load`, `parse`,
+//! defined here with the other checked operations on a scenario) runs
+//! [`check`], so a bench finds it before its first run.
 //!
 //! [`Needs`] says what a scenario needs loaded or started (BPF congestion
 //! controls, NetAssist, a receiver-side controller), for the runner and for
 //! the bench, which loads the BPF programs once for all its runs.
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
-use emu::QueueSpec;
+use anyhow::{anyhow, bail, Context, Result};
+use emu::{QueueSpec, Trace};
 
-use crate::runner::{resolve_link, ResolvedLink};
-use crate::scenario::Scenario;
+use crate::scenario::{resolve_trace, Direction, Link, Scenario, DEFAULT_UPLINK};
 use crate::scheme::{self, Scheme};
+use crate::sweep;
 
-/// Each flow's scheme, looked up once.
-fn schemes_of(sc: &Scenario) -> Result<Vec<Scheme>> {
+/// Each flow's scheme, looked up in the registry: the one place a
+/// scenario's scheme names become schemes.
+pub(crate) fn schemes_of(sc: &Scenario) -> Result<Vec<Scheme>> {
     sc.flows
         .iter()
         .enumerate()
         .map(|(i, f)| scheme::lookup(&f.scheme).with_context(|| format!("flows[{i}].scheme")))
         .collect()
+}
+
+/// A scenario read and checked, and the checked changes of one: these need
+/// the scheme registry, so they live here rather than in the model.
+impl Scenario {
+    /// Reads and validates a scenario file.
+    pub fn load(path: &Path) -> Result<Scenario> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading scenario {}", path.display()))?;
+        Scenario::parse(&text).with_context(|| format!("in scenario {}", path.display()))
+    }
+
+    /// Parses and validates a scenario.
+    pub fn parse(text: &str) -> Result<Scenario> {
+        let sc: Scenario = toml::from_str(text).map_err(|e| anyhow!("{e}"))?;
+        sc.validate()?;
+        Ok(sc)
+    }
+
+    /// Checks everything serde cannot ([`check`]).
+    pub fn validate(&self) -> Result<()> {
+        check(self).map(drop)
+    }
+
+    /// This scenario with `value` applied to the swept `key`, checked.
+    pub fn with_value(&self, key: &str, value: &toml::Value) -> Result<Scenario> {
+        let sc = sweep::apply(self, key, value, &schemes_of(self)?)?;
+        sc.validate()?;
+        Ok(sc)
+    }
+
+    /// Sets the flow parameter `key` on every flow whose scheme takes it
+    /// (`c2tcp run --target`); returns how many did.
+    pub fn set_param(&mut self, key: &str, value: &toml::Value) -> Result<usize> {
+        let schemes = schemes_of(self)?;
+        Ok(sweep::set_param(self, key, value, &schemes))
+    }
+
+    /// Replaces every flow's scheme (`c2tcp run --scheme`) but those that
+    /// keep theirs, dropping the parameters the new scheme does not take,
+    /// and the swept ones no flow takes any more; checked.
+    pub fn with_scheme(&self, name: &str) -> Result<Scenario> {
+        let sch = scheme::lookup(name)?;
+        let mut sc = self.clone();
+        for f in sc.flows.iter_mut().filter(|f| !f.keep_scheme) {
+            f.scheme = name.to_string();
+            f.params.retain(|k, _| sch.takes(k));
+        }
+        let schemes = schemes_of(&sc)?;
+        sweep::drop_untaken_params(&mut sc, &schemes);
+        sc.validate()?;
+        Ok(sc)
+    }
+}
+
+/// What checking a scenario found out on the way.
+pub(crate) struct Checked {
+    pub schemes: Vec<Scheme>,
+    pub downlink_queue: QueueSpec,
+    pub uplink_queue: QueueSpec,
+    pub receiver_rule: Option<rxctl::Rule>,
+}
+
+/// Checks `sc` against everything serde cannot: its fields
+/// (`Scenario::check_fields`), each flow's scheme and its parameters, the
+/// bottleneck queues, the receiver-side rule and the sweep table (every
+/// value makes a valid scenario). Reads no trace.
+pub(crate) fn check(sc: &Scenario) -> Result<Checked> {
+    sc.check_fields()?;
+    let schemes = schemes_of(sc)?;
+    for (i, (f, sch)) in sc.flows.iter().zip(&schemes).enumerate() {
+        let at = |field: &str| format!("flows[{i}].{field}");
+        if f.size_bytes.is_some() && !sch.takes_size() {
+            bail!(
+                "{}: `{}` flows are always backlogged; give duration_s instead",
+                at("size_bytes"),
+                f.scheme
+            );
+        }
+        sch.check_params(&f.params)
+            .map_err(|e| anyhow!("flows[{i}]: {e}"))?;
+        let controlled = sch
+            .receiver_rule(&f.params)
+            .map_err(|e| anyhow!("flows[{i}]: {e}"))?
+            .is_some();
+        if controlled && f.direction != Direction::Downlink {
+            bail!(
+                "{}: `{}` controls the UE's receivers, so its flows must be downlink",
+                at("direction"),
+                f.scheme
+            );
+        }
+    }
+    let receiver_rule = receiver_rule(sc, &schemes)?;
+    let (downlink_queue, uplink_queue) = bottleneck_queues(sc, &schemes)?;
+    for (key, values) in &sc.sweep {
+        sweep::check_key(sc, key, values, &schemes)?;
+        // Every value must make a valid scenario.
+        for (i, v) in values.iter().enumerate() {
+            sc.with_value(key, v)
+                .with_context(|| format!("sweep.{key}[{i}] = {v}"))?;
+        }
+    }
+    Ok(Checked {
+        schemes,
+        downlink_queue,
+        uplink_queue,
+        receiver_rule,
+    })
+}
+
+/// The receiver-side rule of the run (one controller per UE), if any
+/// flow's scheme has one: every such flow must give the same rule and
+/// parameters, since DFCSD's allowances compare the flows of one UE.
+fn receiver_rule(sc: &Scenario, schemes: &[Scheme]) -> Result<Option<rxctl::Rule>> {
+    let mut found: Option<(usize, rxctl::Rule)> = None;
+    for (i, (f, sch)) in sc.flows.iter().zip(schemes).enumerate() {
+        let Some(rule) = sch.receiver_rule(&f.params)? else {
+            continue;
+        };
+        match found {
+            None => found = Some((i, rule)),
+            Some((j, first)) if first != rule => bail!(
+                "flows[{i}].scheme: `{}` asks for receiver-side control {rule:?}, flows[{j}] for {first:?}; \
+                 one UE runs one controller, so its controlled flows must agree",
+                f.scheme
+            ),
+            Some(_) => {}
+        }
+    }
+    Ok(found.map(|(_, r)| r))
+}
+
+/// The scenario's queues, parsed, with an AQM scheme's discipline put on
+/// both (keeping the scenario's size limit).
+fn bottleneck_queues(sc: &Scenario, schemes: &[Scheme]) -> Result<(QueueSpec, QueueSpec)> {
+    let l: &Link = &sc.link;
+    let parse = |own: &Option<String>, field: &str, q: &str| {
+        let field = if own.is_some() { field } else { "link.queue" };
+        q.parse::<QueueSpec>()
+            .with_context(|| format!("{field}: `{q}`"))
+    };
+    let down = parse(&l.downlink_queue, "link.downlink_queue", l.downlink_queue())?;
+    let up = parse(&l.uplink_queue, "link.uplink_queue", l.uplink_queue())?;
+    let mut chosen: Option<(&str, QueueSpec, QueueSpec)> = None;
+    for (i, (f, s)) in sc.flows.iter().zip(schemes).enumerate() {
+        let at = || format!("flows[{i}]");
+        let (Some(d), Some(u)) = (
+            s.queue_override(&down, &f.params).with_context(at)?,
+            s.queue_override(&up, &f.params).with_context(at)?,
+        ) else {
+            continue;
+        };
+        match &chosen {
+            None => chosen = Some((&f.scheme, d, u)),
+            Some((first, d0, _)) if *d0 != d => {
+                bail!("flows: `{first}` and `{}` want different queues on the one bottleneck", f.scheme)
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(match chosen {
+        Some((_, d, u)) => (d, u),
+        None => (down, up),
+    })
 }
 
 /// What a scenario's flows need besides the emulator.
@@ -56,7 +235,7 @@ impl Needs {
     pub fn of(sc: &Scenario) -> Result<Needs> {
         let schemes = schemes_of(sc)?;
         let mut n = Needs::of_schemes(&schemes);
-        n.rxctl = sc.receiver_rule()?.is_some();
+        n.rxctl = receiver_rule(sc, &schemes)?.is_some();
         Ok(n)
     }
 
@@ -76,14 +255,74 @@ impl Needs {
     }
 }
 
+/// The `.up` sibling of a `.down` trace file, if there is one: the uplink a
+/// scenario that names no uplink runs with (else [`DEFAULT_UPLINK`]).
+pub fn uplink_sibling(downlink: &Path) -> Option<String> {
+    let up = downlink
+        .to_str()?
+        .strip_suffix(".down")
+        .map(|stem| format!("{stem}.up"))?;
+    Path::new(&up).is_file().then_some(up)
+}
+
+/// The traces of a run, loaded, with the names `setup.json` records.
+pub struct ResolvedLink {
+    pub downlink: Trace,
+    pub uplink: Trace,
+    pub downlink_name: String,
+    pub uplink_name: String,
+}
+
+/// `constant:MBPS`, or a trace file found by [`resolve_trace`].
+fn load_trace(spec: &str, scenario_dir: Option<&Path>) -> Result<(Trace, String)> {
+    if let Some(mbps) = spec.strip_prefix("constant:") {
+        let mbps: f64 = mbps
+            .parse()
+            .with_context(|| format!("`{spec}`: constant:<Mbit/s> needs a number"))?;
+        // One second of opportunities; the trace loops.
+        let opportunities =
+            emu::synth::constant(mbps, 1000).with_context(|| format!("`{spec}`"))?;
+        return Ok((
+            Trace {
+                path: PathBuf::from(spec),
+                opportunities,
+            },
+            spec.to_string(),
+        ));
+    }
+    let path = resolve_trace(spec, scenario_dir)?;
+    Ok((Trace::load(&path)?, path.display().to_string()))
+}
+
+/// Loads `sc`'s traces (relative paths also next to `scenario_dir`); the
+/// uplink is the scenario's, else the downlink's `.up` sibling, else
+/// [`DEFAULT_UPLINK`].
+pub fn resolve_link(sc: &Scenario, scenario_dir: Option<&Path>) -> Result<ResolvedLink> {
+    let l = &sc.link;
+    let (downlink, downlink_name) =
+        load_trace(&l.downlink, scenario_dir).context("link.downlink")?;
+    let uplink_spec = l
+        .uplink
+        .clone()
+        .or_else(|| uplink_sibling(Path::new(&downlink_name)))
+        .unwrap_or_else(|| DEFAULT_UPLINK.to_string());
+    let (uplink, uplink_name) = load_trace(&uplink_spec, scenario_dir).context("link.uplink")?;
+    Ok(ResolvedLink {
+        downlink,
+        uplink,
+        downlink_name,
+        uplink_name,
+    })
+}
+
 /// A scenario ready to run.
 pub struct Plan {
     /// The scenario with its length resolved from the trace.
     pub scenario: Scenario,
     /// Each flow's scheme, in the flows' order.
     pub schemes: Vec<Scheme>,
-    /// The traces, loaded, and the queue strings as `setup.json` records them.
     pub link: ResolvedLink,
+    /// The bottleneck queues, an AQM scheme's override applied.
     pub downlink_queue: QueueSpec,
     pub uplink_queue: QueueSpec,
     pub receiver_rule: Option<rxctl::Rule>,
@@ -92,14 +331,15 @@ pub struct Plan {
 impl Plan {
     /// Resolves `sc` (trace paths relative to `scenario_dir` too).
     pub fn resolve(sc: &Scenario, scenario_dir: Option<&Path>) -> Result<Plan> {
-        sc.validate()?;
-        let schemes = schemes_of(sc)?;
-        let link = resolve_link(sc, &schemes, scenario_dir)?;
+        let Checked {
+            schemes,
+            downlink_queue,
+            uplink_queue,
+            receiver_rule,
+        } = check(sc)?;
+        let link = resolve_link(sc, scenario_dir)?;
         let mut scenario = sc.clone();
         scenario.link.resolve_length(link.downlink.period_ms())?;
-        let downlink_queue = link.downlink_queue.parse().context("downlink queue")?;
-        let uplink_queue = link.uplink_queue.parse().context("uplink queue")?;
-        let receiver_rule = sc.receiver_rule()?;
         Ok(Plan {
             scenario,
             schemes,
@@ -121,6 +361,7 @@ impl Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::tests::{err, GOOD, SHORT_LONG};
 
     fn scenario(text: &str) -> Scenario {
         Scenario::parse(text).unwrap()
@@ -137,12 +378,13 @@ duration_s = 5
     fn a_bad_queue_or_an_unknown_scheme_fails_at_planning() {
         // Plan::resolve touches no namespace and no BPF program: it needs
         // no root, so a failure here is a failure before either exists.
-        let bad_queue = scenario(&format!(
-            "{BASE}downlink_queue = \"droptail:bananas=3\"\n[[flows]]\nscheme = \"cubic\"\n"
-        ));
+        let mut bad_queue = scenario(&format!("{BASE}[[flows]]\nscheme = \"cubic\"\n"));
+        bad_queue.link.downlink_queue = Some("droptail:bananas=3".into());
         let e = format!("{:#}", Plan::resolve(&bad_queue, None).err().unwrap());
-        assert!(e.contains("queue"), "{e}");
-        // Scenario::parse refuses it already; one built in code must not get past the plan.
+        assert!(e.contains("link.downlink_queue") && e.contains("bananas"), "{e}");
+        // Scenario::parse refuses both already; ones built in code must not get past the plan.
+        let e = err(&format!("{BASE}queue = \"red:packets=3\"\n[[flows]]\nscheme = \"cubic\"\n"));
+        assert!(e.contains("link.queue") && e.contains("unknown queue `red`"), "{e}");
         let mut unknown = scenario(&format!("{BASE}[[flows]]\nscheme = \"cubic\"\n"));
         unknown.flows[0].scheme = "warp-tcp".into();
         let e = format!("{:#}", Plan::resolve(&unknown, None).err().unwrap());
@@ -166,12 +408,106 @@ duration_s = 5
         );
         assert_eq!(Needs::of(&sc).unwrap(), plan.needs());
         assert_eq!(plan.schemes.len(), 3);
-        assert_eq!(plan.downlink_queue.to_string(), plan.link.downlink_queue);
+        assert_eq!(plan.downlink_queue.to_string(), "droptail:packets=100");
         let na = scenario(&format!("{BASE}[[flows]]\nscheme = \"nacubic\"\n"));
         let n = Needs::of(&na).unwrap();
         assert!(n.netassist && n.bpf == vec!["nacubic"] && !n.rxctl, "{n:?}");
         let rx = scenario(&format!("{BASE}[[flows]]\nscheme = \"dfcsd+cubic\"\n"));
         let n = Plan::resolve(&rx, None).unwrap().needs();
         assert!(n.rxctl && n.bpf.is_empty() && !n.netassist, "{n:?}");
+    }
+
+    #[test]
+    fn an_aqm_scheme_puts_its_queue_on_both_directions() {
+        let sc = scenario(&format!(
+            "{BASE}uplink_queue = \"droptail:bytes=30000\"\n[[flows]]\nscheme = \"cubic-codel\"\ncodel_target_ms = 10\n[[flows]]\nscheme = \"cubic\"\n"
+        ));
+        let plan = Plan::resolve(&sc, None).unwrap();
+        assert_eq!(plan.downlink_queue.to_string(), "codel:target=10,interval=100,packets=100");
+        assert_eq!(plan.uplink_queue.to_string(), "codel:target=10,interval=100,bytes=30000");
+        let e = err(&format!(
+            "{BASE}[[flows]]\nscheme = \"cubic-codel\"\n[[flows]]\nscheme = \"cubic-pie\"\n"
+        ));
+        assert!(e.contains("`cubic-codel` and `cubic-pie` want different queues"), "{e}");
+        let e = err(&format!("{BASE}[[flows]]\nscheme = \"cubic-pie\"\npie_max_burst_ms = 0\n"));
+        assert!(e.contains("flows[0]") && e.contains("pie_max_burst_ms"), "{e}");
+    }
+
+    #[test]
+    fn a_down_trace_runs_with_its_up_sibling_else_the_default_uplink() {
+        let tmp = tempfile::tempdir().unwrap();
+        let down = tmp.path().join("X.down");
+        std::fs::write(&down, "1\n2\n").unwrap();
+        assert_eq!(uplink_sibling(&down), None);
+        let up = tmp.path().join("X.up");
+        std::fs::write(&up, "1\n").unwrap();
+        assert_eq!(uplink_sibling(&down).as_deref(), up.to_str());
+        assert_eq!(uplink_sibling(&up), None);
+        let mut sc = scenario(&format!("{BASE}[[flows]]\nscheme = \"cubic\"\n"));
+        sc.link.downlink = "X.down".into();
+        sc.link.uplink = None;
+        let link = resolve_link(&sc, Some(tmp.path())).unwrap();
+        assert_eq!(link.uplink_name, up.display().to_string());
+        sc.link.downlink = "constant:12".into();
+        assert_eq!(resolve_link(&sc, None).unwrap().uplink_name, DEFAULT_UPLINK);
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let e = err(&GOOD.replace("delay_ms = 10", "delay_ms = -1"));
+        assert!(e.contains("link.delay_ms"), "{e}");
+        let e = err(&GOOD.replace("warmup_s = 2", "warmup_s = 30"));
+        assert!(e.contains("link.warmup_s"), "{e}");
+        let e = err(&GOOD.replace("target_ms = 50", "target_ms = 50\nbogus = 1"));
+        assert!(e.contains("flows[0]") && e.contains("bogus"), "{e}");
+        let e = err(&GOOD.replace("start_s = 5", "start_s = 25"));
+        assert!(e.contains("flows[1].start_s"), "{e}");
+        let e = err(&GOOD.replace(
+            "size_bytes = 1000000",
+            "size_bytes = 1000000\nduration_s = 3",
+        ));
+        assert!(e.contains("flows[1].size_bytes"), "{e}");
+        let e = err(&GOOD.replace("delay_ms = 10", "delay_ms = 10\ndelay = 3"));
+        assert!(e.contains("unknown field `delay`"), "{e}");
+        let e = err(&GOOD.replace("target_ms = 50", "target_ms = 0.5"));
+        assert!(e.contains("flows[0]") && e.contains("target_ms"), "{e}");
+    }
+
+    #[test]
+    fn unknown_scheme_lists_the_known_ones() {
+        let e = err(&GOOD.replace("scheme = \"cubic\"", "scheme = \"tcp-foo\""));
+        assert!(e.contains("flows[1].scheme"), "{e}");
+        assert!(
+            e.contains("unknown scheme `tcp-foo`") && e.contains("cubic") && e.contains("bbr"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn receiver_side_flows_share_one_rule_and_are_downlink() {
+        let sc = Scenario::parse(SHORT_LONG).unwrap();
+        assert!(matches!(
+            Plan::resolve(&sc, None).unwrap().receiver_rule,
+            Some(rxctl::Rule::Dfcsd(_))
+        ));
+        assert_eq!(
+            Plan::resolve(&sc.with_scheme("cubic").unwrap(), None).unwrap().receiver_rule,
+            None
+        );
+        let e = err(&SHORT_LONG.replacen("scheme = \"dfcsd\"", "scheme = \"drwa\"", 1));
+        assert!(
+            e.contains("flows[1].scheme") && e.contains("one controller"),
+            "{e}"
+        );
+        let e = err(&SHORT_LONG.replace("start_s = 30", "start_s = 30\ngamma_max = 20"));
+        assert!(e.contains("flows[1].scheme"), "{e}");
+        let e = err(&SHORT_LONG.replace("start_s = 30", "start_s = 30\ndirection = \"uplink\""));
+        assert!(
+            e.contains("flows[1].direction") && e.contains("downlink"),
+            "{e}"
+        );
+        // A plain flow beside them is not controlled and may go either way.
+        Scenario::parse(&SHORT_LONG.replace("start_s = 1", "start_s = 1\ndirection = \"uplink\""))
+            .unwrap();
     }
 }

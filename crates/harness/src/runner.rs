@@ -24,9 +24,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use bpfload::usage::BpfUse;
-use emu::{DirectionConfig, Emulator, EmulatorConfig, Trace};
+use emu::{DirectionConfig, Emulator, EmulatorConfig};
 use netns::Netns;
 use serde::Serialize;
 
@@ -34,8 +34,7 @@ use report::layout::{RunInfo, RunStatus};
 
 use crate::flows::{self, FlowOutcome};
 use crate::plan::Plan;
-use crate::scenario::{resolve_trace, Scenario};
-use crate::scheme::Scheme;
+use crate::scenario::Scenario;
 
 /// How a run executes, beside its scenario.
 #[derive(Clone)]
@@ -113,89 +112,6 @@ struct Setup<'a> {
     emulator: Option<emu::EmulatorStats>,
 }
 
-/// The link of a run once every default and scheme override is applied.
-pub struct ResolvedLink {
-    pub downlink: Trace,
-    pub uplink: Trace,
-    pub downlink_name: String,
-    pub uplink_name: String,
-    pub downlink_queue: String,
-    pub uplink_queue: String,
-}
-
-/// `constant:MBPS`, or a trace file found by [`resolve_trace`].
-fn load_trace(spec: &str, scenario_dir: Option<&Path>) -> Result<(Trace, String)> {
-    if let Some(mbps) = spec.strip_prefix("constant:") {
-        let mbps: f64 = mbps
-            .parse()
-            .with_context(|| format!("`{spec}`: constant:<Mbit/s> needs a number"))?;
-        // One second of opportunities; the trace loops.
-        let opportunities =
-            emu::synth::constant(mbps, 1000).with_context(|| format!("`{spec}`"))?;
-        return Ok((
-            Trace {
-                path: PathBuf::from(spec),
-                opportunities,
-            },
-            spec.to_string(),
-        ));
-    }
-    let path = resolve_trace(spec, scenario_dir)?;
-    Ok((Trace::load(&path)?, path.display().to_string()))
-}
-
-/// `schemes`: each flow's, in order (`plan::Plan::resolve` looked them up).
-pub fn resolve_link(
-    sc: &Scenario,
-    schemes: &[Scheme],
-    scenario_dir: Option<&Path>,
-) -> Result<ResolvedLink> {
-    let l = &sc.link;
-    let (downlink, downlink_name) =
-        load_trace(&l.downlink, scenario_dir).context("link.downlink")?;
-    let uplink_spec = match &l.uplink {
-        Some(u) => u.clone(),
-        None => {
-            // The `.up` sibling of a `.down` trace, else the authors' wired48.
-            let sibling = downlink_name
-                .strip_suffix(".down")
-                .map(|s| format!("{s}.up"));
-            match sibling {
-                Some(s) if Path::new(&s).is_file() => s,
-                _ => "constant:48".to_string(),
-            }
-        }
-    };
-    let (uplink, uplink_name) = load_trace(&uplink_spec, scenario_dir).context("link.uplink")?;
-    // An AQM scheme puts its discipline on both bottleneck queues.
-    let mut overrides = sc.flows.iter().zip(schemes).filter_map(|(f, s)| {
-        let down = s.queue_override(l.downlink_queue(), &f.params)?;
-        let up = s.queue_override(l.uplink_queue(), &f.params)?;
-        Some((f.scheme.clone(), down, up))
-    });
-    let (downlink_queue, uplink_queue) = match overrides.next() {
-        None => (l.downlink_queue().to_string(), l.uplink_queue().to_string()),
-        Some((name, down, up)) => {
-            if let Some((other, d2, _)) = overrides.next() {
-                if d2 != down {
-                    bail!(
-                        "flows: `{name}` and `{other}` want different queues on the one bottleneck"
-                    );
-                }
-            }
-            (down, up)
-        }
-    };
-    Ok(ResolvedLink {
-        downlink,
-        uplink,
-        downlink_name,
-        uplink_name,
-        downlink_queue,
-        uplink_queue,
-    })
-}
-
 /// A result file, whole or not at all (`wholefile`).
 fn write_json(path: &Path, v: &impl Serialize) -> Result<()> {
     let text = serde_json::to_string_pretty(v)? + "\n";
@@ -229,8 +145,8 @@ pub fn run(sc: &Scenario, opts: &RunOptions, interrupt: &AtomicBool) -> Result<R
             seed: opts.seed,
             downlink_trace: link.downlink_name.clone(),
             uplink_trace: link.uplink_name.clone(),
-            downlink_queue: link.downlink_queue.clone(),
-            uplink_queue: link.uplink_queue.clone(),
+            downlink_queue: plan.downlink_queue.to_string(),
+            uplink_queue: plan.uplink_queue.to_string(),
             emulator: None,
         };
         let r = execute(&plan, opts, interrupt, &mut setup);
@@ -349,7 +265,7 @@ fn execute(
         if interrupt.load(Ordering::Relaxed) {
             break;
         }
-        match flows::start(&ctx, i, &sc.flows[i]) {
+        match flows::start(&ctx, i, &sc.flows[i], &plan.schemes[i]) {
             Ok(f) => running.push(f),
             Err(e) => {
                 failure = Some(e.context(format!("starting flow {i} ({})", sc.flows[i].scheme)));

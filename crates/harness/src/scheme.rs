@@ -6,12 +6,15 @@
 //! other BPF ones are loaded on demand (see `bpf_guard`); AQM schemes are
 //! Cubic over that discipline at the emulated bottleneck; `iperf3:<cc>` runs
 //! the real iperf3 for comparison with our own traffic generator; `sprout`
-//! and `sprout-ewma` are our UDP transport (`c2tcp sprout-send/-recv`);
+//! and `sprout-ewma` are our UDP transport (`c2tcp sprout-send/-recv`),
+//! `verus` another (`c2tcp verus-send/-recv`);
 //! `dfcsd` / `drwa` (or `dfcsd+<cc>`, `drwa+<cc>`) put the UE's receivers
 //! under receiver-side window control (`rxctl`) with any sender.
 use std::collections::BTreeMap;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
+use emu::queue::QueueKind;
+use emu::QueueSpec;
 
 /// A parameter a scheme accepts in a scenario's flow: a number in
 /// [min, max], or, when `word` is set, a string that `word` accepts.
@@ -33,12 +36,14 @@ pub enum Kind {
     /// A BPF congestion control fed by NetAssist (`natcp`, `nacubic`): the
     /// runner also starts NetAssist, its agent and the UE's flow reporter.
     NetAssisted { cc: &'static str },
-    /// Cubic with this AQM on both bottleneck queues (`codel` or `pie`).
-    CubicOverAqm { aqm: &'static str },
+    /// Cubic with this AQM on both bottleneck queues (CoDel or PIE).
+    CubicOverAqm { aqm: QueueKind },
     /// The real iperf3 with this congestion control.
     Iperf3 { cc: String },
     /// Sprout over UDP; `variant` is `sprout-recv --variant` (sprout | ewma).
     Sprout { variant: &'static str },
+    /// Verus over UDP (`c2tcp verus-send/-recv`).
+    Verus,
     /// Receiver-side window control at the UE (`dfcsd` or `drwa`, as
     /// `rxctl` names the rule) with this sender congestion control.
     ReceiverSide { rule: &'static str, cc: String },
@@ -125,6 +130,8 @@ const RTT_LOOKAHEAD: Knob = Knob {
 };
 
 const SPROUT_EWMA_KNOBS: &[Knob] = &[RTT_LOOKAHEAD];
+// An AQM scheme's knobs are `<queue>_<argument>_ms`, one per timing argument
+// of emu's queue; the defaults they mention are emu's (checked by a test).
 const CODEL_KNOBS: &[Knob] = &[
     Knob {
         name: "codel_target_ms",
@@ -223,6 +230,12 @@ fn registry() -> Vec<Entry> {
             knobs: &[],
         },
         Entry {
+            name: "vivace",
+            summary: "PCC Vivace (BPF): paced rate from gradient ascent on a latency-and-loss utility",
+            kind: Kind::Bpf { cc: "vivace" },
+            knobs: &[],
+        },
+        Entry {
             name: "sprout",
             summary: "Sprout over UDP: cautious forecast of the inferred link rate (saturating sender)",
             kind: Kind::Sprout { variant: "sprout" },
@@ -233,6 +246,12 @@ fn registry() -> Vec<Entry> {
             summary: "Sprout-EWMA over UDP: EWMA rate estimate, no caution (saturating sender)",
             kind: Kind::Sprout { variant: "ewma" },
             knobs: SPROUT_EWMA_KNOBS,
+        },
+        Entry {
+            name: "verus",
+            summary: "Verus over UDP: window from a learnt delay profile at a target delay (saturating sender)",
+            kind: Kind::Verus,
+            knobs: &[],
         },
         Entry {
             name: "natcp",
@@ -249,13 +268,13 @@ fn registry() -> Vec<Entry> {
         Entry {
             name: "cubic-codel",
             summary: "Cubic over CoDel at the bottleneck (both directions)",
-            kind: Kind::CubicOverAqm { aqm: "codel" },
+            kind: Kind::CubicOverAqm { aqm: QueueKind::CoDel },
             knobs: CODEL_KNOBS,
         },
         Entry {
             name: "cubic-pie",
             summary: "Cubic over PIE at the bottleneck (both directions)",
-            kind: Kind::CubicOverAqm { aqm: "pie" },
+            kind: Kind::CubicOverAqm { aqm: QueueKind::Pie },
             knobs: PIE_KNOBS,
         },
     ]
@@ -268,6 +287,25 @@ pub fn names() -> Vec<String> {
     let mut v: Vec<String> = registry().into_iter().map(|e| e.name.to_string()).collect();
     v.extend(["dfcsd", "drwa", "dfcsd+<cc>", "drwa+<cc>", "iperf3:<cc>"].map(String::from));
     v
+}
+
+/// Every scheme as `--list-schemes` shows it: each name of [`names`], a
+/// parametric one (`iperf3:<cc>`, `dfcsd+<cc>`) through one instance.
+pub fn listing() -> Vec<(String, Scheme)> {
+    names()
+        .into_iter()
+        .filter_map(|name| {
+            let s = lookup(&name.replace("<cc>", "bbr")).ok()?;
+            Some((name, s))
+        })
+        .collect()
+}
+
+/// A flow parameter as a number (integers too).
+fn number(params: &BTreeMap<String, toml::Value>, key: &str) -> Option<f64> {
+    params
+        .get(key)
+        .and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))
 }
 
 /// A name the kernel could know as a congestion control (TCP_CA_NAME_MAX).
@@ -420,15 +458,15 @@ impl Scheme {
             Kind::Kernel { cc } | Kind::Bpf { cc } | Kind::NetAssisted { cc } => Some(cc),
             Kind::CubicOverAqm { .. } => Some("cubic"),
             Kind::Iperf3 { cc } => Some(cc),
-            Kind::Sprout { .. } => None,
+            Kind::Sprout { .. } | Kind::Verus => None,
             Kind::ReceiverSide { cc, .. } => Some(cc),
         }
     }
 
     /// Whether a flow of this scheme can carry a fixed size (`size_bytes`):
-    /// Sprout's sender is always backlogged.
+    /// Sprout's and Verus's senders are always backlogged.
     pub fn takes_size(&self) -> bool {
-        !matches!(self.kind, Kind::Sprout { .. })
+        !matches!(self.kind, Kind::Sprout { .. } | Kind::Verus)
     }
 
     /// The BPF congestion controls that must be loaded for this scheme.
@@ -453,11 +491,7 @@ impl Scheme {
         let Kind::ReceiverSide { rule, .. } = self.kind else {
             return Ok(None);
         };
-        let num = |k: &str| {
-            params
-                .get(k)
-                .and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))
-        };
+        let num = |k: &str| number(params, k);
         let (r, _) = rxctl::scheme(rule).expect("a rule rxctl names");
         Ok(Some(match r {
             rxctl::Rule::Dfcsd(mut p) => {
@@ -486,48 +520,31 @@ impl Scheme {
     }
 
     /// The bottleneck queue this scheme runs over, given the scenario's
-    /// (whose size limit it keeps): Some only for AQM schemes.
+    /// (whose size limit it keeps): Some only for AQM schemes, with emu's
+    /// defaults for what the flow's parameters leave out.
     pub fn queue_override(
         &self,
-        scenario_queue: &str,
+        scenario_queue: &QueueSpec,
         params: &BTreeMap<String, toml::Value>,
-    ) -> Option<String> {
+    ) -> Result<Option<QueueSpec>> {
         let Kind::CubicOverAqm { aqm } = self.kind else {
-            return None;
+            return Ok(None);
         };
-        let num = |k: &str| {
-            params
-                .get(k)
-                .and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))
-        };
-        // Keep the byte/packet limit of the scenario's queue.
-        let limit = scenario_queue
-            .split_once(':')
-            .map(|(_, args)| {
-                args.split(',')
-                    .filter(|a| a.starts_with("bytes=") || a.starts_with("packets="))
-                    .collect::<Vec<_>>()
-                    .join(",")
-            })
-            .unwrap_or_default();
-        let mut args = match aqm {
-            "codel" => format!(
-                "target={},interval={}",
-                num("codel_target_ms").unwrap_or(5.0),
-                num("codel_interval_ms").unwrap_or(100.0)
-            ),
-            _ => format!(
-                "qdelay_ref={},max_burst={}",
-                num("pie_qdelay_ref_ms").unwrap_or(15.0),
-                num("pie_max_burst_ms").unwrap_or(150.0)
-            ),
-        };
-        if !limit.is_empty() {
-            args.push(',');
-            args.push_str(&limit);
+        let mut q = QueueSpec::with_defaults(aqm, scenario_queue.limit);
+        for (arg, _) in aqm.timing_args() {
+            let knob = aqm_knob(aqm, arg);
+            if let Some(ms) = number(params, &knob) {
+                q.set_timing_ms(arg, ms).context(knob)?;
+            }
         }
-        Some(format!("{aqm}:{args}"))
+        Ok(Some(q))
     }
+}
+
+/// The flow parameter that sets an AQM's timing argument:
+/// `codel_target_ms` for CoDel's `target`.
+fn aqm_knob(aqm: QueueKind, arg: &str) -> String {
+    format!("{}_{arg}_ms", aqm.name())
 }
 
 #[cfg(test)]
@@ -657,26 +674,44 @@ mod tests {
 
     #[test]
     fn aqm_schemes_keep_the_scenario_queue_limit() {
-        let s = lookup("cubic-codel").unwrap();
+        let q = |s: &str| s.parse::<QueueSpec>().unwrap();
+        let over = |scheme: &str, queue: &str, p: &BTreeMap<String, toml::Value>| {
+            lookup(scheme)
+                .unwrap()
+                .queue_override(&q(queue), p)
+                .unwrap()
+                .map(|q| q.to_string())
+        };
         assert_eq!(
-            s.queue_override("droptail:packets=100", &BTreeMap::new())
-                .as_deref(),
+            over("cubic-codel", "droptail:packets=100", &BTreeMap::new()).as_deref(),
             Some("codel:target=5,interval=100,packets=100")
         );
         let mut p = BTreeMap::new();
         p.insert("pie_qdelay_ref_ms".to_string(), toml::Value::Integer(20));
         assert_eq!(
-            lookup("cubic-pie")
-                .unwrap()
-                .queue_override("droptail:bytes=150000", &p)
-                .as_deref(),
+            over("cubic-pie", "droptail:bytes=150000", &p).as_deref(),
             Some("pie:qdelay_ref=20,max_burst=150,bytes=150000")
         );
-        assert_eq!(
-            lookup("cubic")
-                .unwrap()
-                .queue_override("droptail:packets=100", &BTreeMap::new()),
-            None
-        );
+        assert_eq!(over("cubic", "droptail:packets=100", &BTreeMap::new()), None);
+        p.insert("pie_max_burst_ms".to_string(), toml::Value::Integer(0));
+        let e = lookup("cubic-pie")
+            .unwrap()
+            .queue_override(&q("infinite"), &p)
+            .unwrap_err();
+        assert!(format!("{e:#}").contains("pie_max_burst_ms"), "{e:#}");
+    }
+
+    #[test]
+    fn aqm_knobs_are_the_queues_timing_arguments_with_emus_defaults() {
+        for (name, aqm) in [("cubic-codel", QueueKind::CoDel), ("cubic-pie", QueueKind::Pie)] {
+            let s = lookup(name).unwrap();
+            assert_eq!(s.kind, Kind::CubicOverAqm { aqm });
+            assert_eq!(s.knobs.len(), aqm.timing_args().len());
+            for (arg, default) in aqm.timing_args() {
+                let knob = aqm_knob(aqm, arg);
+                let k = s.knobs.iter().find(|k| k.name == knob).unwrap_or_else(|| panic!("{knob}"));
+                assert!(k.about.contains(&format!("(default {default})")), "{knob}: {}", k.about);
+            }
+        }
     }
 }

@@ -145,7 +145,7 @@ fn run(
                 continue;
             }
             let fb = Feedback {
-                bw_bps: m.bw_bps,
+                bw_Bps: m.bw_bps,
                 updated_us: monotonic_us(),
                 min_rtt_us: m.min_rtt_us,
                 beta: m.beta.max(1) as u32,

@@ -11,3 +11,4 @@ pub mod sprout;
 pub mod target;
 pub mod top;
 pub mod trace;
+pub mod verus;

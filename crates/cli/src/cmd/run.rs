@@ -12,7 +12,7 @@ use anyhow::{bail, Context, Result};
 use harness::bench::RunStatus;
 use harness::ownership::{self, Claim, Ownership};
 use harness::runner::{self, Identity, RunOptions};
-use harness::scenario::{Flow, Link, Scenario};
+use harness::scenario::Scenario;
 use indicatif::{ProgressBar, ProgressStyle};
 
 #[derive(clap::Args)]
@@ -115,11 +115,7 @@ pub struct JobFile {
 }
 
 fn list_schemes() {
-    for name in harness::scheme::names() {
-        // A parametric name (iperf3:<cc>, dfcsd+<cc>) is shown through one instance.
-        let Ok(s) = harness::scheme::lookup(&name.replace("<cc>", "bbr")) else {
-            continue;
-        };
+    for (name, s) in harness::scheme::listing() {
         println!("{name:<14} {}", s.summary);
         for k in &s.knobs {
             let range = match k.word {
@@ -131,69 +127,33 @@ fn list_schemes() {
     }
 }
 
-/// The scenario from the file and/or the flags.
+/// The scenario from the file and/or the flags: the flags override the
+/// file's fields, or fill a one-flow scenario whose other fields keep the
+/// scenario model's defaults. Checked whole at the end (`Scenario::validate`:
+/// schemes, knobs, queues), so a typo fails before any set-up.
 fn scenario_of(a: &Args) -> Result<Scenario> {
     let mut sc = match &a.scenario {
-        Some(path) => Scenario::load(path)?,
+        Some(path) => {
+            let mut sc = Scenario::load(path)?;
+            if let Some(s) = &a.scheme {
+                sc = sc.with_scheme(s)?;
+            }
+            if let Some(d) = &a.downlink {
+                sc.link.downlink = d.clone();
+            }
+            sc
+        }
         None => {
-            let Some(downlink) = a.downlink.clone() else {
+            let Some(downlink) = &a.downlink else {
                 bail!("give a scenario file, or at least --downlink TRACE (e.g. constant:12)");
             };
-            let scheme = a.scheme.clone().unwrap_or_else(|| "c2tcp".into());
-            let mut params = std::collections::BTreeMap::new();
-            if let Some(t) = a.target {
-                if harness::scheme::lookup(&scheme)?.takes("target_ms") {
-                    params.insert("target_ms".to_string(), toml::Value::Float(t));
-                } else {
-                    bail!("--target: scheme `{scheme}` takes no Target");
-                }
-            }
-            Scenario {
-                name: "run".into(),
-                description: String::new(),
-                link: Link {
-                    downlink,
-                    uplink: None,
-                    delay_ms: 10.0,
-                    queue: "droptail:packets=100".into(),
-                    downlink_queue: None,
-                    uplink_queue: None,
-                    loss: 0.0,
-                    downlink_loss: None,
-                    uplink_loss: None,
-                    trace_offset_s: 0.0,
-                    duration_s: 60.0,
-                    duration_from_trace: false,
-                    warmup_s: 0.0,
-                },
-                flows: vec![Flow {
-                    scheme,
-                    start_s: 0.0,
-                    duration_s: None,
-                    size_bytes: None,
-                    direction: Default::default(),
-                    label: None,
-                    keep_scheme: false,
-                    params,
-                }],
-                netassist: None,
-                sweep: Default::default(),
-            }
+            Scenario::single_flow("run", downlink, a.scheme.as_deref().unwrap_or("c2tcp"))
         }
     };
-    if a.scenario.is_some() {
-        if let Some(s) = &a.scheme {
-            sc = sc.with_scheme(s)?;
-        }
-        if let Some(d) = &a.downlink {
-            sc.link.downlink = d.clone();
-        }
-        if let Some(t) = a.target {
-            for f in &mut sc.flows {
-                if harness::scheme::lookup(&f.scheme)?.takes("target_ms") {
-                    f.params.insert("target_ms".into(), toml::Value::Float(t));
-                }
-            }
+    if let Some(t) = a.target {
+        let took = sc.set_param("target_ms", &toml::Value::Float(t))?;
+        if took == 0 && a.scenario.is_none() {
+            bail!("--target: scheme `{}` takes no Target", sc.flows[0].scheme);
         }
     }
     if let Some(u) = &a.uplink {
@@ -212,14 +172,6 @@ fn scenario_of(a: &Args) -> Result<Scenario> {
     }
     if let Some(w) = a.warmup {
         sc.link.warmup_s = w;
-    }
-    // Queue specs are checked here so a typo fails before any set-up.
-    for (field, q) in [
-        ("queue (downlink)", sc.link.downlink_queue()),
-        ("queue (uplink)", sc.link.uplink_queue()),
-    ] {
-        q.parse::<emu::QueueSpec>()
-            .with_context(|| format!("{field}: `{q}`"))?;
     }
     sc.validate()?;
     Ok(sc)
@@ -357,5 +309,27 @@ fn summarize(out: &Path, status: RunStatus) {
                 .map(|x| format!("{x:.2}"))
                 .unwrap_or_else(|| "-".into()),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{Args as _, Command};
+    use harness::scenario::{DEFAULT_DELAY_MS, DEFAULT_DURATION_S, DEFAULT_QUEUE};
+
+    /// The flags' help states the defaults of a scenario without a file;
+    /// the scenario model owns them.
+    #[test]
+    fn the_help_states_the_scenario_models_defaults() {
+        let help = super::Args::augment_args(Command::new("run"))
+            .render_help()
+            .to_string();
+        for default in [
+            format!("[default: {DEFAULT_DELAY_MS}]"),
+            format!("[default: {DEFAULT_QUEUE}]"),
+            format!("[default: {DEFAULT_DURATION_S}]"),
+        ] {
+            assert!(help.contains(&default), "{default} missing from:\n{help}");
+        }
     }
 }

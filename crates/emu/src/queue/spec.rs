@@ -20,7 +20,8 @@ pub enum QueueKind {
 }
 
 impl QueueKind {
-    fn name(self) -> &'static str {
+    /// The discipline's name as users write it (`codel`).
+    pub fn name(self) -> &'static str {
         match self {
             QueueKind::Infinite => "infinite",
             QueueKind::DropTail => "droptail",
@@ -30,13 +31,32 @@ impl QueueKind {
         }
     }
 
-    /// The ms-valued arguments this kind takes, with their defaults.
-    fn timing_args(self) -> &'static [(&'static str, f64)] {
+    /// The ms-valued arguments this kind takes, with their defaults: the
+    /// one place CoDel's and PIE's defaults live (the harness's AQM schemes
+    /// start from these too).
+    pub fn timing_args(self) -> &'static [(&'static str, f64)] {
         match self {
             QueueKind::CoDel => &[("target", 5.0), ("interval", 100.0)],
             QueueKind::Pie => &[("qdelay_ref", 15.0), ("max_burst", 150.0)],
             _ => &[],
         }
+    }
+
+    /// The error for an argument this kind does not take.
+    fn no_such_argument(self, key: &str) -> String {
+        let mut known: Vec<&str> = self.timing_args().iter().map(|(k, _)| *k).collect();
+        if self != QueueKind::Infinite {
+            known.extend(["bytes", "packets"]);
+        }
+        format!(
+            "{} takes no argument `{key}` (it takes: {})",
+            self.name(),
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        )
     }
 }
 
@@ -59,7 +79,38 @@ impl Default for QueueSpec {
     }
 }
 
+/// A timing argument in µs, if `ms` is a positive, finite number of ms.
+fn positive_ms(ms: f64) -> Option<Micros> {
+    (ms.is_finite() && ms > 0.0).then(|| (ms * 1000.0).round() as Micros)
+}
+
 impl QueueSpec {
+    /// A queue of `kind` with `limit` and the kind's default timing.
+    pub fn with_defaults(kind: QueueKind, limit: Limit) -> QueueSpec {
+        QueueSpec {
+            kind,
+            limit,
+            timing: kind
+                .timing_args()
+                .iter()
+                .map(|(k, default)| (*k, (default * 1000.0) as Micros))
+                .collect(),
+        }
+    }
+
+    /// Sets the timing argument `key` (codel's `target`, pie's `max_burst`,
+    /// ...) to `ms` milliseconds.
+    pub fn set_timing_ms(&mut self, key: &str, ms: f64) -> Result<()> {
+        let kind = self.kind;
+        let Some(slot) = self.timing.iter_mut().find(|(k, _)| *k == key) else {
+            bail!("{}", kind.no_such_argument(key));
+        };
+        slot.1 = positive_ms(ms).with_context(|| {
+            format!("queue argument {key}={ms} must be a positive number of ms")
+        })?;
+        Ok(())
+    }
+
     /// Parses a discipline name and its comma-separated `key=value` args.
     pub fn from_parts(name: &str, args: Option<&str>) -> Result<QueueSpec> {
         let kind = match name.trim() {
@@ -72,9 +123,7 @@ impl QueueSpec {
                 "unknown queue `{other}` (expected infinite, droptail, drophead, codel or pie)"
             ),
         };
-        let mut limit = Limit::default();
-        let mut timing: Vec<(&'static str, Option<Micros>)> =
-            kind.timing_args().iter().map(|(k, _)| (*k, None)).collect();
+        let mut spec = QueueSpec::with_defaults(kind, Limit::default());
         for arg in args
             .unwrap_or("")
             .split(',')
@@ -91,58 +140,36 @@ impl QueueSpec {
                         format!("queue argument {key}=`{value}` must be a positive integer")
                     })?;
                     if key == "bytes" {
-                        limit.bytes = Some(n);
+                        spec.limit.bytes = Some(n);
                     } else {
-                        limit.packets = Some(n);
+                        spec.limit.packets = Some(n);
                     }
                 }
                 _ => {
-                    let Some(slot) = timing.iter_mut().find(|(k, _)| *k == key) else {
-                        let mut known: Vec<&str> =
-                            kind.timing_args().iter().map(|(k, _)| *k).collect();
-                        if kind != QueueKind::Infinite {
-                            known.extend(["bytes", "packets"]);
-                        }
-                        bail!(
-                            "{} takes no argument `{key}` (it takes: {})",
-                            kind.name(),
-                            if known.is_empty() {
-                                "none".to_string()
-                            } else {
-                                known.join(", ")
-                            }
-                        );
-                    };
+                    if !kind.timing_args().iter().any(|(k, _)| *k == key) {
+                        bail!("{}", kind.no_such_argument(key));
+                    }
                     let ms: f64 = value
                         .parse()
                         .ok()
-                        .filter(|v: &f64| v.is_finite() && *v > 0.0)
+                        .filter(|v: &f64| positive_ms(*v).is_some())
                         .with_context(|| {
                             format!(
                                 "queue argument {key}=`{value}` must be a positive number of ms"
                             )
                         })?;
-                    slot.1 = Some((ms * 1000.0).round() as Micros);
+                    spec.set_timing_ms(key, ms)?;
                 }
             }
         }
-        if matches!(kind, QueueKind::DropTail | QueueKind::DropHead) && limit == Limit::default() {
+        if matches!(kind, QueueKind::DropTail | QueueKind::DropHead) && spec.limit == Limit::default() {
             bail!(
                 "{} needs a size limit: packets=N or bytes=N (e.g. {}:packets=100)",
                 kind.name(),
                 kind.name()
             );
         }
-        let timing = timing
-            .into_iter()
-            .zip(kind.timing_args())
-            .map(|((k, v), (_, default))| (k, v.unwrap_or((default * 1000.0) as Micros)))
-            .collect();
-        Ok(QueueSpec {
-            kind,
-            limit,
-            timing,
-        })
+        Ok(spec)
     }
 
     fn timing_us(&self, key: &str) -> Micros {
@@ -241,6 +268,20 @@ mod tests {
         );
         // Round trip through the canonical form.
         assert_eq!(p.to_string().parse::<QueueSpec>().unwrap(), p);
+    }
+
+    #[test]
+    fn a_queue_built_in_code_equals_the_one_parsed() {
+        let limit = Limit {
+            packets: Some(100),
+            bytes: None,
+        };
+        let mut c = QueueSpec::with_defaults(QueueKind::CoDel, limit);
+        assert_eq!(c, "codel:packets=100".parse().unwrap());
+        c.set_timing_ms("interval", 50.0).unwrap();
+        assert_eq!(c.to_string(), "codel:target=5,interval=50,packets=100");
+        assert!(c.set_timing_ms("max_burst", 1.0).unwrap_err().to_string().contains("no argument `max_burst`"));
+        assert!(c.set_timing_ms("target", 0.0).unwrap_err().to_string().contains("positive number"));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //!   schemes);
 //! - `iperf3`: the real iperf3 as child processes inside them;
 //! - `sprout`: `c2tcp sprout-recv` / `sprout-send` (UDP) as child processes.
+//! - `verus`: `c2tcp verus-recv` / `verus-send` (UDP) the same way.
 //! - `rxside`: `own` flows whose receivers the run's receiver-side
 //!   controller drives (DFCSD, DRWA).
 //!
@@ -25,7 +26,7 @@ use netns::Netns;
 use serde::Serialize;
 
 use crate::scenario::{Direction, Flow};
-use crate::scheme::{self, Kind};
+use crate::scheme::{Kind, Scheme};
 use crate::traffic;
 
 mod iperf3;
@@ -33,8 +34,10 @@ mod netassisted;
 mod own;
 mod rxside;
 mod sprout;
+mod verus;
 
 pub use sprout::SproutOutcome;
+pub use verus::VerusOutcome;
 
 /// The first flow's port; flow i uses BASE_PORT + i.
 pub const BASE_PORT: u16 = 6000;
@@ -74,6 +77,8 @@ pub struct FlowOutcome {
     pub error: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sprout: Option<SproutOutcome>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verus: Option<VerusOutcome>,
     #[serde(skip)]
     pub samples: Vec<traffic::Sample>,
 }
@@ -92,7 +97,7 @@ pub trait RunningFlow {
 pub struct FlowPlan<'a> {
     pub index: usize,
     pub flow: &'a Flow,
-    pub scheme: scheme::Scheme,
+    pub scheme: &'a Scheme,
     pub port: u16,
     pub start_at: Instant,
     pub stop_at: Instant,
@@ -104,9 +109,13 @@ pub struct FlowPlan<'a> {
     pub outcome: FlowOutcome,
 }
 
-/// Starts flow `index` of the scenario.
-pub fn start(ctx: &RunCtx<'_>, index: usize, flow: &Flow) -> Result<Box<dyn RunningFlow>> {
-    let sch = scheme::lookup(&flow.scheme)?;
+/// Starts flow `index` of the scenario, of `scheme` (the plan's).
+pub fn start<'a>(
+    ctx: &RunCtx<'a>,
+    index: usize,
+    flow: &'a Flow,
+    scheme: &'a Scheme,
+) -> Result<Box<dyn RunningFlow>> {
     let port = BASE_PORT + index as u16;
     let start_at = ctx.run_start + Duration::from_secs_f64(flow.start_s);
     let stop_at = match flow.duration_s {
@@ -130,7 +139,7 @@ pub fn start(ctx: &RunCtx<'_>, index: usize, flow: &Flow) -> Result<Box<dyn Runn
     let plan = FlowPlan {
         index,
         flow,
-        scheme: sch,
+        scheme,
         port,
         start_at,
         stop_at,
@@ -149,6 +158,7 @@ pub fn start(ctx: &RunCtx<'_>, index: usize, flow: &Flow) -> Result<Box<dyn Runn
             let variant = *variant;
             sprout::start(ctx, plan, variant)
         }
+        Kind::Verus => verus::start(ctx, plan),
         Kind::Kernel { .. } | Kind::Bpf { .. } | Kind::CubicOverAqm { .. } => own::start(ctx, plan),
         Kind::ReceiverSide { .. } => rxside::start(ctx, plan),
         Kind::NetAssisted { cc } => {

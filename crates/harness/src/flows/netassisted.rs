@@ -84,7 +84,7 @@ fn write_rows(mut f: impl Write, rows: &[(f64, FlowState)]) -> std::io::Result<(
             s.cwnd,
             s.target_cwnd,
             s.pacing_rate as f64 * 8.0 / 1e6,
-            s.bw_bps as f64 * 8.0 / 1e6,
+            s.bw_Bps as f64 * 8.0 / 1e6,
             s.min_rtt_us as f64 / 1000.0,
             s.beta,
             s.seq,

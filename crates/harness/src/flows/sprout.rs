@@ -7,6 +7,9 @@
 //! the same types that wrote it (`sprout::net::{SenderReport,
 //! ReceiverReport}`), so a renamed field is a compile error here.
 //!
+//! The process helpers (spawn, wait until bound, stop, read the report) are
+//! shared with the `verus` driver.
+//!
 //! The children are spawned from the runner's thread with
 //! `Netns::command`, so they die with this process; a normal end or an
 //! interrupt stops them with SIGTERM, on which they still write their reports.
@@ -133,7 +136,7 @@ pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, variant: &str) -> Result<Box<
     }))
 }
 
-fn spawn(cmd: &mut Command, what: &str) -> Result<Child> {
+pub(super) fn spawn(cmd: &mut Command, what: &str) -> Result<Child> {
     cmd.stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -143,7 +146,7 @@ fn spawn(cmd: &mut Command, what: &str) -> Result<Child> {
 
 /// Waits until the receiver's socket is bound, so the sender's first flight
 /// is not refused: its port shows in the receiver's own namespace's UDP table.
-fn wait_bound(child: &mut Child, port: u16) -> Result<()> {
+pub(super) fn wait_bound(child: &mut Child, port: u16) -> Result<()> {
     let table = format!("/proc/{}/net/udp", child.id());
     let needle = format!(":{port:04X} ");
     let t = Instant::now();
@@ -173,7 +176,7 @@ fn local_address(line: &str) -> String {
         .unwrap_or_default()
 }
 
-fn terminate(child: &Child) {
+pub(super) fn terminate(child: &Child) {
     plumbing::process::terminate(child);
 }
 
@@ -208,7 +211,7 @@ fn stderr_of(child: &mut Child) -> String {
 }
 
 /// One endpoint's end: its exit and its report.
-fn end_of<R: DeserializeOwned>(
+pub(super) fn end_of<R: DeserializeOwned>(
     what: &str,
     child: &mut Child,
     deadline: Instant,
@@ -222,7 +225,7 @@ fn end_of<R: DeserializeOwned>(
 }
 
 /// A report file, parsed into the type that wrote it.
-fn read_report<R: DeserializeOwned>(what: &str, stats: &Path) -> Result<R> {
+pub(super) fn read_report<R: DeserializeOwned>(what: &str, stats: &Path) -> Result<R> {
     let text = std::fs::read_to_string(stats)
         .with_context(|| format!("{what}: reading {}", stats.display()))?;
     serde_json::from_str(&text).with_context(|| format!("{what}: parsing {}", stats.display()))
