@@ -187,7 +187,7 @@ fn top_json() -> Vec<serde_json::Value> {
 }
 
 /// `c2tcp top`'s row of the connection whose local side is `local` in `ns`.
-fn top_row<'a>(rows: &'a [serde_json::Value], ns: u64, local: SocketAddr) -> Option<&'a serde_json::Value> {
+fn top_row(rows: &[serde_json::Value], ns: u64, local: SocketAddr) -> Option<&serde_json::Value> {
     rows.iter()
         .find(|r| r["netns"] == ns && r["local"] == local.to_string())
 }
