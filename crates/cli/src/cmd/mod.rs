@@ -8,5 +8,7 @@ pub mod interrupt;
 pub mod report;
 pub mod run;
 pub mod sprout;
+pub mod target;
+pub mod top;
 pub mod trace;
 pub mod verus;
