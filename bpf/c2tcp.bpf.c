@@ -26,9 +26,34 @@
  * the state machine (it does not fit the 44 bytes Cubic leaves in
  * icsk_ca_priv). The per-ACK path is one storage lookup and integer
  * arithmetic.
+ *
+ * A Target per cgroup (`c2tcp target set`): c2tcp_sock_create runs when any
+ * process creates a TCP socket, walks the creator's cgroup ancestry from the
+ * root down (bpf_get_current_ancestor_cgroup_id, a bounded loop), and copies
+ * the deepest cgroup's setting into the new socket's storage, marked as
+ * coming from that cgroup. The application's own C2TCP_TARGET overrides it;
+ * accepted sockets inherit the listener's storage (BPF_F_CLONE), so a server
+ * gets its own cgroup's Target on both open directions. Resolving once, at
+ * creation, keeps the per-ACK path unchanged: a later `target set`/`clear`
+ * applies to sockets created afterwards.
+ *
+ * `c2tcp top` reads every socket's storage through c2tcp_connections, an
+ * iterator over the storage map (all network namespaces at once).
  */
 #include "tcp_ca_common.h"
 #include "c2tcp_sockopt.h"
+#include "c2tcp_top.h"
+#include <bpf/bpf_endian.h>
+
+#ifndef AF_INET
+#define AF_INET 2
+#endif
+#ifndef AF_INET6
+#define AF_INET6 10
+#endif
+#ifndef SOCK_STREAM
+#define SOCK_STREAM 1
+#endif
 
 char _license[] SEC("license") = "GPL";
 
@@ -49,6 +74,15 @@ struct {
 	__type(key, __u32);
 	__type(value, struct c2tcp_config);
 } c2tcp_config_map SEC(".maps");
+
+/* cgroup id -> struct c2tcp_cgroup_setting, written by `c2tcp target`. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, C2TCP_CGROUP_MAX_ENTRIES);
+	__type(key, __u64);
+	__type(value, struct c2tcp_cgroup_setting);
+} c2tcp_cgroups SEC(".maps");
 
 static __always_inline __u32 resolve_target_us(const struct c2tcp_sk *s)
 {
@@ -244,6 +278,7 @@ int c2tcp_setsockopt(struct bpf_sockopt *ctx)
 		return refuse(ENOMEM);
 	if (ctx->optname == C2TCP_TARGET) {
 		s->target_us = val;
+		s->target_source = C2TCP_SOURCE_SOCKET;
 	} else if (ctx->optname == C2TCP_ALPHA) {
 		s->pinned_alpha_pct = val;
 	} else {
@@ -342,4 +377,101 @@ int c2tcp_getsockopt(struct bpf_sockopt *ctx)
 	}
 	ctx->retval = 0;
 	return 1;
+}
+
+/* ---- a Target per cgroup ---- */
+
+SEC("cgroup/sock_create")
+int c2tcp_sock_create(struct bpf_sock *ctx)
+{
+	struct c2tcp_cgroup_setting *set, *nearest = 0;
+	__u64 nearest_id = 0;
+	struct c2tcp_sk *s;
+	int level;
+
+	if (ctx->protocol != IPPROTO_TCP || ctx->type != SOCK_STREAM)
+		return 1;
+	/* From the root down; the deepest setting wins. An ancestor level
+	 * beyond the creator's own depth reads as id 0. */
+	for (level = 0; level < C2TCP_CGROUP_MAX_DEPTH; level++) {
+		__u64 id = bpf_get_current_ancestor_cgroup_id(level);
+
+		if (!id)
+			break;
+		set = bpf_map_lookup_elem(&c2tcp_cgroups, &id);
+		if (set) {
+			nearest = set;
+			nearest_id = id;
+		}
+	}
+	if (!nearest)
+		return 1; /* no storage: the socket stays on the load-time default */
+	s = bpf_sk_storage_get(&c2tcp_sk_map, ctx, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!s)
+		return 1; /* out of memory: the default, but never a refused socket */
+	s->target_us = nearest->target_us;
+	s->variant = nearest->variant;
+	s->target_source = C2TCP_SOURCE_CGROUP;
+	s->cgroup_id = nearest_id;
+	return 1;
+}
+
+/* ---- `c2tcp top`: every socket with c2tcp storage ---- */
+
+SEC("iter/bpf_sk_storage_map")
+int c2tcp_connections(struct bpf_iter__bpf_sk_storage_map *ctx)
+{
+	struct c2tcp_sk *s = ctx->value;
+	struct sock *sk = ctx->sk;
+	const struct tcp_congestion_ops *ops;
+	struct c2tcp_conn_record r;
+	struct tcp_sock *tp;
+
+	if (!sk || !s)
+		return 0;
+	tp = bpf_skc_to_tcp_sock(sk);
+	if (!tp)
+		return 0; /* a request or timewait socket */
+
+	__builtin_memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.netns_ino = sk->__sk_common.skc_net.net->ns.inum;
+	r.family = sk->__sk_common.skc_family;
+	r.state = sk->__sk_common.skc_state;
+	r.running = s->running;
+	r.sport = sk->__sk_common.skc_num;
+	r.dport = bpf_ntohs(sk->__sk_common.skc_dport);
+	if (r.family == AF_INET6) {
+		bpf_probe_read_kernel(r.saddr, 16, &sk->__sk_common.skc_v6_rcv_saddr);
+		bpf_probe_read_kernel(r.daddr, 16, &sk->__sk_common.skc_v6_daddr);
+	} else {
+		bpf_probe_read_kernel(r.saddr, 4, &sk->__sk_common.skc_rcv_saddr);
+		bpf_probe_read_kernel(r.daddr, 4, &sk->__sk_common.skc_daddr);
+	}
+	ops = tp->inet_conn.icsk_ca_ops;
+	if (ops)
+		bpf_probe_read_kernel_str(r.cc, sizeof(r.cc), ops->name);
+
+	r.cgroup_id = s->cgroup_id;
+	r.target_us = resolve_target_us(s);
+	r.target_source = s->target_source;
+	r.variant = s->variant;
+	r.alpha_pct = s->pinned_alpha_pct ? s->pinned_alpha_pct : s->st.alpha_milli / 10;
+	r.min_rtt_us = s->st.min_rtt_us;
+	r.last_avg_rtt_us = s->st.last_avg_rtt_us;
+	r.condition = s->st.condition;
+	r.bad_events = s->st.bad_events;
+	r.tune_cycles = s->st.tune_cycles;
+
+	r.srtt_us = tp->srtt_us >> 3;
+	r.snd_cwnd = tp->snd_cwnd;
+	r.mss = tp->mss_cache;
+	r.pacing_rate = sk->sk_pacing_rate;
+	/* tcp_get_info()'s delivery rate: segments delivered over the interval. */
+	if (tp->rate_interval_us)
+		r.delivery_rate = (__u64)tp->rate_delivered * tp->mss_cache * USEC_PER_SEC /
+				  tp->rate_interval_us;
+
+	bpf_seq_write(ctx->meta->seq, &r, sizeof(r));
+	return 0;
 }

@@ -41,7 +41,10 @@
 #define SOL_C2TCP 0xC2C2
 
 /* __u32, microseconds, 1000..10000000: the average delay the application
- * wants. Settable before connect() and at any time during the connection. */
+ * wants. Settable before connect() and at any time during the connection.
+ * Without it a socket runs with its creator's cgroup Target (`c2tcp target
+ * set`, nearest cgroup wins, taken when the socket is created), else the
+ * load-time default; getsockopt returns the Target in force. */
 #define C2TCP_TARGET 1
 #define C2TCP_TARGET_MIN_US 1000u
 #define C2TCP_TARGET_MAX_US 10000000u

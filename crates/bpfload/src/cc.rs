@@ -9,7 +9,7 @@
 //! their reference and finish normally.
 use std::fs::{self, File};
 use std::mem::MaybeUninit;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd};
 use std::path::Path;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -308,6 +308,28 @@ fn attach_c2tcp(opts: &LoadOptions, dir: &Path) -> Result<()> {
         .attach_cgroup(cgroup.as_raw_fd())
         .context("attaching cgroup/getsockopt")?;
     get.pin(dir.join("getsockopt"))?;
+
+    // A Target per cgroup: the settings outlive this process in their pinned
+    // map; the program that applies them runs at every TCP socket creation.
+    skel.maps
+        .c2tcp_cgroups
+        .pin(dir.join(crate::cgroups::MAP_PIN))
+        .context("pinning the cgroup Target map")?;
+    let mut create = skel
+        .progs
+        .c2tcp_sock_create
+        .attach_cgroup(cgroup.as_raw_fd())
+        .context("attaching cgroup/sock_create")?;
+    create.pin(dir.join("sock_create"))?;
+
+    // `c2tcp top` reads this pinned iterator: each read walks the storage map.
+    let mut iter = skel
+        .progs
+        .c2tcp_connections
+        .attach_iter(skel.maps.c2tcp_sk_map.as_fd())
+        .context("attaching the connections iterator")?;
+    iter.pin(dir.join(crate::connections::ITER_PIN))
+        .context("pinning the connections iterator")?;
     Ok(())
 }
 

@@ -9,6 +9,8 @@
 //! maps later commands must reach. Unloading is removing those pins.
 
 pub mod cc;
+pub mod cgroups;
+pub mod connections;
 pub mod doctor;
 pub mod leftovers;
 pub mod lock;

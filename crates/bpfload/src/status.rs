@@ -40,6 +40,8 @@ pub struct Status {
     pub c2tcp_default_target_us: Option<u32>,
     /// c2tcp's load-time default variant (`jsac`, `paper`, ...).
     pub c2tcp_default_variant: Option<String>,
+    /// `c2tcp target set` settings (None: c2tcp not loaded, or not readable).
+    pub c2tcp_cgroup_targets: Option<Vec<crate::cgroups::Entry>>,
     pub ccs: Vec<CcStatus>,
 }
 
@@ -102,6 +104,11 @@ pub fn status() -> Status {
             sockopt::variant::Base::Default => sockopt::Variant { base: sockopt::variant::Base::Jsac, ..o.default_variant }.to_string(),
             _ => o.default_variant.to_string(),
         }),
+        c2tcp_cgroup_targets: if sys::is_root() {
+            crate::cgroups::list().ok().flatten()
+        } else {
+            None
+        },
         ccs,
     }
 }

@@ -35,6 +35,10 @@ enum Command {
     Unload(cmd::bpf::UnloadArgs),
     /// Show what is loaded and what it costs per call
     Status(cmd::bpf::StatusArgs),
+    /// A delay Target per cgroup (set, get, list, clear) for applications that set none
+    Target(cmd::target::Args),
+    /// Live table of every open c2tcp connection: Target and its source, alpha, RTTs, cwnd, rates
+    Top(cmd::top::Args),
     /// Run COMMAND behind an emulated cellular link (Mahimahi's mm-delay + mm-link)
     Emulate(cmd::emulate::Args),
     /// Trace tools: stats, synthetic traces, rate schedules
@@ -68,6 +72,8 @@ fn main() -> ExitCode {
         Command::Load(a) => cmd::bpf::load(a),
         Command::Unload(a) => cmd::bpf::unload(a),
         Command::Status(a) => cmd::bpf::status(a),
+        Command::Target(a) => cmd::target::run(a),
+        Command::Top(a) => cmd::top::run(a),
         Command::Emulate(a) => cmd::emulate::run(a),
         Command::Trace(a) => cmd::trace::run(a),
         Command::Cleanup(a) => cmd::cleanup::run(a),

@@ -98,6 +98,14 @@ pub fn status(args: StatusArgs) -> Result<ExitCode> {
     if let Some(v) = &st.c2tcp_default_variant {
         println!("c2tcp default variant: {v}");
     }
+    match &st.c2tcp_cgroup_targets {
+        Some(e) if e.is_empty() => println!("c2tcp cgroup Targets: none"),
+        Some(e) => {
+            println!("c2tcp cgroup Targets (`c2tcp target list`):");
+            super::target::print_entries(e);
+        }
+        None => {}
+    }
     for cc in &st.ccs {
         let state = match (cc.pinned, cc.registered) {
             (true, true) => "loaded",

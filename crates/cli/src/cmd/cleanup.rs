@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! `c2tcp cleanup`: removes what killed runs left behind: emulator
 //! processes, TUN devices, guard routes and slot locks, and congestion
-//! controls a run auto-loaded but could not unload.
+//! controls a run auto-loaded but could not unload; cgroup Targets of
+//! cgroups that no longer exist, and cgroups killed tests left.
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
@@ -21,8 +22,12 @@ pub fn run(_args: Args) -> Result<ExitCode> {
         ),
         Err(e) => eprintln!("c2tcp cleanup: {e:#}"),
     }
+    match bpfload::cgroups::cleanup() {
+        Ok(gone) => removed.extend(gone),
+        Err(e) => eprintln!("c2tcp cleanup: {e:#}"),
+    }
     if removed.is_empty() {
-        println!("nothing to clean up: no emulator leftovers (processes, TUN devices, guard routes, slot locks) and no auto-loaded congestion controls");
+        println!("nothing to clean up: no emulator leftovers (processes, TUN devices, guard routes, slot locks) and no auto-loaded congestion controls, stale cgroup Targets or test cgroups");
     }
     for r in &removed {
         println!("removed {r}");

@@ -8,6 +8,8 @@ pub mod interrupt;
 pub mod report;
 pub mod run;
 pub mod sprout;
+pub mod target;
+pub mod top;
 pub mod trace;
 pub mod udp_endpoint;
 pub mod verus;
