@@ -239,8 +239,8 @@ pub fn write_bye(b: &Bye, buf: &mut [u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use udpflow::wire::testing::garbage;
     use rand::SeedableRng;
+    use udpflow::wire::testing::garbage;
 
     fn data() -> Data {
         Data {
