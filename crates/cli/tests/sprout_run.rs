@@ -3,7 +3,7 @@
 //! through the real emulator on a real trace, beside Cubic.
 mod common;
 
-use common::{assert_no_process_mentions, c2tcp, json, metrics};
+use common::{assert_sized_flow_refused, assert_udp_endpoints_reported, json, metrics};
 use serde_json::Value;
 
 fn num(v: &Value, key: &str) -> f64 {
@@ -81,37 +81,11 @@ fn sprout_queues_far_less_than_cubic_through_the_emulator() {
         num(s, "inference_cpu_mean_us") > 0.0 && num(s, "inference_cpu_mean_us") < 5000.0,
         "{s}"
     );
-    for side in ["receiver", "sender"] {
-        assert!(
-            sp.join(format!("sprout-flow0-{side}.json")).is_file(),
-            "{side} stats missing"
-        );
-    }
-    // No endpoint outlived its run.
-    assert_no_process_mentions(&sp);
+    assert_udp_endpoints_reported(&sp, "sprout");
 }
 
 /// Sprout's sender is always backlogged: a sized flow is refused by name.
 #[test]
 fn a_sized_sprout_flow_is_refused() {
-    let tmp = tempfile::tempdir().unwrap();
-    let sc = tmp.path().join("s.toml");
-    std::fs::write(
-        &sc,
-        "[link]\ndownlink = \"constant:12\"\n[[flows]]\nscheme = \"sprout\"\nsize_bytes = 100000\n",
-    )
-    .unwrap();
-    let (ok, text) = c2tcp(&[
-        "run",
-        sc.to_str().unwrap(),
-        "--out",
-        tmp.path().join("o").to_str().unwrap(),
-    ]);
-    assert!(!ok);
-    if testkit::require_root("a_sized_sprout_flow_is_refused") {
-        assert!(
-            text.contains("flows[0].size_bytes") && text.contains("always backlogged"),
-            "{text}"
-        );
-    }
+    assert_sized_flow_refused("sprout", "a_sized_sprout_flow_is_refused");
 }

@@ -3,7 +3,7 @@
 //! through the real emulator, beside Cubic on the same link.
 mod common;
 
-use common::{assert_no_process_mentions, c2tcp, json, metrics};
+use common::{assert_sized_flow_refused, assert_udp_endpoints_reported, c2tcp, json, metrics};
 use serde_json::Value;
 
 fn num(v: &Value, key: &str) -> f64 {
@@ -82,39 +82,13 @@ fn verus_queues_less_than_cubic_through_the_emulator() {
     assert_eq!(num(v, "malformed_dropped"), 0.0, "{v}");
     // The smallest RTT is the path's 20 ms plus a packet's transmission.
     assert!((20.0..30.0).contains(&num(v, "min_rtt_ms")), "{v}");
-    for side in ["receiver", "sender"] {
-        assert!(
-            dir.join(format!("verus-flow0-{side}.json")).is_file(),
-            "{side} stats missing"
-        );
-    }
-    // No endpoint outlived its run.
-    assert_no_process_mentions(&dir);
+    assert_udp_endpoints_reported(&dir, "verus");
 }
 
 /// Verus's sender is always backlogged: a sized flow is refused by name.
 #[test]
 fn a_sized_verus_flow_is_refused() {
-    let tmp = tempfile::tempdir().unwrap();
-    let sc = tmp.path().join("s.toml");
-    std::fs::write(
-        &sc,
-        "[link]\ndownlink = \"constant:12\"\n[[flows]]\nscheme = \"verus\"\nsize_bytes = 100000\n",
-    )
-    .unwrap();
-    let (ok, text) = c2tcp(&[
-        "run",
-        sc.to_str().unwrap(),
-        "--out",
-        tmp.path().join("o").to_str().unwrap(),
-    ]);
-    assert!(!ok);
-    if testkit::require_root("a_sized_verus_flow_is_refused") {
-        assert!(
-            text.contains("flows[0].size_bytes") && text.contains("always backlogged"),
-            "{text}"
-        );
-    }
+    assert_sized_flow_refused("verus", "a_sized_verus_flow_is_refused");
 }
 
 /// The hidden subcommands refuse bad arguments by name.

@@ -28,7 +28,11 @@
 //! packets sent `u64` @16, bytes sent `u64` @24.
 //!
 //! Anything else — short, foreign, another version, inconsistent — is an
-//! error value, never a panic.
+//! error value, never a panic. The header and its checks are the ones
+//! every transport here shares (`udpflow::wire`); the kinds are ours.
+pub use udpflow::wire::DropCounts;
+use udpflow::wire::{check_header, exact_len, u16_at, u32_at, u64_at, write_header, Protocol};
+
 use crate::MAX_HORIZON;
 
 pub const MAGIC: [u8; 4] = *b"SPRT";
@@ -82,104 +86,23 @@ pub enum Packet {
     Bye(Bye),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WireError {
-    /// Not ours: no magic.
-    Foreign,
-    /// Shorter than its header or its declared length.
-    Truncated,
-    /// Another version of the protocol.
-    Version(u8),
-    /// Unknown kind.
-    Kind(u8),
-    /// Declared length differs from the datagram's.
-    Length { declared: usize, actual: usize },
-    /// A field with an impossible value.
-    Field(&'static str),
+/// This protocol on the shared header: its magic, version and name.
+pub struct Format;
+
+impl Protocol for Format {
+    const NAME: &'static str = "Sprout";
+    const MAGIC: [u8; 4] = MAGIC;
+    const VERSION: u8 = VERSION;
 }
 
-impl std::fmt::Display for WireError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            WireError::Foreign => write!(f, "not a Sprout datagram"),
-            WireError::Truncated => write!(f, "truncated"),
-            WireError::Version(v) => write!(f, "version {v}, expected {VERSION}"),
-            WireError::Kind(k) => write!(f, "unknown kind {k}"),
-            WireError::Length { declared, actual } => {
-                write!(f, "length {actual}, header says {declared}")
-            }
-            WireError::Field(name) => write!(f, "bad field {name}"),
-        }
-    }
-}
-
-/// Counts of dropped datagrams, by reason.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct DropCounts {
-    pub foreign: u64,
-    pub truncated: u64,
-    pub bad_version: u64,
-    pub bad_kind: u64,
-    pub bad_length: u64,
-    pub bad_field: u64,
-}
-
-impl DropCounts {
-    pub fn record(&mut self, e: &WireError) {
-        match e {
-            WireError::Foreign => self.foreign += 1,
-            WireError::Truncated => self.truncated += 1,
-            WireError::Version(_) => self.bad_version += 1,
-            WireError::Kind(_) => self.bad_kind += 1,
-            WireError::Length { .. } => self.bad_length += 1,
-            WireError::Field(_) => self.bad_field += 1,
-        }
-    }
-
-    pub fn total(&self) -> u64 {
-        self.foreign
-            + self.truncated
-            + self.bad_version
-            + self.bad_kind
-            + self.bad_length
-            + self.bad_field
-    }
-}
-
-fn u16_at(b: &[u8], at: usize) -> u16 {
-    u16::from_be_bytes([b[at], b[at + 1]])
-}
-fn u32_at(b: &[u8], at: usize) -> u32 {
-    u32::from_be_bytes(b[at..at + 4].try_into().unwrap())
-}
-fn u64_at(b: &[u8], at: usize) -> u64 {
-    u64::from_be_bytes(b[at..at + 8].try_into().unwrap())
-}
+/// Why a datagram was not accepted ("not a Sprout datagram", ...).
+pub type WireError = udpflow::wire::WireError<Format>;
 
 /// Parses one datagram. Never panics, whatever the bytes.
 pub fn parse(b: &[u8]) -> Result<Packet, WireError> {
-    if b.len() < 4 || b[..4] != MAGIC {
-        return Err(WireError::Foreign);
-    }
-    if b.len() < 12 {
-        return Err(WireError::Truncated);
-    }
-    if b[4] != VERSION {
-        return Err(WireError::Version(b[4]));
-    }
-    let declared = u16_at(b, 6) as usize;
-    if declared != b.len() {
-        return Err(if declared > b.len() {
-            WireError::Truncated
-        } else {
-            WireError::Length {
-                declared,
-                actual: b.len(),
-            }
-        });
-    }
-    let session = u32_at(b, 8);
-    match b[5] {
+    let header = check_header::<Format>(b)?;
+    let session = header.session;
+    match header.kind {
         KIND_DATA => {
             if b.len() < DATA_HEADER {
                 return Err(WireError::Truncated);
@@ -245,16 +168,7 @@ pub fn parse(b: &[u8]) -> Result<Packet, WireError> {
             }))
         }
         KIND_BYE => {
-            if b.len() != BYE_LEN {
-                return Err(if b.len() < BYE_LEN {
-                    WireError::Truncated
-                } else {
-                    WireError::Length {
-                        declared: BYE_LEN,
-                        actual: b.len(),
-                    }
-                });
-            }
+            exact_len(b, BYE_LEN)?;
             if b[12..16] != [0, 0, 0, 0] {
                 return Err(WireError::Field("reserved"));
             }
@@ -269,11 +183,7 @@ pub fn parse(b: &[u8]) -> Result<Packet, WireError> {
 }
 
 fn header(buf: &mut [u8], kind: u8, len: usize, session: u32) {
-    buf[..4].copy_from_slice(&MAGIC);
-    buf[4] = VERSION;
-    buf[5] = kind;
-    buf[6..8].copy_from_slice(&(len as u16).to_be_bytes());
-    buf[8..12].copy_from_slice(&session.to_be_bytes());
+    write_header::<Format>(buf, kind, len, session);
 }
 
 /// Writes a data datagram of `d.len` bytes (≥ [`DATA_HEADER`], ≤ 65535) into
@@ -329,7 +239,8 @@ pub fn write_bye(b: &Bye, buf: &mut [u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::{Rng, SeedableRng};
+    use rand::SeedableRng;
+    use udpflow::wire::testing::garbage;
 
     fn data() -> Data {
         Data {
@@ -460,32 +371,7 @@ mod tests {
         let mut buf = vec![0u8; 70000];
         let mut accepted = 0;
         for round in 0..200_000 {
-            let mut v: Vec<u8> = match round % 4 {
-                0 => (0..rng.gen_range(0..200)).map(|_| rng.gen()).collect(),
-                1 => {
-                    // Our magic and version, random rest.
-                    let mut v: Vec<u8> = (0..rng.gen_range(0..120)).map(|_| rng.gen()).collect();
-                    for (i, b) in MAGIC.iter().chain([VERSION].iter()).enumerate() {
-                        if i < v.len() {
-                            v[i] = *b;
-                        }
-                    }
-                    v
-                }
-                _ => {
-                    let mut v = good[rng.gen_range(0..good.len())].clone();
-                    for _ in 0..rng.gen_range(1..4) {
-                        let i = rng.gen_range(0..v.len());
-                        v[i] ^= 1 << rng.gen_range(0..8);
-                    }
-                    v.truncate(rng.gen_range(0..=v.len()));
-                    v
-                }
-            };
-            if round % 7 == 0 && v.len() >= 8 {
-                let len = v.len() as u16;
-                v[6..8].copy_from_slice(&len.to_be_bytes());
-            }
+            let v = garbage::<Format>(&mut rng, round, &good);
             if let Ok(p) = parse(&v) {
                 accepted += 1;
                 let n = match &p {
@@ -502,20 +388,5 @@ mod tests {
         }
         // Bit flips in payload/field bytes do parse: the test saw both sides.
         assert!(accepted > 1000, "accepted {accepted}");
-    }
-
-    #[test]
-    fn drop_counts_add_up() {
-        let mut d = DropCounts::default();
-        for e in [
-            WireError::Foreign,
-            WireError::Truncated,
-            WireError::Version(3),
-            WireError::Field("x"),
-        ] {
-            d.record(&e);
-        }
-        assert_eq!(d.total(), 4);
-        assert_eq!(d.foreign, 1);
     }
 }

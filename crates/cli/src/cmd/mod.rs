@@ -11,4 +11,5 @@ pub mod sprout;
 pub mod target;
 pub mod top;
 pub mod trace;
+pub mod udp_endpoint;
 pub mod verus;

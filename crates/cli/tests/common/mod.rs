@@ -224,3 +224,44 @@ pub fn transfer_with(cc: &str, secs: Duration) -> (u64, u64, String) {
         .unwrap();
     (sent, receiver.join().unwrap(), got_cc)
 }
+
+/// A UDP transport's run (`scheme` `proto`, e.g. `sprout`, `verus`) left
+/// both endpoints' reports in its directory and no endpoint process behind.
+pub fn assert_udp_endpoints_reported(dir: &std::path::Path, proto: &str) {
+    for side in ["receiver", "sender"] {
+        assert!(
+            dir.join(format!("{proto}-flow0-{side}.json")).is_file(),
+            "{side} stats missing"
+        );
+    }
+    // No endpoint outlived its run.
+    assert_no_process_mentions(dir);
+}
+
+/// A UDP transport's sender is always backlogged: `c2tcp run` refuses a
+/// sized flow of `scheme` by name (the message is checked as root, where
+/// the run gets as far as the check).
+pub fn assert_sized_flow_refused(scheme: &str, test: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let sc = tmp.path().join("s.toml");
+    std::fs::write(
+        &sc,
+        format!(
+            "[link]\ndownlink = \"constant:12\"\n[[flows]]\nscheme = \"{scheme}\"\nsize_bytes = 100000\n"
+        ),
+    )
+    .unwrap();
+    let (ok, text) = c2tcp(&[
+        "run",
+        sc.to_str().unwrap(),
+        "--out",
+        tmp.path().join("o").to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    if testkit::require_root(test) {
+        assert!(
+            text.contains("flows[0].size_bytes") && text.contains("always backlogged"),
+            "{text}"
+        );
+    }
+}

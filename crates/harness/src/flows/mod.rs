@@ -7,7 +7,8 @@
 //!   schemes);
 //! - `iperf3`: the real iperf3 as child processes inside them;
 //! - `sprout`: `c2tcp sprout-recv` / `sprout-send` (UDP) as child processes.
-//! - `verus`: `c2tcp verus-recv` / `verus-send` (UDP) the same way.
+//! - `verus`: `c2tcp verus-recv` / `verus-send` (UDP) the same way;
+//! - `udp_endpoints`: the pair of UDP endpoint processes both of those run.
 //! - `rxside`: `own` flows whose receivers the run's receiver-side
 //!   controller drives (DFCSD, DRWA).
 //!
@@ -34,6 +35,7 @@ mod netassisted;
 mod own;
 mod rxside;
 mod sprout;
+mod udp_endpoints;
 mod verus;
 
 pub use sprout::SproutOutcome;
