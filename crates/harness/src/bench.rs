@@ -28,7 +28,8 @@ use results::{RunId, RunInfo};
 use serde::{Deserialize, Serialize};
 
 use crate::ownership::{self, Claim, Ownership};
-use crate::scenario::{Scenario, SweepKey};
+use crate::scenario::Scenario;
+use crate::sweep::SweepKey;
 use crate::plan::uplink_sibling;
 use crate::trace_ref::{is_file_spec, Checksums, TraceRef};
 
@@ -190,7 +191,7 @@ fn pin_traces(
     sums: &mut Checksums,
 ) -> Result<Vec<TraceRef>> {
     let absolute = |spec: &str, field: &str| -> Result<PathBuf> {
-        let p = crate::scenario::resolve_trace(spec, scenario_dir).context(field.to_string())?;
+        let p = crate::data::resolve_trace(spec, scenario_dir).context(field.to_string())?;
         std::path::absolute(&p).with_context(|| format!("{field}: {}", p.display()))
     };
     let mut refs = Vec::new();
@@ -258,7 +259,7 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
         .into_iter()
         .map(|(name, mut sc)| {
             if sc.link.duration_from_trace {
-                let path = crate::scenario::resolve_trace(
+                let path = crate::data::resolve_trace(
                     &sc.link.downlink,
                     plan.scenario_dir.as_deref(),
                 )?;

@@ -26,7 +26,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context, Result};
 use emu::{QueueSpec, Trace};
 
-use crate::scenario::{resolve_trace, Direction, Link, Scenario, DEFAULT_UPLINK};
+use crate::data::resolve_trace;
+use crate::scenario::{Direction, Link, Scenario, DEFAULT_UPLINK};
 use crate::scheme::{self, Scheme};
 use crate::sweep;
 

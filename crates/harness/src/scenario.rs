@@ -31,10 +31,6 @@ use std::fmt;
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 
-// Where the bench imports them from (they live in data.rs and sweep.rs).
-pub use crate::data::{resolve_trace, traces_dir};
-pub use crate::sweep::SweepKey;
-
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {

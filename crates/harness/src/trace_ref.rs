@@ -108,7 +108,7 @@ fn locate(t: &TraceRef) -> Result<PathBuf> {
     }
     // Not at that path: the same file under this machine's trace directories?
     let name = t.path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    if let Ok(alt) = crate::scenario::resolve_trace(name, None) {
+    if let Ok(alt) = crate::data::resolve_trace(name, None) {
         if alt != t.path && sha256_of(&alt)? == t.sha256 {
             return Ok(alt);
         }

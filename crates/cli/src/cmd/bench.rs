@@ -13,7 +13,8 @@ use anyhow::{bail, Context, Result};
 use bpfload::usage::BpfUse;
 use harness::bench::{self, Job, Plan, RunStatus, Shard, WhenBusy};
 use harness::ownership::{self, Claim, Ownership};
-use harness::scenario::{traces_dir, Scenario};
+use harness::data::traces_dir;
+use harness::scenario::Scenario;
 
 /// The authors' set-up, used when no scenario is given.
 const DEFAULT_SCENARIO: &str = include_str!("../../../../scenarios/c2tcp-default.toml");
@@ -110,7 +111,7 @@ fn collect_traces(specs: &[String]) -> Result<Vec<PathBuf>> {
         } else if path.is_file() {
             out.push(path);
         } else {
-            let resolved = harness::scenario::resolve_trace(spec, None)?;
+            let resolved = harness::data::resolve_trace(spec, None)?;
             out.push(resolved);
         }
     }
