@@ -122,11 +122,6 @@ static __always_inline struct na_sk *na_sk(const struct sock *sk)
 	return &((struct na_priv *)inet_csk_ca(sk))->na;
 }
 
-static __always_inline __u32 tcp_packets_in_flight(const struct tcp_sock *tp)
-{
-	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
-}
-
 static __always_inline bool na_in_reduction(__u8 ca_state)
 {
 	return ((1 << TCP_CA_CWR) | (1 << TCP_CA_Recovery)) & (1 << ca_state);

@@ -72,6 +72,12 @@ static __always_inline bool tcp_is_cwnd_limited(const struct sock *sk)
 	return !!BPF_CORE_READ_BITFIELD(tp, is_cwnd_limited);
 }
 
+/* The kernel's tcp_packets_in_flight(): sent, not yet acked, sacked or lost. */
+static __always_inline __u32 tcp_packets_in_flight(const struct tcp_sock *tp)
+{
+	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
+}
+
 /* Set cwnd within [1, snd_cwnd_clamp]: the stack must never see 0. */
 static __always_inline void tcp_set_cwnd(struct tcp_sock *tp, __u32 cwnd)
 {

@@ -30,11 +30,6 @@ struct {
 	__type(value, struct vivace);
 } vivace_state SEC(".maps");
 
-static __always_inline __u32 tcp_packets_in_flight(const struct tcp_sock *tp)
-{
-	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
-}
-
 static __always_inline void vivace_ack_of(const struct sock *sk, struct vivace_ack *a)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
