@@ -4,6 +4,11 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 BIN ?= target/release/c2tcp
+# The webrtc-gcc scheme's endpoints (tools/webrtc-gcc, Go, pion's GCC): built
+# beside the c2tcp binary, where the runner looks for it. Its modules come
+# from the Go module proxy at the versions go.sum pins.
+GO ?= go
+WEBRTC_GCC := $(dir $(BIN))webrtc-gcc
 # `make install`: PREFIX and DESTDIR as usual. The binary finds its traces and
 # scenarios in $(PREFIX)/share/c2tcp (relative to itself, so DESTDIR works too).
 PREFIX ?= /usr/local
@@ -33,9 +38,14 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 	@command -v $(CARGO) >/dev/null || { echo "no cargo: install Rust >= 1.80 with rustup (https://rustup.rs)"; exit 1; }
+	@command -v $(GO) >/dev/null || { echo "no go: install Go >= 1.24 (https://go.dev/dl; Debian 12's golang-go is too old)"; exit 1; }
 
-build: deps
+build: deps $(WEBRTC_GCC)
 	$(CARGO) build --release --workspace
+
+$(WEBRTC_GCC): tools/webrtc-gcc/go.mod tools/webrtc-gcc/go.sum $(wildcard tools/webrtc-gcc/*.go)
+	@mkdir -p $(dir $@)
+	cd tools/webrtc-gcc && $(GO) build -trimpath -buildvcs=false -o $(abspath $@) .
 
 # Host unit tests of the decision logic the BPF programs compile (bpf/*_logic.h).
 LOGIC_TESTS := $(patsubst bpf/tests/%.c,target/logic/%,$(wildcard bpf/tests/*_test.c))
@@ -74,10 +84,11 @@ bench: build
 bench-emulator: build
 	./scripts/bench-emulator.sh
 
-# Installs exactly: bin/c2tcp, include/c2tcp.h, share/c2tcp/{scenarios,traces};
+# Installs exactly: bin/c2tcp, bin/webrtc-gcc, include/c2tcp.h, share/c2tcp/{scenarios,traces};
 # `make uninstall` removes exactly that.
-install: build
+install: build $(WEBRTC_GCC)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/c2tcp
+	install -D -m 755 $(WEBRTC_GCC) $(DESTDIR)$(PREFIX)/bin/webrtc-gcc
 	install -D -m 644 include/c2tcp.h $(DESTDIR)$(PREFIX)/include/c2tcp.h
 	install -d $(DATADIR)/scenarios
 	install -m 644 scenarios/*.toml $(DATADIR)/scenarios/
@@ -85,7 +96,7 @@ install: build
 	for f in traces/README.md traces/MANIFEST.tsv traces/*/*; do install -m 644 $$f $(DATADIR)/$$f; done
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/c2tcp $(DESTDIR)$(PREFIX)/include/c2tcp.h
+	rm -f $(DESTDIR)$(PREFIX)/bin/c2tcp $(DESTDIR)$(PREFIX)/bin/webrtc-gcc $(DESTDIR)$(PREFIX)/include/c2tcp.h
 	rm -rf $(DATADIR)
 
 clean:

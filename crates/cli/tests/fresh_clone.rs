@@ -103,6 +103,7 @@ fn an_installed_c2tcp_runs_a_scenario_from_outside_the_repository() {
     let bin = prefix.join("bin/c2tcp");
     for f in [
         "bin/c2tcp",
+        "bin/webrtc-gcc",
         "include/c2tcp.h",
         "share/c2tcp/scenarios/c2tcp-default.toml",
         "share/c2tcp/traces/MANIFEST.tsv",

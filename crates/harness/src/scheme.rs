@@ -7,7 +7,9 @@
 //! Cubic over that discipline at the emulated bottleneck; `iperf3:<cc>` runs
 //! the real iperf3 for comparison with our own traffic generator; `sprout`
 //! and `sprout-ewma` are our UDP transport (`c2tcp sprout-send/-recv`),
-//! `verus` another (`c2tcp verus-send/-recv`);
+//! `verus` another (`c2tcp verus-send/-recv`); `webrtc-gcc` is pion's
+//! Google Congestion Control driving a synthetic video source
+//! (`tools/webrtc-gcc`, docs/webrtc.md);
 //! `dfcsd` / `drwa` (or `dfcsd+<cc>`, `drwa+<cc>`) put the UE's receivers
 //! under receiver-side window control (`rxctl`) with any sender.
 use std::collections::BTreeMap;
@@ -44,6 +46,9 @@ pub enum Kind {
     Sprout { variant: &'static str },
     /// Verus over UDP (`c2tcp verus-send/-recv`).
     Verus,
+    /// WebRTC's Google Congestion Control (pion's) pacing a synthetic video
+    /// source over RTP/UDP (`webrtc-gcc send/recv`).
+    WebrtcGcc,
     /// Receiver-side window control at the UE (`dfcsd` or `drwa`, as
     /// `rxctl` names the rule) with this sender congestion control.
     ReceiverSide { rule: &'static str, cc: String },
@@ -99,6 +104,38 @@ const C2TCP_KNOBS: &[Knob] = &[
         word: None,
     },
 ];
+/// The video sender's rate bounds (`webrtc-gcc send`, docs/webrtc.md).
+const WEBRTC_GCC_KNOBS: &[Knob] = &[
+    Knob {
+        name: "initial_kbps",
+        about: "GCC's start rate, kbit/s (default 300, libwebrtc's)",
+        min: 5.0,
+        max: 50_000.0,
+        word: None,
+    },
+    Knob {
+        name: "min_kbps",
+        about: "GCC's floor, kbit/s (default 30, libwebrtc's)",
+        min: 5.0,
+        max: 50_000.0,
+        word: None,
+    },
+    Knob {
+        name: "max_kbps",
+        about: "GCC's ceiling, the encoder's top rate, kbit/s (default 2500, libwebrtc's VP8 720p maximum)",
+        min: 5.0,
+        max: 50_000.0,
+        word: None,
+    },
+    Knob {
+        name: "fps",
+        about: "frames per second of the synthetic source (default 30)",
+        min: 1.0,
+        max: 240.0,
+        word: None,
+    },
+];
+
 /// Sprout's receiver model (`c2tcp sprout-recv`, docs/sprout.md).
 const SPROUT_KNOBS: &[Knob] = &[
     Knob {
@@ -252,6 +289,13 @@ fn registry() -> Vec<Entry> {
             summary: "Verus over UDP: window from a learnt delay profile at a target delay (saturating sender)",
             kind: Kind::Verus,
             knobs: &[],
+        },
+        Entry {
+            name: "webrtc-gcc",
+            summary: "WebRTC's Google Congestion Control (pion's, with transport-wide CC feedback) \
+                      pacing a synthetic 30 fps video source over RTP/UDP",
+            kind: Kind::WebrtcGcc,
+            knobs: WEBRTC_GCC_KNOBS,
         },
         Entry {
             name: "natcp",
@@ -458,15 +502,16 @@ impl Scheme {
             Kind::Kernel { cc } | Kind::Bpf { cc } | Kind::NetAssisted { cc } => Some(cc),
             Kind::CubicOverAqm { .. } => Some("cubic"),
             Kind::Iperf3 { cc } => Some(cc),
-            Kind::Sprout { .. } | Kind::Verus => None,
+            Kind::Sprout { .. } | Kind::Verus | Kind::WebrtcGcc => None,
             Kind::ReceiverSide { cc, .. } => Some(cc),
         }
     }
 
     /// Whether a flow of this scheme can carry a fixed size (`size_bytes`):
-    /// Sprout's and Verus's senders are always backlogged.
+    /// Sprout's and Verus's senders are always backlogged, a video source
+    /// sends for as long as the call lasts.
     pub fn takes_size(&self) -> bool {
-        !matches!(self.kind, Kind::Sprout { .. } | Kind::Verus)
+        !matches!(self.kind, Kind::Sprout { .. } | Kind::Verus | Kind::WebrtcGcc)
     }
 
     /// The BPF congestion controls that must be loaded for this scheme.

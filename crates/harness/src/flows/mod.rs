@@ -8,7 +8,9 @@
 //! - `iperf3`: the real iperf3 as child processes inside them;
 //! - `sprout`: `c2tcp sprout-recv` / `sprout-send` (UDP) as child processes.
 //! - `verus`: `c2tcp verus-recv` / `verus-send` (UDP) the same way;
-//! - `udp_endpoints`: the pair of UDP endpoint processes both of those run.
+//! - `webrtc_gcc`: `webrtc-gcc recv` / `send` (pion's GCC over RTP/UDP,
+//!   tools/webrtc-gcc) the same way;
+//! - `udp_endpoints`: the pair of UDP endpoint processes all three run.
 //! - `rxside`: `own` flows whose receivers the run's receiver-side
 //!   controller drives (DFCSD, DRWA).
 //!
@@ -37,9 +39,11 @@ mod rxside;
 mod sprout;
 mod udp_endpoints;
 mod verus;
+mod webrtc_gcc;
 
 pub use sprout::SproutOutcome;
 pub use verus::VerusOutcome;
+pub use webrtc_gcc::WebrtcGccOutcome;
 
 /// The first flow's port; flow i uses BASE_PORT + i.
 pub const BASE_PORT: u16 = 6000;
@@ -83,6 +87,8 @@ pub struct FlowOutcome {
     pub sprout: Option<SproutOutcome>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verus: Option<VerusOutcome>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub webrtc_gcc: Option<WebrtcGccOutcome>,
     #[serde(skip)]
     pub samples: Vec<traffic::Sample>,
 }
@@ -163,6 +169,7 @@ pub fn start<'a>(
             sprout::start(ctx, plan, variant)
         }
         Kind::Verus => verus::start(ctx, plan),
+        Kind::WebrtcGcc => webrtc_gcc::start(ctx, plan),
         Kind::Kernel { .. } | Kind::Bpf { .. } | Kind::CubicOverAqm { .. } => own::start(ctx, plan),
         Kind::ReceiverSide { .. } => rxside::start(ctx, plan),
         Kind::NetAssisted { cc } => {

@@ -47,10 +47,22 @@ pub(super) struct Commands {
 /// `c2tcp {proto}-recv` and `c2tcp {proto}-send` for flow `plan`, reports
 /// in `{proto}-flow{index}-{receiver,sender}.json`.
 pub(super) fn commands(ctx: &RunCtx<'_>, plan: &FlowPlan<'_>, proto: &str) -> Result<Commands> {
-    let exe = ctx
-        .helper_exe
+    let (recv, send) = (format!("{proto}-recv"), format!("{proto}-send"));
+    commands_of(ctx.helper_exe, [&recv, &send], ctx, plan, proto)
+}
+
+/// The same pair from another program `exe`, whose receiver and sender are
+/// its subcommands `subs` and take the same options (`webrtc-gcc recv/send`).
+pub(super) fn commands_of(
+    exe: &Path,
+    subs: [&str; 2],
+    ctx: &RunCtx<'_>,
+    plan: &FlowPlan<'_>,
+    proto: &str,
+) -> Result<Commands> {
+    let exe = exe
         .to_str()
-        .context("non-UTF-8 path of the c2tcp binary")?;
+        .with_context(|| format!("non-UTF-8 path {}", exe.display()))?;
     let rx = format!("{}:{}", plan.receiver_addr, plan.port);
     let tx = format!("{}:{}", plan.sender_addr, plan.port);
     let recv_stats = ctx
@@ -68,16 +80,22 @@ pub(super) fn commands(ctx: &RunCtx<'_>, plan: &FlowPlan<'_>, proto: &str) -> Re
         .saturating_duration_since(plan.start_at)
         .as_secs_f64()
         .max(0.001);
-    let (recv_name, send_name) = (format!("{proto}-recv"), format!("{proto}-send"));
+    let [recv_sub, send_sub] = subs;
+    // As errors name them: `sprout-recv`, `webrtc-gcc recv`.
+    let name = |sub: &str| match sub.starts_with(proto) {
+        true => sub.to_string(),
+        false => format!("{proto} {sub}"),
+    };
+    let (recv_name, send_name) = (name(recv_sub), name(send_sub));
 
     let mut recv = plan.receiver_ns.command(exe);
-    recv.args([recv_name.as_str(), "--listen", &rx])
+    recv.args([recv_sub, "--listen", &rx])
         // Outages can silence the link for seconds: only the runner ends it.
         .args(["--idle-timeout", &format!("{}", start_in + duration + 30.0)])
         .arg("--stats")
         .arg(&recv_stats);
     let mut send = plan.sender_ns.command(exe);
-    send.args([send_name.as_str(), "--connect", &rx, "--bind", &tx])
+    send.args([send_sub, "--connect", &rx, "--bind", &tx])
         .args([
             "--duration",
             &format!("{duration:.3}"),
