@@ -12,7 +12,8 @@
 //! - [`wire`]: the versioned datagram format;
 //! - [`sender`], [`receiver`]: the two ends' protocol logic;
 //! - [`net`]: the socket programs behind `c2tcp sprout-send` / `sprout-recv`;
-//! - [`sim`]: a trace-driven link model to exercise the logic without sockets.
+//! - [`sim`]: a trace-driven link model to exercise the logic without sockets;
+//! - [`tunnel`]: SproutTunnel's per-flow queues (§4.3), pure.
 #![forbid(unsafe_code)]
 pub mod ewma;
 pub mod forecast;
@@ -22,6 +23,7 @@ pub mod net;
 pub mod receiver;
 pub mod sender;
 pub mod sim;
+pub mod tunnel;
 pub mod wire;
 
 /// Most forecast ticks the wire format carries.
