@@ -11,6 +11,7 @@
 #   buffer-sweep  C2TCP Fig. 21: bottleneck buffer 75 KB - 1.5 MB
 #   friendliness  C2TCP Fig. 18: a Cubic flow, then the scheme under test
 #   sprout        Sprout NSDI'13 set-up (20 ms each way, unlimited queue)
+#   competing     Sprout 5.7, Direct: Cubic bulk + a two-way webrtc-gcc call, Verizon LTE
 #   natcp         NATCP/NACubic over live NetAssist, the MEC set-up (Table 2)
 #   dfcsd         DFCSD/DRWA short-vs-long and its variants (scripts/bench-dfcsd.sh)
 #
@@ -21,7 +22,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/c2tcp}
 OUT=${BENCH_OUT:-bench-out}
 JOBS=${BENCH_JOBS:-2}
-PARTS=${BENCH_PARTS:-"table1 ablation full-length target-sweep buffer-sweep friendliness sprout natcp dfcsd"}
+PARTS=${BENCH_PARTS:-"table1 ablation full-length target-sweep buffer-sweep friendliness sprout competing natcp dfcsd"}
 TRACES=${C2TCP_TRACES:-traces}
 
 [ "$(id -u)" = 0 ] || { echo "make bench needs root (BPF, network namespaces, TUN): run it with sudo" >&2; exit 1; }
@@ -54,6 +55,7 @@ bench target-sweep target-sweep
 bench buffer-sweep buffer-sweep
 bench friendliness tcp-friendliness
 bench sprout sprout-paper
+bench competing sprout-competing
 bench natcp natcp-mec
 if part dfcsd; then
   echo "== dfcsd (receiver-side short-vs-long and variants)"
