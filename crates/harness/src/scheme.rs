@@ -33,7 +33,7 @@ pub enum Kind {
     Kernel { cc: &'static str },
     /// One of our BPF congestion controls; loaded if needed.
     Bpf { cc: &'static str },
-    /// A BPF congestion control fed by NetAssist (`natcp`, `nacubic`): the
+    /// A BPF congestion control fed by NetAssist (`natcp`, `nacubic`, `tg`): the
     /// runner also starts NetAssist, its agent and the UE's flow reporter.
     NetAssisted { cc: &'static str },
     /// Cubic with this AQM on both bottleneck queues (CoDel or PIE).
@@ -263,6 +263,12 @@ fn registry() -> Vec<Entry> {
             name: "nacubic",
             summary: "NACubic (BPF): the kernel's Cubic capped at eq. 1 and paced by live NetAssist feedback; Cubic without it",
             kind: Kind::NetAssisted { cc: "nacubic" },
+            knobs: &[],
+        },
+        Entry {
+            name: "tg",
+            summary: "TG, throughput guidance (BPF): cwnd = NetAssist bandwidth x the sender's own smoothed RTT, paced at that bandwidth; Cubic without it",
+            kind: Kind::NetAssisted { cc: "tg" },
             knobs: &[],
         },
         Entry {
