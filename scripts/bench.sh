@@ -11,8 +11,11 @@
 #   buffer-sweep  C2TCP Fig. 21: bottleneck buffer 75 KB - 1.5 MB
 #   friendliness  C2TCP Fig. 18: a Cubic flow, then the scheme under test
 #   sprout        Sprout NSDI'13 set-up (20 ms each way, unlimited queue)
-#   natcp         NATCP/NACubic over live NetAssist, the MEC set-up (Table 2)
-#   dfcsd         DFCSD/DRWA short-vs-long and its variants (scripts/bench-dfcsd.sh)
+#   natcp         NATCP/NACubic over live NetAssist, the MEC set-up, 60 s runs
+#   natcp-table2  NATCP Table 2: NATCP and the schemes it is compared with over
+#                 each whole trace (hours), then scripts/natcp-table2.py beside
+#                 the paper's column; NATCP_SCHEMES overrides the list (add abc)
+#   dfcsd         DFCSD/DRWA/RTAC short-vs-long and its variants (scripts/bench-dfcsd.sh)
 #
 # BENCH_OUT (default bench-out) holds one directory per part with its report;
 # BENCH_JOBS (default 2) runs at a time; BENCH_PARTS selects parts.
@@ -21,7 +24,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/c2tcp}
 OUT=${BENCH_OUT:-bench-out}
 JOBS=${BENCH_JOBS:-2}
-PARTS=${BENCH_PARTS:-"table1 ablation full-length target-sweep buffer-sweep friendliness sprout natcp dfcsd"}
+PARTS=${BENCH_PARTS:-"table1 ablation full-length target-sweep buffer-sweep friendliness sprout natcp natcp-table2 dfcsd"}
 TRACES=${C2TCP_TRACES:-traces}
 
 [ "$(id -u)" = 0 ] || { echo "make bench needs root (BPF, network namespaces, TUN): run it with sudo" >&2; exit 1; }
@@ -55,6 +58,10 @@ bench buffer-sweep buffer-sweep
 bench friendliness tcp-friendliness
 bench sprout sprout-paper
 bench natcp natcp-mec
+bench natcp-table2 natcp-table2 ${NATCP_SCHEMES:+--schemes "$NATCP_SCHEMES"}
+if part natcp-table2; then
+  ./scripts/natcp-table2.py "$OUT/natcp-table2" | tee "$OUT/natcp-table2/table2.md"
+fi
 if part dfcsd; then
   echo "== dfcsd (receiver-side short-vs-long and variants)"
   DFCSD_OUT="$OUT/dfcsd" JOBS="$JOBS" BIN="$BIN" ./scripts/bench-dfcsd.sh
