@@ -165,7 +165,9 @@ fn rtac_shortens_a_short_flow_next_to_a_long_one() {
                 .filter(|c: &Vec<&str>| c[1] == "long")
                 .collect();
             assert!(rows.len() >= 20, "{} decisions: {text}", rows.len());
-            assert!(rows.iter().all(|c| c[2] == "rtac" && c[15].parse::<f64>().is_ok()));
+            assert!(rows
+                .iter()
+                .all(|c| c[2] == "rtac" && c[15].parse::<f64>().is_ok()));
             let late: Vec<f64> = rows
                 .iter()
                 .filter(|c| c[3].parse::<f64>().unwrap() > 2.0)

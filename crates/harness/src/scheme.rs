@@ -315,10 +315,9 @@ fn registry() -> Vec<Entry> {
 /// any sender).
 pub fn names() -> Vec<String> {
     let mut v: Vec<String> = registry().into_iter().map(|e| e.name.to_string()).collect();
-    v.extend(
-        ["dfcsd", "drwa", "rtac", "dfcsd+<cc>", "drwa+<cc>", "rtac+<cc>", "iperf3:<cc>"]
-            .map(String::from),
-    );
+    v.extend(rxctl::RULES.iter().map(|r| r.to_string()));
+    v.extend(rxctl::RULES.iter().map(|r| format!("{r}+<cc>")));
+    v.push("iperf3:<cc>".into());
     v
 }
 
@@ -365,7 +364,7 @@ pub fn lookup(name: &str) -> Result<Scheme> {
     if let Some((rule, cc)) = rxctl::scheme(name) {
         return receiver_side(name, rule.name(), cc);
     }
-    if ["dfcsd+", "drwa+", "rtac+"].iter().any(|p| name.starts_with(p)) {
+    if rxctl::RULES.iter().any(|r| name.strip_prefix(r).is_some_and(|t| t == "+")) {
         bail!("`{name}`: give the sender's congestion control after the +, e.g. dfcsd+bbr");
     }
     match registry().into_iter().find(|e| e.name == name) {

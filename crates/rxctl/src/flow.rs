@@ -560,7 +560,11 @@ mod tests {
         let mut sim = Sim::new(link(), 1 << 20);
         sim.run(&mut logic, 20_000, 100 * MSS, 0.0);
         let d = &sim.decisions;
-        assert!(d[0].mark_p == Some(1.0) && d[0].rwnd == 50 * MSS, "{:?}", d[0]);
+        assert!(
+            d[0].mark_p == Some(1.0) && d[0].rwnd == 50 * MSS,
+            "{:?}",
+            d[0]
+        );
         let tail = &d[d.len() - 20..];
         for x in tail {
             let b = x.backlog.unwrap();
@@ -568,7 +572,10 @@ mod tests {
             assert!(x.gamma.is_none() && x.cwnd_est.is_none());
         }
         let w = pkts(logic.rwnd().unwrap());
-        assert!(w > 10_000.0 / MSS as f64 + p.min_th, "window {w:.1} packets");
+        assert!(
+            w > 10_000.0 / MSS as f64 + p.min_th,
+            "window {w:.1} packets"
+        );
     }
 
     #[test]

@@ -65,5 +65,5 @@ pub mod record;
 pub mod rtac;
 
 pub use controller::{Controller, FlowId};
-pub use params::{scheme, Config, DfcsdParams, DrwaParams, RtacParams, RttSource, Rule};
+pub use params::{scheme, Config, DfcsdParams, DrwaParams, RtacParams, RttSource, Rule, RULES};
 pub use record::{write_csv, write_csv_file, FlowRecord, Row};

@@ -171,6 +171,9 @@ impl Config {
     }
 }
 
+/// The rules' names, as schemes and in records.
+pub const RULES: &[&str] = &["dfcsd", "drwa", "rtac"];
+
 /// The runner's scheme names for receiver-side control: `dfcsd`, `drwa`
 /// and `rtac` (a Cubic sender) or `<rule>+<cc>` (any sender CC). Returns
 /// the rule with default parameters and the sender's congestion control.

@@ -105,6 +105,9 @@ mod tests {
         assert!(pkts > p.min_th && pkts < 2.0 * p.max_th, "{pkts}");
         assert!((pkts - 15.3).abs() < 0.5, "{pkts}");
         let prob = mark_probability(&p, pkts);
-        assert!((prob * pkts / 2.0 - (1.0 - prob)).abs() < 0.05, "{pkts} {prob}");
+        assert!(
+            (prob * pkts / 2.0 - (1.0 - prob)).abs() < 0.05,
+            "{pkts} {prob}"
+        );
     }
 }
