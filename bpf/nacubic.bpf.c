@@ -9,4 +9,4 @@
 
 char _license[] SEC("license") = "GPL";
 
-NA_DEFINE_CC(nacubic, 1);
+NA_DEFINE_CC(nacubic, NA_NACUBIC);

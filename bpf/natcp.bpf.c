@@ -8,4 +8,4 @@
 
 char _license[] SEC("license") = "GPL";
 
-NA_DEFINE_CC(natcp, 0);
+NA_DEFINE_CC(natcp, NA_NATCP);

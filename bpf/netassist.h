@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * NATCP and NACubic: the kernel side shared by natcp.bpf.c and nacubic.bpf.c
- * (docs/netassist.md).
+ * NATCP, NACubic and TG: the kernel side shared by natcp.bpf.c, nacubic.bpf.c
+ * and tg.bpf.c (docs/netassist.md).
  *
  * The server agent (crates/netassist, agent.rs) writes the latest NetAssist
  * feedback of each UE into `na_feedback`, keyed by the UE's IPv4 address. On
@@ -11,6 +11,9 @@
  *     natcp:   cwnd = eq. 1, pacing = BL_Bw / beta
  *     nacubic: the kernel's Cubic (through its kfuncs), cwnd capped at
  *              eq. 1, pacing = BL_Bw / beta
+ *     tg:      cwnd = BL_Bw x the connection's own SRTT, recomputed on
+ *              every ACK, pacing = BL_Bw (tg_logic.h: no beta, no
+ *              NetAssist min RTT)
  *   none yet, or stale (section 2.4's fallback timer):
  *     both are plain Cubic, unpaced, until feedback returns.
  *
@@ -42,6 +45,14 @@
 
 #include "tcp_ca_common.h"
 #include "netassist_logic.h"
+#include "tg_logic.h"
+
+/* Which window rule a NetAssist congestion control applies while assisted. */
+enum na_flavour {
+	NA_NATCP = 0,   /* eq. 1 */
+	NA_NACUBIC = 1, /* Cubic capped at eq. 1 */
+	NA_TG = 2,      /* guided bandwidth x own SRTT */
+};
 
 #define NA_CUBIC_PRIV 64 /* Cubic's 60 bytes, rounded up to 8 */
 
@@ -280,7 +291,7 @@ static __always_inline void na_set_state(struct sock *sk, __u8 new_state)
 }
 
 static __always_inline void na_cong_control(struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs,
-					    bool cap_cubic)
+					    enum na_flavour flavour)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct na_sk *s = na_sk(sk);
@@ -289,6 +300,11 @@ static __always_inline void na_cong_control(struct sock *sk, __u32 ack, int flag
 	__u8 was = s->mode;
 	bool fresh = fb && na_fresh(fb->bw_Bps, fb->updated_us, fb->timeout_us, tp->tcp_mstamp);
 	bool changed = false;
+	bool cap_cubic = flavour == NA_NACUBIC;
+
+	/* TG needs the sender's own RTT estimate; before the first sample it is Cubic. */
+	if (flavour == NA_TG && !tg_srtt_us(tp->srtt_us))
+		fresh = false;
 
 	if (fresh) {
 		if (was != NA_MODE_ASSISTED)
@@ -296,10 +312,18 @@ static __always_inline void na_cong_control(struct sock *sk, __u32 ack, int flag
 		if (!s->applied || s->seq != fb->seq || was != NA_MODE_ASSISTED) {
 			s->seq = fb->seq;
 			s->applied = 1;
-			s->target = na_target_cwnd(fb->bw_Bps, fb->min_rtt_us, fb->alpha_pct, fb->beta, na_wire(tp));
-			s->pacing_rate = na_pacing_rate(fb->bw_Bps, fb->beta, tp->mss_cache, na_wire(tp));
+			if (flavour == NA_TG) {
+				s->pacing_rate = tg_pacing_rate(fb->bw_Bps, tp->mss_cache, na_wire(tp));
+			} else {
+				s->target = na_target_cwnd(fb->bw_Bps, fb->min_rtt_us, fb->alpha_pct, fb->beta,
+							   na_wire(tp));
+				s->pacing_rate = na_pacing_rate(fb->bw_Bps, fb->beta, tp->mss_cache, na_wire(tp));
+			}
 			changed = true;
 		}
+		/* TG's RTT is the connection's, which moves with every ACK. */
+		if (flavour == NA_TG)
+			s->target = tg_target_cwnd(fb->bw_Bps, tg_srtt_us(tp->srtt_us), na_wire(tp));
 	} else if (was == NA_MODE_ASSISTED) {
 		na_enter_fallback(sk, s);
 		changed = true;
@@ -339,9 +363,9 @@ static __always_inline void na_cong_control(struct sock *sk, __u32 ack, int flag
 
 /*
  * One congestion control: the BPF programs (named <cc>_<hook>, as
- * `c2tcp status` expects) and its struct_ops. cap_cubic: 0 NATCP, 1 NACubic.
+ * `c2tcp status` expects) and its struct_ops; flavour is an enum na_flavour.
  */
-#define NA_DEFINE_CC(cc, cap_cubic)                                                                    \
+#define NA_DEFINE_CC(cc, flavour)                                                                    \
 	SEC("struct_ops")                                                                              \
 	void BPF_PROG(cc##_init, struct sock *sk)                                                    \
 	{                                                                                              \
@@ -351,7 +375,7 @@ static __always_inline void na_cong_control(struct sock *sk, __u32 ack, int flag
 	void BPF_PROG(cc##_cong_control, struct sock *sk, __u32 ack, int flag,                       \
 		      const struct rate_sample *rs)                                                    \
 	{                                                                                              \
-		na_cong_control(sk, ack, flag, rs, cap_cubic);                                         \
+		na_cong_control(sk, ack, flag, rs, flavour);                                           \
 	}                                                                                              \
 	SEC("struct_ops")                                                                              \
 	__u32 BPF_PROG(cc##_ssthresh, struct sock *sk)                                               \

@@ -4,15 +4,16 @@
 # (REPS repetitions, default 3: Cubic's short-flow time depends on where its
 # sawtooth is when the short flow arrives) and the paper's variants
 # (short-flow size, 1-5 short flows, link rate, an LTE trace; one repetition
-# each) and the base-RTT sweep (two repetitions), every one a `c2tcp bench` over plain Cubic, DRWA and DFCSD
-# receivers, DFCSD over its γ_max, then the short-vs-long table. Resumable like any bench.
+# each) and the base-RTT sweep (two repetitions), every one a `c2tcp bench` over plain Cubic, DRWA, RTAC
+# and DFCSD receivers (the paper's four), DFCSD over its γ_max, then the short-vs-long table.
+# Resumable like any bench.
 # Benchmarks of different people must not overlap (they share the cores):
 #   flock /run/c2tcp/bench.lock scripts/bench-dfcsd.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/c2tcp}
 OUT=${DFCSD_OUT:-bench-out/dfcsd}
-SCHEMES=${SCHEMES:-cubic,drwa,dfcsd}
+SCHEMES=${SCHEMES:-cubic,drwa,rtac,dfcsd}
 REPS=${REPS:-3}
 JOBS=${JOBS:-1}
 [ "$(id -u)" = 0 ] || { echo "needs root (network namespaces, TUN)" >&2; exit 1; }

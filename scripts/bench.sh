@@ -12,8 +12,11 @@
 #   friendliness  C2TCP Fig. 18: a Cubic flow, then the scheme under test
 #   sprout        Sprout NSDI'13 set-up (20 ms each way, unlimited queue)
 #   competing     Sprout 5.7, Direct: Cubic bulk + a two-way webrtc-gcc call, Verizon LTE
-#   natcp         NATCP/NACubic over live NetAssist, the MEC set-up (Table 2)
-#   dfcsd         DFCSD/DRWA short-vs-long and its variants (scripts/bench-dfcsd.sh)
+#   natcp         NATCP/NACubic over live NetAssist, the MEC set-up, 60 s runs
+#   natcp-table2  NATCP Table 2: NATCP and the schemes it is compared with over
+#                 each whole trace (hours), then scripts/natcp-table2.py beside
+#                 the paper's column; NATCP_SCHEMES overrides the list (add abc)
+#   dfcsd         DFCSD/DRWA/RTAC short-vs-long and its variants (scripts/bench-dfcsd.sh)
 #
 # BENCH_OUT (default bench-out) holds one directory per part with its report;
 # BENCH_JOBS (default 2) runs at a time; BENCH_PARTS selects parts.
@@ -22,7 +25,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/c2tcp}
 OUT=${BENCH_OUT:-bench-out}
 JOBS=${BENCH_JOBS:-2}
-PARTS=${BENCH_PARTS:-"table1 ablation full-length target-sweep buffer-sweep friendliness sprout competing natcp dfcsd"}
+PARTS=${BENCH_PARTS:-"table1 ablation full-length target-sweep buffer-sweep friendliness sprout competing natcp natcp-table2 dfcsd"}
 TRACES=${C2TCP_TRACES:-traces}
 
 [ "$(id -u)" = 0 ] || { echo "make bench needs root (BPF, network namespaces, TUN): run it with sudo" >&2; exit 1; }
@@ -57,6 +60,10 @@ bench friendliness tcp-friendliness
 bench sprout sprout-paper
 bench competing sprout-competing
 bench natcp natcp-mec
+bench natcp-table2 natcp-table2 ${NATCP_SCHEMES:+--schemes "$NATCP_SCHEMES"}
+if part natcp-table2; then
+  ./scripts/natcp-table2.py "$OUT/natcp-table2" | tee "$OUT/natcp-table2/table2.md"
+fi
 if part dfcsd; then
   echo "== dfcsd (receiver-side short-vs-long and variants)"
   DFCSD_OUT="$OUT/dfcsd" JOBS="$JOBS" BIN="$BIN" ./scripts/bench-dfcsd.sh

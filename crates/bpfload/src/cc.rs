@@ -89,6 +89,12 @@ pub static CCS: &[CcSpec] = &[
         attach: crate::netassist::attach_nacubic,
         reconfigure: no_options,
     },
+    CcSpec {
+        name: "tg",
+        summary: "TG (throughput guidance): cwnd = NetAssist bandwidth x own smoothed RTT, paced; Cubic without feedback",
+        attach: crate::netassist::attach_tg,
+        reconfigure: no_options,
+    },
 ];
 
 pub fn spec(name: &str) -> Result<&'static CcSpec> {

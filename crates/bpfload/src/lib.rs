@@ -43,6 +43,9 @@ mod skel {
     pub mod nacubic {
         include!(concat!(env!("OUT_DIR"), "/nacubic.skel.rs"));
     }
+    pub mod tg {
+        include!(concat!(env!("OUT_DIR"), "/tg.skel.rs"));
+    }
     pub mod vivace {
         include!(concat!(env!("OUT_DIR"), "/vivace.skel.rs"));
     }

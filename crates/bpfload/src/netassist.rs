@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! The kernel side of NATCP and NACubic as seen from userspace: loading them,
+//! The kernel side of NATCP, NACubic and TG as seen from userspace: loading them,
 //! the feedback map the server agent writes, and the per-flow state the
 //! programs export (`bpf/netassist.h`, `docs/netassist.md`).
 //!
-//! Each of the two congestion controls is its own BPF object with its own
+//! Each of the three congestion controls is its own BPF object with its own
 //! maps, pinned under `/sys/fs/bpf/c2tcp/<cc>/`: `feedback` (per UE, written
 //! by the agent) and `flows` (per connection, written by the programs). The
 //! agent writes every loaded one's `feedback`, so a run may use both.
@@ -18,11 +18,11 @@ use libbpf_rs::{MapCore, MapFlags, MapHandle};
 use crate::sys;
 
 /// The congestion controls that read NetAssist feedback.
-pub const NETASSIST_CCS: &[&str] = &["natcp", "nacubic"];
+pub const NETASSIST_CCS: &[&str] = &["natcp", "nacubic", "tg"];
 
 // The map types are the skeleton's: libbpf-cargo generates them from the
 // objects' BTF, so they are `bpf/netassist.h`'s structs as the compiler laid
-// them out, with no second spelling here. NATCP's and NACubic's objects
+// them out, with no second spelling here. NATCP's, NACubic's and TG's objects
 // include the same header (a test checks the sizes agree).
 use crate::skel::natcp::types::{na_feedback, na_flow_key, na_flow_state};
 
@@ -141,6 +141,7 @@ attach_netassist!(
     crate::skel::nacubic::NacubicSkelBuilder,
     nacubic
 );
+attach_netassist!(attach_tg, crate::skel::tg::TgSkelBuilder, tg);
 
 /// The agent's handle on the `feedback` maps of the loaded NetAssist
 /// congestion controls.
@@ -231,12 +232,15 @@ mod tests {
     #[test]
     fn map_structs_are_the_bpf_ones_and_round_trip() {
         use crate::skel::nacubic::types as nacubic;
+        use crate::skel::tg::types as tg;
         use std::mem::size_of;
         assert_eq!((size_of::<Feedback>(), Feedback::listed_bytes()), (40, 40));
         assert_eq!((size_of::<FlowState>(), FlowState::listed_bytes()), (56, 56));
         assert_eq!((size_of::<na_flow_key>(), na_flow_key::listed_bytes()), (8, 8));
         assert_eq!(size_of::<nacubic::na_feedback>(), size_of::<Feedback>());
         assert_eq!(size_of::<nacubic::na_flow_state>(), size_of::<FlowState>());
+        assert_eq!(size_of::<tg::na_feedback>(), size_of::<Feedback>());
+        assert_eq!(size_of::<tg::na_flow_state>(), size_of::<FlowState>());
         let fb = Feedback {
             bw_Bps: 1 << 40 | 1,
             updated_us: 2,
@@ -271,7 +275,7 @@ mod verifier {
     /// Loading the objects runs the verifier over every program; nothing is
     /// registered (that needs the struct_ops link), so no lock is needed.
     #[test]
-    fn natcp_and_nacubic_pass_the_verifier() {
+    fn natcp_nacubic_and_tg_pass_the_verifier() {
         if !crate::sys::is_root() {
             assert!(
                 std::env::var("CI").as_deref() != Ok("true"),
@@ -292,5 +296,11 @@ mod verifier {
             .unwrap()
             .load()
             .expect("nacubic verifies");
+        let mut s3 = MaybeUninit::uninit();
+        crate::skel::tg::TgSkelBuilder::default()
+            .open(&mut s3)
+            .unwrap()
+            .load()
+            .expect("tg verifies");
     }
 }

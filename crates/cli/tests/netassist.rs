@@ -177,3 +177,113 @@ fn two_natcp_flows_to_one_ue_share_the_link_fairly() {
         );
     }
 }
+
+/// TG on a real cellular trace, against Cubic on the same trace in the same
+/// test: with NetAssist's feedback it is assisted and paced at the whole
+/// guided bandwidth (no division by the flow count) and keeps a smaller
+/// queue than Cubic, which fills the 150 KB buffer; with NetAssist silent
+/// for the whole run it never leaves Cubic (mode `waiting`) and moves as
+/// much data as Cubic with as long a queue.
+#[test]
+fn tg_follows_the_guidance_and_without_it_is_cubic() {
+    let test = "tg_follows_the_guidance_and_without_it_is_cubic";
+    if !testkit::require_root(test) {
+        return;
+    }
+    let Some(traces) = testkit::traces_dir(test) else {
+        return;
+    };
+    let trace = traces.join("mahimahi/TMobile-LTE-driving.down");
+    let _kernel = testkit::kernel_lock();
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |name: &str, scheme: &str, silent: bool| {
+        let scenario = tmp.path().join(format!("{name}.toml"));
+        std::fs::write(
+            &scenario,
+            format!(
+                r#"name = "{name}"
+[link]
+downlink = "{}"
+delay_ms = 5
+queue = "droptail:bytes=150000"
+duration_s = 12
+warmup_s = 2
+[netassist]
+{}
+[[flows]]
+scheme = "{scheme}"
+"#,
+                trace.display(),
+                if silent {
+                    "silent = [[0.0, 100.0]]"
+                } else {
+                    ""
+                }
+            ),
+        )
+        .unwrap();
+        let out = tmp.path().join(name);
+        let (ok, text) = c2tcp(&[
+            "run",
+            scenario.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]);
+        assert!(ok, "{name}: {text}");
+        out
+    };
+    let flow = |out: &Path| metrics(out)["flows"][0].clone();
+    let num = |f: &serde_json::Value, k: &str| f[k].as_f64().unwrap_or_else(|| panic!("{k}: {f}"));
+    let cubic = flow(&run("cubic", "cubic", false));
+    let tg_out = run("tg", "tg", false);
+    let tg = flow(&tg_out);
+    let bare_out = run("tg-silent", "tg", true);
+    let bare = flow(&bare_out);
+
+    // With guidance: assisted throughout, paced at all of the bandwidth.
+    let rows = state_rows(&tg_out.join("netassist-flow0.csv"));
+    let text = std::fs::read_to_string(tg_out.join("netassist-flow0.csv")).unwrap();
+    assert!(rows.len() > 50, "feedback applied every period: {text}");
+    assert!(rows.iter().all(|r| r.1 == "assisted"), "{text}");
+    for l in text.lines().skip(1) {
+        let f: Vec<f64> = l
+            .split(',')
+            .map(|x| x.parse().unwrap_or(f64::NAN))
+            .collect();
+        let (pacing, bw) = (f[4], f[5]);
+        assert!(
+            (pacing - bw * 1448.0 / 1500.0).abs() <= 0.01 * bw + 0.01,
+            "pacing is the whole guided bandwidth in payload bytes: {l}"
+        );
+    }
+    let (q_tg, q_cubic) = (
+        num(&tg, "avg_queue_delay_ms"),
+        num(&cubic, "avg_queue_delay_ms"),
+    );
+    let (x_tg, x_cubic) = (num(&tg, "throughput_mbps"), num(&cubic, "throughput_mbps"));
+    assert!(
+        q_tg <= 0.85 * q_cubic && x_tg >= 0.5 * x_cubic,
+        "TG {x_tg} Mbit/s at {q_tg} ms vs Cubic {x_cubic} Mbit/s at {q_cubic} ms"
+    );
+
+    // Without guidance: Cubic all along.
+    let bare_rows = state_rows(&bare_out.join("netassist-flow0.csv"));
+    assert!(
+        bare_rows.iter().all(|r| r.1 == "waiting" && r.4 == 0.0),
+        "{bare_rows:?}"
+    );
+    let na = json(&bare_out.join("netassist.json"));
+    assert_eq!(
+        na["netassist"]["withheld"], na["netassist"]["periods"],
+        "{na}"
+    );
+    let (q_bare, x_bare) = (
+        num(&bare, "avg_queue_delay_ms"),
+        num(&bare, "throughput_mbps"),
+    );
+    assert!(
+        (0.8..=1.25).contains(&(x_bare / x_cubic)) && (0.7..=1.4).contains(&(q_bare / q_cubic)),
+        "TG without guidance {x_bare} Mbit/s at {q_bare} ms vs Cubic {x_cubic} Mbit/s at {q_cubic} ms"
+    );
+}

@@ -119,3 +119,77 @@ fn dfcsd_shortens_a_short_flow_next_to_a_long_one() {
         "the long flow under DFCSD: {long_mbps:?} Mbit/s"
     );
 }
+
+/// RTAC receivers (rxctl's RTAC, assembled from its description: RED on
+/// the estimated backlog, AIMD on rwnd) against plain Cubic receivers on
+/// the same scaled short-vs-long scenario: the long flow's standing queue
+/// falls from the buffer's 400 packets to about RED's max_th, so the short
+/// flow completes clearly sooner (the paper: RTAC second to DFCSD), and the
+/// long flow keeps most of its throughput.
+#[test]
+fn rtac_shortens_a_short_flow_next_to_a_long_one() {
+    if !testkit::require_root("rtac_shortens_a_short_flow_next_to_a_long_one") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = tmp.path().join("short-long.toml");
+    std::fs::write(&scenario, SCENARIO).unwrap();
+    let mut fct = Vec::new();
+    let mut long_mbps = Vec::new();
+    for scheme in ["cubic", "rtac"] {
+        let out = tmp.path().join(scheme);
+        let (ok, text) = c2tcp(&[
+            "run",
+            scenario.to_str().unwrap(),
+            "--scheme",
+            scheme,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(ok, "c2tcp run --scheme {scheme} failed: {text}");
+        let m = metrics(&out);
+        let short = flow(&m, "short")["fct_s"].as_f64();
+        fct.push(
+            short.unwrap_or_else(|| panic!("{scheme}: the short flow did not complete: {text}")),
+        );
+        long_mbps.push(flow(&m, "long")["throughput_mbps"].as_f64().unwrap());
+        if scheme == "rtac" {
+            // The controller's record: the rule's name, its mark
+            // probability in the last column, and the long flow's backlog
+            // estimate brought down from the kernel's window to RED's band.
+            let text = std::fs::read_to_string(out.join("rxctl.csv")).unwrap();
+            let rows: Vec<Vec<&str>> = text
+                .lines()
+                .skip(1)
+                .map(|l| l.split(',').collect())
+                .filter(|c: &Vec<&str>| c[1] == "long")
+                .collect();
+            assert!(rows.len() >= 20, "{} decisions: {text}", rows.len());
+            assert!(rows
+                .iter()
+                .all(|c| c[2] == "rtac" && c[15].parse::<f64>().is_ok()));
+            let late: Vec<f64> = rows
+                .iter()
+                .filter(|c| c[3].parse::<f64>().unwrap() > 2.0)
+                .map(|c| c[10].parse().unwrap())
+                .collect();
+            let mean = late.iter().sum::<f64>() / late.len().max(1) as f64;
+            assert!(
+                !late.is_empty() && mean < 30.0,
+                "the long flow's backlog after 2 s averages {mean:.1} packets"
+            );
+        }
+    }
+    let (cubic, rtac) = (fct[0], fct[1]);
+    eprintln!(
+        "short-flow FCT: cubic {cubic:.3} s, rtac {rtac:.3} s; long flow {long_mbps:?} Mbit/s"
+    );
+    assert!(
+        rtac < 0.5 * cubic,
+        "RTAC's short flow took {rtac:.3} s, Cubic's {cubic:.3} s"
+    );
+    assert!(
+        long_mbps[1] > 0.7 * long_mbps[0],
+        "the long flow under RTAC: {long_mbps:?} Mbit/s"
+    );
+}

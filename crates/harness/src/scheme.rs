@@ -10,7 +10,7 @@
 //! `verus` another (`c2tcp verus-send/-recv`); `webrtc-gcc` is pion's
 //! Google Congestion Control driving a synthetic video source
 //! (`tools/webrtc-gcc`, docs/webrtc.md);
-//! `dfcsd` / `drwa` (or `dfcsd+<cc>`, `drwa+<cc>`) put the UE's receivers
+//! `dfcsd` / `drwa` / `rtac` (or `<rule>+<cc>`) put the UE's receivers
 //! under receiver-side window control (`rxctl`) with any sender.
 use std::collections::BTreeMap;
 
@@ -35,7 +35,7 @@ pub enum Kind {
     Kernel { cc: &'static str },
     /// One of our BPF congestion controls; loaded if needed.
     Bpf { cc: &'static str },
-    /// A BPF congestion control fed by NetAssist (`natcp`, `nacubic`): the
+    /// A BPF congestion control fed by NetAssist (`natcp`, `nacubic`, `tg`): the
     /// runner also starts NetAssist, its agent and the UE's flow reporter.
     NetAssisted { cc: &'static str },
     /// Cubic with this AQM on both bottleneck queues (CoDel or PIE).
@@ -49,7 +49,7 @@ pub enum Kind {
     /// WebRTC's Google Congestion Control (pion's) pacing a synthetic video
     /// source over RTP/UDP (`webrtc-gcc send/recv`).
     WebrtcGcc,
-    /// Receiver-side window control at the UE (`dfcsd` or `drwa`, as
+    /// Receiver-side window control at the UE (`dfcsd`, `drwa` or `rtac`, as
     /// `rxctl` names the rule) with this sender congestion control.
     ReceiverSide { rule: &'static str, cc: String },
 }
@@ -236,6 +236,30 @@ const DRWA_KNOBS: &[Knob] = &[Knob {
     word: None,
 }];
 
+const RTAC_KNOBS: &[Knob] = &[
+    Knob {
+        name: "rtac_min_th",
+        about: "RTAC's RED min_th on the estimated backlog, packets (default 5, Floyd's)",
+        min: 0.0,
+        max: 1000.0,
+        word: None,
+    },
+    Knob {
+        name: "rtac_max_th",
+        about: "RTAC's RED max_th, packets, > min_th (default 15 = 3 x min_th, Floyd's)",
+        min: 0.5,
+        max: 1000.0,
+        word: None,
+    },
+    Knob {
+        name: "rtac_max_p",
+        about: "RTAC's RED mark probability at max_th (default 0.1, Floyd's)",
+        min: 0.001,
+        max: 1.0,
+        word: None,
+    },
+];
+
 struct Entry {
     name: &'static str,
     summary: &'static str,
@@ -310,6 +334,12 @@ fn registry() -> Vec<Entry> {
             knobs: &[],
         },
         Entry {
+            name: "tg",
+            summary: "TG, throughput guidance (BPF): cwnd = NetAssist bandwidth x the sender's own smoothed RTT, paced at that bandwidth; Cubic without it",
+            kind: Kind::NetAssisted { cc: "tg" },
+            knobs: &[],
+        },
+        Entry {
             name: "cubic-codel",
             summary: "Cubic over CoDel at the bottleneck (both directions)",
             kind: Kind::CubicOverAqm { aqm: QueueKind::CoDel },
@@ -329,7 +359,9 @@ fn registry() -> Vec<Entry> {
 /// any sender).
 pub fn names() -> Vec<String> {
     let mut v: Vec<String> = registry().into_iter().map(|e| e.name.to_string()).collect();
-    v.extend(["dfcsd", "drwa", "dfcsd+<cc>", "drwa+<cc>", "iperf3:<cc>"].map(String::from));
+    v.extend(rxctl::RULES.iter().map(|r| r.to_string()));
+    v.extend(rxctl::RULES.iter().map(|r| format!("{r}+<cc>")));
+    v.push("iperf3:<cc>".into());
     v
 }
 
@@ -376,7 +408,7 @@ pub fn lookup(name: &str) -> Result<Scheme> {
     if let Some((rule, cc)) = rxctl::scheme(name) {
         return receiver_side(name, rule.name(), cc);
     }
-    if name.starts_with("dfcsd+") || name.starts_with("drwa+") {
+    if rxctl::RULES.iter().any(|r| name.strip_prefix(r).is_some_and(|t| t == "+")) {
         bail!("`{name}`: give the sender's congestion control after the +, e.g. dfcsd+bbr");
     }
     match registry().into_iter().find(|e| e.name == name) {
@@ -397,10 +429,10 @@ pub fn lookup(name: &str) -> Result<Scheme> {
 /// registry (e.g. `dfcsd+c2tcp`), that sender's knobs too. A sender the
 /// registry does not know is passed to the kernel as it is, as iperf3:<cc>.
 fn receiver_side(name: &str, rule: &'static str, cc: &str) -> Result<Scheme> {
-    let mut knobs = if rule == "dfcsd" {
-        DFCSD_KNOBS.to_vec()
-    } else {
-        DRWA_KNOBS.to_vec()
+    let mut knobs = match rule {
+        "dfcsd" => DFCSD_KNOBS.to_vec(),
+        "rtac" => RTAC_KNOBS.to_vec(),
+        _ => DRWA_KNOBS.to_vec(),
     };
     match registry().into_iter().find(|e| e.name == cc) {
         Some(Entry { kind: Kind::Kernel { .. } | Kind::Bpf { .. }, knobs: sender, .. }) => knobs.extend_from_slice(sender),
@@ -413,6 +445,10 @@ fn receiver_side(name: &str, rule: &'static str, cc: &str) -> Result<Scheme> {
             "DFCSD receivers (rxctl) with Cubic senders: short flows may queue more than long ones"
         }
         ("dfcsd", true) => "DFCSD receivers (rxctl) with this sender congestion control",
+        ("rtac", false) => {
+            "RTAC receivers (rxctl) with Cubic senders: RED on the estimated backlog, AIMD on rwnd (assembled from its description)"
+        }
+        ("rtac", true) => "RTAC receivers (rxctl) with this sender congestion control",
         (_, false) => {
             "DRWA receivers (rxctl) with Cubic senders: rwnd = lambda x RTT_min/RTT x cwnd_est"
         }
@@ -556,6 +592,19 @@ impl Scheme {
                 p.lambda = num("drwa_lambda").unwrap_or(p.lambda);
                 rxctl::Rule::Drwa(p)
             }
+            rxctl::Rule::Rtac(mut p) => {
+                p.min_th = num("rtac_min_th").unwrap_or(p.min_th);
+                p.max_th = num("rtac_max_th").unwrap_or(p.max_th);
+                p.max_p = num("rtac_max_p").unwrap_or(p.max_p);
+                if p.min_th >= p.max_th {
+                    bail!(
+                        "rtac_min_th ({}) must be below rtac_max_th ({})",
+                        p.min_th,
+                        p.max_th
+                    );
+                }
+                rxctl::Rule::Rtac(p)
+            }
         }))
     }
 
@@ -620,6 +669,11 @@ mod tests {
         assert_eq!(
             (na.sender_cc(), na.needs_bpf(), na.needs_netassist()),
             (Some("nacubic"), Some("nacubic"), true)
+        );
+        let tg = lookup("tg").unwrap();
+        assert_eq!(
+            (tg.sender_cc(), tg.needs_bpf(), tg.needs_netassist()),
+            (Some("tg"), Some("tg"), true)
         );
         assert!(!lookup("c2tcp").unwrap().needs_netassist());
         assert!(lookup("iperf3:").is_err());
@@ -710,6 +764,14 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("gamma_min") && e.contains("gamma_max"), "{e}");
+        let r = BTreeMap::from([("rtac_max_th".to_string(), toml::Value::Integer(20))]);
+        let Some(rxctl::Rule::Rtac(t)) = lookup("rtac+bbr").unwrap().receiver_rule(&r).unwrap() else {
+            panic!("rtac+bbr is RTAC")
+        };
+        assert_eq!((t.min_th, t.max_th, t.max_p), (5.0, 20.0, 0.1));
+        let bad = BTreeMap::from([("rtac_min_th".to_string(), toml::Value::Integer(20))]);
+        assert!(lookup("rtac").unwrap().receiver_rule(&bad).is_err());
+        assert!(lookup("rtac+").is_err() && names().contains(&"rtac+<cc>".to_string()));
         let q = BTreeMap::from([("drwa_lambda".to_string(), toml::Value::Integer(2))]);
         let Some(rxctl::Rule::Drwa(w)) = lookup("drwa").unwrap().receiver_rule(&q).unwrap() else {
             panic!()

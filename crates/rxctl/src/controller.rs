@@ -323,7 +323,7 @@ impl Inner {
         for f in &mut self.flows {
             let gamma = match &self.cfg.rule {
                 Rule::Dfcsd(p) => dfcsd::gamma(p, f.obs.bytes_received, d_min, d_max),
-                Rule::Drwa(_) => 0.0,
+                Rule::Drwa(_) | Rule::Rtac(_) => 0.0,
             };
             let out = f.logic.tick(&f.obs, gamma);
             if let Some(c) = out.set_clamp {

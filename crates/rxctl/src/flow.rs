@@ -17,6 +17,7 @@ use crate::dfcsd;
 use crate::drwa;
 use crate::estimator::Arrivals;
 use crate::params::{Config, RttSource, Rule};
+use crate::rtac;
 
 /// What the socket showed at one tick.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -51,6 +52,8 @@ pub struct Decision {
     pub step: i8,
     /// DRWA: the data received in the last RTT (bytes).
     pub cwnd_est: Option<u64>,
+    /// RTAC: the mark probability its RED gave the backlog.
+    pub mark_p: Option<f64>,
 }
 
 /// What the controller must do after a tick.
@@ -225,6 +228,7 @@ impl FlowLogic {
             backlog: None,
             step: 0,
             cwnd_est: None,
+            mark_p: None,
         };
         let next_period;
         match self.rule {
@@ -257,6 +261,15 @@ impl FlowLogic {
                 d.step = (d.rwnd as i64 - current as i64).signum() as i8;
                 next_period = srtt as u64;
             }
+            Rule::Rtac(p) => {
+                let backlog = dfcsd::backlog(current, mss, base, rtt);
+                let prob = rtac::mark_probability(&p, backlog);
+                d.rwnd = self.bound(rtac::next_rwnd(current as f64, mss, prob), mss);
+                d.backlog = Some(backlog);
+                d.mark_p = Some(prob);
+                d.step = (d.rwnd as i64 - current as i64).signum() as i8;
+                next_period = rtt;
+            }
         }
         self.rwnd = Some(d.rwnd);
         self.period_start_us = o.t_us;
@@ -271,7 +284,7 @@ impl FlowLogic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::{DfcsdParams, DrwaParams};
+    use crate::params::{DfcsdParams, DrwaParams, RtacParams};
     use std::time::Duration;
 
     const MSS: u32 = 1448;
@@ -535,6 +548,34 @@ mod tests {
         assert_eq!(logic.kernel_max(), 1 << 20);
         sim.run(&mut logic, 5_000, 0, p.gamma_max);
         assert!(pkts(logic.rwnd().unwrap()) > 15.0);
+    }
+
+    /// RTAC from the kernel's large opening window: halves while the
+    /// backlog is past 2 max_th, then settles with a backlog near max_th
+    /// (crate::rtac's equilibrium), the window BDP + that backlog.
+    #[test]
+    fn rtac_settles_with_a_backlog_inside_reds_band() {
+        let p = RtacParams::default();
+        let mut logic = FlowLogic::new(&cfg(Rule::Rtac(p)));
+        let mut sim = Sim::new(link(), 1 << 20);
+        sim.run(&mut logic, 20_000, 100 * MSS, 0.0);
+        let d = &sim.decisions;
+        assert!(
+            d[0].mark_p == Some(1.0) && d[0].rwnd == 50 * MSS,
+            "{:?}",
+            d[0]
+        );
+        let tail = &d[d.len() - 20..];
+        for x in tail {
+            let b = x.backlog.unwrap();
+            assert!(b > p.max_th - 2.0 && b < p.max_th + 2.0, "{tail:?}");
+            assert!(x.gamma.is_none() && x.cwnd_est.is_none());
+        }
+        let w = pkts(logic.rwnd().unwrap());
+        assert!(
+            w > 10_000.0 / MSS as f64 + p.min_th,
+            "window {w:.1} packets"
+        );
     }
 
     #[test]

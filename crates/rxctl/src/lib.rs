@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Receiver-side control of real Linux TCP receivers: the UE limits each
 //! flow's advertised window (TCP_WINDOW_CLAMP) so that few packets queue at
-//! the base station, by one of two rules:
+//! the base station, by one of three rules:
 //!
 //! - **DFCSD** ([`dfcsd`]): Vegas-style backlog `rwnd · (1 − baseRTT/RTT)`
 //!   against an allowance γ that falls exponentially with the bytes a flow
 //!   has received among the UE's active flows (short flows may queue more),
 //!   ±1 MSS per RTT;
-//! - **DRWA** ([`drwa`]): `rwnd = λ · RTT_min / RTT_est · cwnd_est` per RTT.
+//! - **DRWA** ([`drwa`]): `rwnd = λ · RTT_min / RTT_est · cwnd_est` per RTT;
+//! - **RTAC** ([`rtac`], assembled from its description): gentle RED on the
+//!   same backlog estimate, answered by Reno's AIMD in expectation per RTT.
 //!
 //! Parameters and their defaults are in [`params`], the RTT measurement in
 //! [`estimator`], one flow's loop in [`flow`], the sockets in
@@ -60,7 +62,8 @@ pub mod estimator;
 pub mod flow;
 pub mod params;
 pub mod record;
+pub mod rtac;
 
 pub use controller::{Controller, FlowId};
-pub use params::{scheme, Config, DfcsdParams, DrwaParams, RttSource, Rule};
+pub use params::{scheme, Config, DfcsdParams, DrwaParams, RtacParams, RttSource, Rule, RULES};
 pub use record::{write_csv, write_csv_file, FlowRecord, Row};

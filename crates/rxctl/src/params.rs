@@ -75,10 +75,36 @@ impl Default for DrwaParams {
     }
 }
 
+/// RTAC as built here (see [`crate::rtac`]: its paper's equations were not
+/// available, so the rule is assembled from its description): gentle RED on
+/// the Vegas backlog estimate, answered by an expected AIMD step per RTT.
+/// Thresholds in packets of the flow's MSS.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RtacParams {
+    /// RED's min_th = 5 packets, Floyd's recommended setting ("RED:
+    /// Discussions of Setting Parameters", 1997): below it nothing is marked.
+    pub min_th: f64,
+    /// max_th = 3 · min_th = 15 packets (the same recommendation).
+    pub max_th: f64,
+    /// max_p = 0.1, the mark probability at max_th (the same recommendation).
+    pub max_p: f64,
+}
+
+impl Default for RtacParams {
+    fn default() -> Self {
+        RtacParams {
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub enum Rule {
     Dfcsd(DfcsdParams),
     Drwa(DrwaParams),
+    Rtac(RtacParams),
 }
 
 impl Rule {
@@ -86,6 +112,7 @@ impl Rule {
         match self {
             Rule::Dfcsd(_) => "dfcsd",
             Rule::Drwa(_) => "drwa",
+            Rule::Rtac(_) => "rtac",
         }
     }
 }
@@ -144,8 +171,11 @@ impl Config {
     }
 }
 
-/// The runner's scheme names for receiver-side control: `dfcsd` and `drwa`
-/// (a Cubic sender) or `dfcsd+<cc>` / `drwa+<cc>` (any sender CC). Returns
+/// The rules' names, as schemes and in records.
+pub const RULES: &[&str] = &["dfcsd", "drwa", "rtac"];
+
+/// The runner's scheme names for receiver-side control: `dfcsd`, `drwa`
+/// and `rtac` (a Cubic sender) or `<rule>+<cc>` (any sender CC). Returns
 /// the rule with default parameters and the sender's congestion control.
 pub fn scheme(name: &str) -> Option<(Rule, &str)> {
     let (rule, cc) = name.split_once('+').unwrap_or((name, "cubic"));
@@ -155,6 +185,7 @@ pub fn scheme(name: &str) -> Option<(Rule, &str)> {
     match rule {
         "dfcsd" => Some((Rule::Dfcsd(DfcsdParams::default()), cc)),
         "drwa" => Some((Rule::Drwa(DrwaParams::default()), cc)),
+        "rtac" => Some((Rule::Rtac(RtacParams::default()), cc)),
         _ => None,
     }
 }
@@ -183,6 +214,10 @@ mod tests {
         );
         assert!(scheme("dfcsd+").is_none());
         assert!(scheme("cubic").is_none());
-        assert!(scheme("rtac+cubic").is_none());
+        assert_eq!(
+            scheme("rtac+bbr").map(|(r, cc)| (r.name(), cc)),
+            Some(("rtac", "bbr"))
+        );
+        assert!(scheme("red+cubic").is_none());
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! What the controller did, per flow: one row per control decision (rwnd,
-//! RTTs, γ and backlog for DFCSD, cwnd_est for DRWA), written as one CSV for
+//! RTTs, γ and backlog for DFCSD, cwnd_est for DRWA, backlog and mark
+//! probability for RTAC), written as one CSV for
 //! all flows of a run (`rxctl.csv` in a run directory).
 use std::io::Write;
 use std::path::Path;
@@ -32,6 +33,8 @@ pub struct Row {
     pub bytes_received: u64,
     /// How often Linux had written its own clamp over ours so far.
     pub kernel_overrides: u32,
+    /// RTAC's mark probability (the last column, after the older ones).
+    pub mark_p: Option<f64>,
 }
 
 impl Row {
@@ -56,6 +59,7 @@ impl Row {
             cwnd_est_bytes: d.cwnd_est,
             bytes_received: bytes,
             kernel_overrides: overrides,
+            mark_p: d.mark_p,
         }
     }
 }
@@ -75,7 +79,7 @@ pub struct FlowRecord {
 }
 
 /// The CSV's columns: the flow, then [`Row`]'s fields.
-pub const CSV_HEADER: [&str; 15] = [
+pub const CSV_HEADER: [&str; 16] = [
     "flow",
     "label",
     "rule",
@@ -91,10 +95,12 @@ pub const CSV_HEADER: [&str; 15] = [
     "cwnd_est_bytes",
     "bytes_received",
     "kernel_overrides",
+    "mark_p",
 ];
 
 /// Writes every flow's rows as one CSV (header always), by flow then time.
-/// Empty cells: γ and backlog for DRWA, cwnd_est for DFCSD.
+/// Empty cells: what another rule records (γ for DRWA and RTAC, backlog for
+/// DRWA, cwnd_est for DFCSD and RTAC, mark_p for all but RTAC).
 pub fn write_csv(records: &[FlowRecord], out: impl Write) -> Result<()> {
     let mut w = csv::WriterBuilder::new()
         .has_headers(false)
@@ -118,6 +124,7 @@ pub fn write_csv(records: &[FlowRecord], out: impl Write) -> Result<()> {
                 row.cwnd_est_bytes,
                 row.bytes_received,
                 row.kernel_overrides,
+                row.mark_p,
             ))?;
         }
     }
@@ -146,6 +153,7 @@ mod tests {
             backlog: Some(5.0),
             step: 1,
             cwnd_est: None,
+            mark_p: None,
         };
         let rec = FlowRecord {
             id: 3,
@@ -165,7 +173,7 @@ mod tests {
         assert_eq!(lines[0], CSV_HEADER.join(","));
         assert_eq!(
             lines[1],
-            "3,short,dfcsd,1.5,14480,13000,40.0,20.0,21.0,10.0,5.0,1,,9,0"
+            "3,short,dfcsd,1.5,14480,13000,40.0,20.0,21.0,10.0,5.0,1,,9,0,"
         );
         // No flows: still a header.
         let mut empty = Vec::new();

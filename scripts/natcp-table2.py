@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""NATCP's Table 2 (HotEdge 2019, section 3) from a bench of scenarios/natcp-table2.toml.
+
+Power = throughput / mean queueing delay, power95 = throughput / p95 queueing
+delay (as the paper defines them). For each trace, NATCP's power divided by
+the scheme's ("NATCP's improvement"), then averaged over the traces that
+have both, as the paper normalises per trace and averages. Retransmissions:
+each scheme's total over the traces divided by NACubic's. Every row is
+printed beside the paper's figure; a scheme without runs prints "not run".
+Reads each run's run.json and metrics.json (only runs whose status is
+"done"; a failed or missing run is reported, never skipped silently).
+
+Usage: scripts/natcp-table2.py BENCH_DIR
+"""
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+# The paper's Table 2: (P, P95) of NATCP over the scheme, and the normalised
+# retransmission counts (NACubic = 1).
+PAPER_POWER = {
+    "natcp": (1.0, 1.0),
+    "nacubic": (1.09, 1.1),
+    "abc": (2.71, 1.83),
+    "c2tcp": (2.79, 4.83),
+    "bbr": (3.46, 3.76),
+    "tg": (3.86, 5.65),
+    "cubic-codel": (1.63, 1.66),
+    "sprout": (4.8, 3.98),
+    "verus": (7.01, 6.67),
+    "cubic": (22.85, 23.85),
+    "westwood": (17.68, 19.60),
+    "vivace": (28.61, 35.54),
+}
+# Our UDP transports have no retransmissions to count (their metrics say 0).
+UDP = {"sprout", "sprout-ewma", "verus"}
+PAPER_RETRANS = {"nacubic": 1, "natcp": 4, "cubic": 20, "bbr": 25, "cubic-codel": 54, "tg": 1470}
+
+
+def load(bench):
+    runs = defaultdict(dict)  # scheme -> trace -> [metrics aggregate, ...]
+    bad = []
+    for info_path in sorted(bench.glob("runs/**/run.json")):
+        info = json.load(open(info_path))
+        where = info_path.parent
+        if info.get("status") != "done":
+            bad.append(f"{where}: status {info.get('status')}")
+            continue
+        agg = json.load(open(where / "metrics.json"))["aggregate"]
+        runs[info["scheme"]].setdefault(info["trace"], []).append(agg)
+    return runs, bad
+
+
+def mean(xs):
+    xs = [x for x in xs if x is not None]
+    return sum(xs) / len(xs) if xs else None
+
+
+def per_trace(runs, scheme, key):
+    """trace -> the mean of `key` over the scheme's repetitions there."""
+    return {t: mean([a.get(key) for a in aggs]) for t, aggs in runs.get(scheme, {}).items()}
+
+
+def fmt(x, digits=2):
+    return "–" if x is None else f"{x:.{digits}f}x"
+
+
+def main(argv):
+    if len(argv) != 2 or argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0 if len(argv) == 2 else 2
+    bench = Path(argv[1])
+    runs, bad = load(bench)
+    if "natcp" not in runs:
+        print(f"{bench}: no finished natcp runs to normalise to", file=sys.stderr)
+        return 1
+    ref = {k: per_trace(runs, "natcp", k) for k in ("power", "power95")}
+    print(f"NATCP's Table 2 from {bench} ({len(ref['power'])} traces with NATCP runs)\n")
+    print("| scheme | P (ours) | P (paper) | P95 (ours) | P95 (paper) | traces |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    order = list(PAPER_POWER) + sorted(s for s in runs if s not in PAPER_POWER)
+    for s in order:
+        if s not in runs:
+            paper = PAPER_POWER[s]
+            print(f"| {s} | not run | {paper[0]}x | not run | {paper[1]}x | 0 |")
+            continue
+        cols, n = [], 0
+        for k in ("power", "power95"):
+            mine = per_trace(runs, s, k)
+            ratios = [ref[k][t] / v for t, v in mine.items() if v and ref[k].get(t)]
+            n = max(n, len(ratios))
+            cols.append(mean(ratios))
+        paper = PAPER_POWER.get(s, (None, None))
+        p = [("–" if x is None else f"{x}x") for x in paper]
+        print(f"| {s} | {fmt(cols[0])} | {p[0]} | {fmt(cols[1])} | {p[1]} | {n} |")
+
+    print("\nTCP retransmissions over all traces, normalised to NACubic's total\n")
+    print("| scheme | retransmissions | normalised (ours) | normalised (paper) |")
+    print("| --- | --- | --- | --- |")
+    totals = {}
+    for s in runs:
+        if s in UDP:
+            continue
+        per = per_trace(runs, s, "retransmits")
+        if per and all(v is not None for v in per.values()):
+            totals[s] = sum(per.values())
+    base = totals.get("nacubic")
+    for s in sorted(totals, key=lambda s: (s not in PAPER_RETRANS, PAPER_RETRANS.get(s, 0), s)):
+        norm = "–" if not base else f"{totals[s] / base:.1f}x"
+        paper = PAPER_RETRANS.get(s)
+        print(f"| {s} | {totals[s]:.0f} | {norm} | {'–' if paper is None else f'{paper}x'} |")
+    if bad:
+        print("\nRuns that did not finish (left out above):", file=sys.stderr)
+        for b in bad:
+            print(f"  {b}", file=sys.stderr)
+        return 3
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
