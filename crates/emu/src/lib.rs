@@ -15,6 +15,7 @@ pub mod loss;
 pub mod packet;
 pub mod pipeline;
 pub mod queue;
+pub mod rate_spec;
 pub mod stats;
 pub mod synth;
 pub mod topology;

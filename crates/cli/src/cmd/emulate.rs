@@ -3,12 +3,12 @@
 //! command. COMMAND runs in a fresh network namespace (the UE); the
 //! caller's namespace is the other end.
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use emu::{DirectionConfig, Emulator, EmulatorConfig, EmulatorStats, QueueSpec, Trace};
+use emu::{DirectionConfig, Emulator, EmulatorConfig, EmulatorStats, QueueSpec};
 use netns::Netns;
 use plumbing::{process, signals, Signal};
 
@@ -27,12 +27,13 @@ Ctrl-C and SIGTERM stop COMMAND and tear everything down (with a terminal, Ctrl-
 shell, and the run ends when COMMAND does)."
 )]
 pub struct Args {
-    /// Trace for the downlink (caller side → COMMAND)
+    /// Downlink (caller side → COMMAND): a trace file (plain or .gz),
+    /// constant:MBPS, or steps:START_S:MBPS,...@PERIOD_S
     #[arg(long, value_name = "TRACE")]
-    downlink: PathBuf,
-    /// Trace for the uplink (COMMAND → caller side)
+    downlink: String,
+    /// Uplink (COMMAND → caller side): a trace file, constant:MBPS or steps:...
     #[arg(long, value_name = "TRACE")]
-    uplink: PathBuf,
+    uplink: String,
     /// One-way propagation delay each way, ms (fractions allowed), like mm-delay
     #[arg(long, value_name = "MS", default_value_t = 0.0)]
     delay: f64,
@@ -94,13 +95,17 @@ fn queue(flag: &str, name: &str, args: Option<&str>) -> Result<QueueSpec> {
 
 fn direction(
     what: &str,
-    trace: &Path,
+    trace: &str,
     queue: QueueSpec,
     loss: f64,
     log: Option<PathBuf>,
 ) -> Result<DirectionConfig> {
     emu::loss::validate(loss, &format!("--{what}-loss"))?;
-    let mut d = DirectionConfig::new(Trace::load(trace)?);
+    let trace = emu::rate_spec::load(trace).with_context(|| format!("--{what}"))?;
+    if let Some(w) = emu::rate_spec::rate_warning(&trace) {
+        eprintln!("c2tcp emulate: --{what}: {w}");
+    }
+    let mut d = DirectionConfig::new(trace);
     d.queue = queue;
     d.loss = loss;
     d.log = log;
@@ -155,11 +160,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let inside = Netns::new("ue")?;
     let summary = format!(
         "downlink {} ({}), uplink {} ({}), delay {} ms each way",
-        a.downlink.display(),
-        cfg.downlink.queue,
-        a.uplink.display(),
-        cfg.uplink.queue,
-        a.delay
+        a.downlink, cfg.downlink.queue, a.uplink, cfg.uplink.queue, a.delay
     );
     let emu = Emulator::start(cfg, &outside, &inside)?;
     if !a.quiet {

@@ -26,9 +26,10 @@ enum TraceCommand {
 
 #[derive(clap::Args)]
 struct StatsArgs {
-    /// Trace files (one delivery-opportunity timestamp in ms per line)
+    /// Trace files (one delivery-opportunity timestamp in ms per line; plain
+    /// or .gz) or rate specs (constant:MBPS, steps:START_S:MBPS,...@PERIOD_S)
     #[arg(required = true)]
-    traces: Vec<PathBuf>,
+    traces: Vec<String>,
     /// Print JSON instead of a table
     #[arg(long)]
     json: bool,
@@ -41,7 +42,9 @@ struct StatsArgs {
     --escape-rate per second. Same --seed, same trace.\n\nExamples:\n  \
     c2tcp trace synth -o lte.down --seed 1\n  \
     c2tcp trace synth -o c12 --constant 12 --duration 1\n  \
-    c2tcp trace synth -o steps --steps 0:24,10:6,20:0,21:12 --duration 30"
+    c2tcp trace synth -o steps --steps 0:24,10:6,20:0,21:12 --duration 30\n\n\
+    Rates above 10000 Mbit/s are refused; above 1000 Mbit/s (what docs/emulator.md shows the emulator \
+    delivering on two cores) the trace is written with a warning."
 )]
 struct SynthArgs {
     /// Where to write the trace
@@ -106,8 +109,8 @@ fn duration_ms(secs: f64) -> Result<u64> {
 fn stats(a: StatsArgs) -> Result<ExitCode> {
     let mut rows = Vec::new();
     for path in &a.traces {
-        let summary = Trace::load(path)?.summary();
-        rows.push((path.display().to_string(), summary));
+        let summary = emu::rate_spec::load(path)?.summary();
+        rows.push((path.clone(), summary));
     }
     if a.json {
         let v: Vec<_> = rows
@@ -144,11 +147,14 @@ fn print_row(p: &str, s: &Summary, w: usize) {
 
 fn write_and_report(path: &Path, opportunities: Vec<u64>) -> Result<ExitCode> {
     synth::write(path, &opportunities)?;
-    let s = Trace {
+    let trace = Trace {
         path: path.to_path_buf(),
         opportunities,
+    };
+    if let Some(w) = emu::rate_spec::rate_warning(&trace) {
+        eprintln!("c2tcp trace synth: {w}");
     }
-    .summary();
+    let s = trace.summary();
     eprintln!(
         "wrote {}: {:.3} s, {} opportunities, mean {:.2} Mbit/s (peak {:.2}, min {:.2}), {:.1} s of outage",
         path.display(),
@@ -165,10 +171,16 @@ fn write_and_report(path: &Path, opportunities: Vec<u64>) -> Result<ExitCode> {
 fn synth_cmd(a: SynthArgs) -> Result<ExitCode> {
     let ms = duration_ms(a.duration)?;
     let opportunities = if let Some(mbps) = a.constant {
+        emu::rate_spec::check_mbps("--constant", mbps, true)?;
         synth::constant(mbps, ms)?
     } else if let Some(steps) = &a.steps {
-        synth::from_rate(&synth::parse_schedule("--steps", steps)?, ms)?
+        let schedule = synth::parse_schedule("--steps", steps)?;
+        for (t, mbps) in &schedule {
+            emu::rate_spec::check_mbps(&format!("--steps at {t} s"), *mbps, false)?;
+        }
+        synth::from_rate(&schedule, ms)?
     } else {
+        emu::rate_spec::check_mbps("--max", a.max, true)?;
         synth::Cellular {
             duration_ms: ms,
             seed: a.seed,
@@ -187,6 +199,10 @@ fn from_rate(a: FromRateArgs) -> Result<ExitCode> {
     let text = std::fs::read_to_string(&a.schedule)
         .with_context(|| format!("reading {}", a.schedule.display()))?;
     let schedule = synth::parse_schedule(&a.schedule.display().to_string(), &text)?;
+    for (t, mbps) in &schedule {
+        let at = format!("{} at {t} s", a.schedule.display());
+        emu::rate_spec::check_mbps(&at, *mbps, false)?;
+    }
     let opportunities = synth::from_rate(&schedule, duration_ms(a.duration)?)
         .with_context(|| format!("in {}", a.schedule.display()))?;
     write_and_report(&a.output, opportunities)
