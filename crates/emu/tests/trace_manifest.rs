@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! The repository's `traces/MANIFEST.tsv` stays true: every trace file is
 //! listed, its size and line count match, it parses, and the manifest's
-//! duration and mean rate are the file's.
+//! duration and mean rate are the file's. A `.gz` file is checked as the
+//! text it decompresses to (lines, bytes and the source's blob SHA-1 are
+//! the original file's), read the way every trace reader reads it.
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -29,6 +31,22 @@ fn trace_files(root: &Path) -> BTreeSet<String> {
         }
     }
     out
+}
+
+/// `git hash-object`: SHA-1 of "blob <len>\0" and the content.
+fn git_blob_sha1(data: &[u8]) -> String {
+    let out = std::process::Command::new("git")
+        .args(["hash-object", "--stdin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(data)?;
+            c.wait_with_output()
+        })
+        .expect("running git hash-object");
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
 #[test]
@@ -70,8 +88,17 @@ fn every_trace_is_listed_and_matches_its_manifest_row() {
             assert!(!f[c].trim().is_empty(), "{at}: empty `{}`", header[c]);
         }
         let path = root.join(f[file]);
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{at}: {}: {e}", path.display()));
+        let text = emu::trace::read_text(&path).unwrap_or_else(|e| panic!("{at}: {e}"));
+        if f[file].ends_with(".gz") {
+            // The blob SHA-1 names the upstream file: check it against the text.
+            let blob = git_blob_sha1(text.as_bytes());
+            assert_eq!(
+                blob,
+                f[col("git_blob_sha1")],
+                "{at}: {} decompresses to another file",
+                f[file]
+            );
+        }
         let trace = Trace::parse(&path, &text).unwrap_or_else(|e| panic!("{at}: {e}"));
         let summary = trace.summary();
         let want = |c: usize| {
