@@ -13,6 +13,7 @@ pub mod link;
 pub mod log;
 pub mod loss;
 pub mod packet;
+pub mod pcap;
 pub mod pipeline;
 pub mod queue;
 pub mod rate_spec;

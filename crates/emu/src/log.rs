@@ -37,7 +37,7 @@ impl LogHealth {
         self.0.get().map(String::as_str)
     }
 
-    fn fail(&self, path: &Path, e: &std::io::Error) {
+    pub(crate) fn fail(&self, path: &Path, e: &std::io::Error) {
         let _ = self.0.set(format!("writing {}: {e}", path.display()));
     }
 }

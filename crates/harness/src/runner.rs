@@ -175,11 +175,11 @@ fn execute(
     let ue = Netns::new("ue")?;
     let mut down = DirectionConfig::new(link.downlink.clone());
     down.queue = plan.downlink_queue.clone();
-    down.loss = sc.link.downlink_loss();
+    down.loss = sc.link.downlink_loss().into();
     down.log = Some(opts.out.join("downlink.log"));
     let mut up = DirectionConfig::new(link.uplink.clone());
     up.queue = plan.uplink_queue.clone();
-    up.loss = sc.link.uplink_loss();
+    up.loss = sc.link.uplink_loss().into();
     up.log = Some(opts.out.join("uplink.log"));
     let mut cfg = EmulatorConfig::new(down, up);
     cfg.delay_us = (sc.link.delay_ms * 1000.0).round() as u64;
