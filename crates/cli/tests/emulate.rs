@@ -158,6 +158,57 @@ fn trace_synth_and_stats() {
         ok && err.contains("warning") && err.contains("4000 Mbit/s"),
         "{err}"
     );
+    // A Mahimahi log converts to pcapng: one record per arrival, departure
+    // and drop line, read back by Wireshark's tshark.
+    let mm = dir.path().join("mm.log");
+    std::fs::write(&mm, "# mahimahi mm-link (Downlink) [x] > mm.log\n# base timestamp: 141\n142 # 1504\n142 + 80\n142 + 1504\n144 # 1504\n144 - 80 2\n144 - 1504 2\n").unwrap();
+    let conv = dir.path().join("mm.pcapng");
+    let (ok, _, err) = c2tcp(&[
+        "trace",
+        "log-to-pcap",
+        mm.to_str().unwrap(),
+        "-o",
+        conv.to_str().unwrap(),
+    ]);
+    assert!(ok && err.contains("4 packet records"), "{err}");
+    match Command::new("tshark")
+        .args([
+            "-r",
+            conv.to_str().unwrap(),
+            "-T",
+            "fields",
+            "-e",
+            "frame.comment",
+            "-e",
+            "frame.len",
+        ])
+        .output()
+    {
+        Ok(out) => {
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let rows: Vec<&str> = text.lines().collect();
+            assert_eq!(
+                rows,
+                [
+                    "arrival\t80",
+                    "arrival\t1504",
+                    "departure queue_delay=2.000ms\t80",
+                    "departure queue_delay=2.000ms\t1504"
+                ]
+            );
+        }
+        Err(_) => {
+            testkit::skip_or_fail(
+                "trace_synth_and_stats (tshark part)",
+                "no tshark (make deps installs it)",
+            );
+        }
+    }
     // Rate specs are traces wherever one is read.
     let (ok, out, err) = c2tcp(&[
         "trace",

@@ -116,4 +116,49 @@ fn capture_parses_and_its_packets_and_drops_are_the_logs() {
     );
     assert_eq!(count(&got, "departure") as u64, stats.downlink.departures);
     assert_eq!(got, want, "the capture's packets, in order, are the log's");
+
+    // Wireshark's own reader agrees (tshark: `make deps` installs it).
+    let Ok(out) = std::process::Command::new("tshark")
+        .args([
+            "-r",
+            pcap.to_str().unwrap(),
+            "-T",
+            "fields",
+            "-e",
+            "frame.comment",
+            "-e",
+            "frame.len",
+        ])
+        .output()
+    else {
+        testkit::skip_or_fail(
+            "capture_parses_and_its_packets_and_drops_are_the_logs (tshark part)",
+            "no tshark",
+        );
+        return;
+    };
+    assert!(
+        out.status.success(),
+        "tshark: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tshark: Vec<(String, u32)> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (comment, len) = l.rsplit_once('\t').unwrap();
+            (
+                comment.split(" queue_delay").next().unwrap().to_string(),
+                len.parse().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(tshark.len(), want.len(), "tshark sees every record");
+    for what in ["arrival", "departure", "drop tail", "drop loss"] {
+        assert_eq!(
+            count(&tshark, what),
+            count(&want, what),
+            "tshark's {what} count"
+        );
+    }
 }

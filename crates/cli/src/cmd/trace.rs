@@ -22,6 +22,20 @@ enum TraceCommand {
     Synth(SynthArgs),
     /// Turn a rate schedule (`SECONDS MBPS` per line) into a trace
     FromRate(FromRateArgs),
+    /// Convert an emulator log (ours or Mahimahi's mm-link log) into pcapng
+    LogToPcap(LogToPcapArgs),
+}
+
+#[derive(clap::Args)]
+#[command(
+    after_help = "Each arrival, departure and drop line becomes one packet record with a comment saying     which (`arrival`, `departure queue_delay=<ms>`, `drop <reason>`), as `c2tcp emulate --pcap` writes.     A log has no packet bytes: each record holds a made-up IPv4 header (and ports) from the line's flow     (`# flow` lines; 0.0.0.0 when the log has none, as Mahimahi's) and the packet's real length. Times     are the log's base timestamp plus the line's time, µs."
+)]
+struct LogToPcapArgs {
+    /// The log (docs/log-format.md, or a Mahimahi --downlink-log/--uplink-log)
+    log: PathBuf,
+    /// Where to write the pcapng file
+    #[arg(short, long)]
+    output: PathBuf,
 }
 
 #[derive(clap::Args)]
@@ -96,6 +110,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         TraceCommand::Stats(a) => stats(a),
         TraceCommand::Synth(a) => synth_cmd(a),
         TraceCommand::FromRate(a) => from_rate(a),
+        TraceCommand::LogToPcap(a) => log_to_pcap(a),
     }
 }
 
@@ -206,4 +221,84 @@ fn from_rate(a: FromRateArgs) -> Result<ExitCode> {
     let opportunities = synth::from_rate(&schedule, duration_ms(a.duration)?)
         .with_context(|| format!("in {}", a.schedule.display()))?;
     write_and_report(&a.output, opportunities)
+}
+
+/// A stand-in for a logged packet's headers: IPv4 with its real total
+/// length and the flow's addresses, then the ports for TCP/UDP.
+fn synth_headers(flow: Option<&metrics::FlowInfo>, bytes: u32, out: &mut Vec<u8>) {
+    use metrics::Protocol;
+    out.clear();
+    let endpoint = |e: &str| -> ([u8; 4], u16) {
+        let (ip, port) = e.rsplit_once(':').unwrap_or((e, "0"));
+        let ip: std::net::Ipv4Addr = ip.parse().unwrap_or(std::net::Ipv4Addr::UNSPECIFIED);
+        (ip.octets(), port.parse().unwrap_or(0))
+    };
+    let (proto, (src, sport), (dst, dport)) = match flow {
+        Some(f) => {
+            let p = match f.proto {
+                Protocol::Tcp => 6,
+                Protocol::Udp => 17,
+                Protocol::Icmp => 1,
+                Protocol::Other => 255,
+            };
+            (p, endpoint(&f.src), endpoint(&f.dst))
+        }
+        None => (255, ([0; 4], 0), ([0; 4], 0)),
+    };
+    out.extend_from_slice(&[0x45, 0]);
+    out.extend_from_slice(&(bytes.min(65535) as u16).to_be_bytes());
+    out.extend_from_slice(&[0, 0, 0x40, 0, 64, proto, 0, 0]);
+    out.extend_from_slice(&src);
+    out.extend_from_slice(&dst);
+    if matches!(proto, 6 | 17) {
+        out.extend_from_slice(&sport.to_be_bytes());
+        out.extend_from_slice(&dport.to_be_bytes());
+    }
+}
+
+fn log_to_pcap(a: LogToPcapArgs) -> Result<ExitCode> {
+    use emu::pcap::{write_epb, write_headers, Event};
+    use metrics::log::{Event as Line, LogReader};
+    use std::io::Write;
+    let mut reader = LogReader::open(&a.log)?;
+    let file = std::fs::File::create(&a.output)
+        .with_context(|| format!("creating {}", a.output.display()))?;
+    let mut out = std::io::BufWriter::new(file);
+    let write_err = |e| anyhow::Error::from(e).context(format!("writing {}", a.output.display()));
+    write_headers(&mut out, &format!("converted from {}", a.log.display())).map_err(write_err)?;
+    let mut flows = std::collections::HashMap::new();
+    let (mut head, mut n) = (Vec::with_capacity(24), 0u64);
+    while let Some(line) = reader.next_event()? {
+        let (t, bytes, flow, event) = match line {
+            Line::Flow(f) => {
+                flows.insert(f.id, f);
+                continue;
+            }
+            Line::Opportunity { .. } => continue,
+            Line::Arrival { t, bytes, flow } => (t, bytes, flow, Event::Arrival),
+            Line::Departure {
+                t,
+                bytes,
+                queue_delay,
+                flow,
+            } => (t, bytes, flow, Event::Departure(queue_delay)),
+            Line::Drop {
+                t,
+                bytes,
+                reason,
+                flow,
+            } => (t, bytes, flow, Event::Drop(reason)),
+        };
+        let base_us = reader.header().base_timestamp_ms.unwrap_or(0) * 1000;
+        synth_headers(flows.get(&flow), bytes, &mut head);
+        write_epb(&mut out, base_us + t, &head, bytes, event).map_err(write_err)?;
+        n += 1;
+    }
+    out.flush().map_err(write_err)?;
+    eprintln!(
+        "wrote {}: {n} packet records from {}",
+        a.output.display(),
+        a.log.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }
