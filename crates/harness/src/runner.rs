@@ -181,6 +181,10 @@ fn execute(
     up.queue = plan.uplink_queue.clone();
     up.loss = sc.link.uplink_loss().into();
     up.log = Some(opts.out.join("uplink.log"));
+    if sc.link.pcap {
+        down.pcap = Some(opts.out.join("downlink.pcapng"));
+        up.pcap = Some(opts.out.join("uplink.pcapng"));
+    }
     let mut cfg = EmulatorConfig::new(down, up);
     cfg.delay_us = (sc.link.delay_ms * 1000.0).round() as u64;
     cfg.trace_offset_ms = (sc.link.trace_offset_s * 1000.0).round() as u64;
