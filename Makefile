@@ -17,9 +17,12 @@ DATADIR := $(DESTDIR)$(PREFIX)/share/c2tcp
 # Debian packages: clang/llvm build the BPF programs, bpftool dumps the kernel's
 # BTF into vmlinux.h, libelf/zlib link libbpf, iproute2/iputils/iperf3 drive
 # and probe the test hosts; fonts-dejavu-core is the font the report's plots read;
-# python3-venv makes the Ray driver's test environment (`make test-python`).
+# python3-venv makes the Ray driver's test environment (`make test-python`);
+# tshark reads the emulator's pcapng captures back in its test (its debconf
+# question, whether non-root users may capture, takes the default "no" under
+# DEBIAN_FRONTEND=noninteractive).
 DEB_PACKAGES := clang-19 llvm-19 bpftool libelf-dev zlib1g-dev pkg-config make gcc \
-                iproute2 iputils-ping iperf3 fonts-dejavu-core python3 python3-venv
+                iproute2 iputils-ping iperf3 fonts-dejavu-core python3 python3-venv tshark
 
 # The Ray driver (python/c2tcp_ray) is tested in a virtualenv under target/,
 # made once and kept (Ray is ~80 MB): rebuilt only when its pyproject changes.

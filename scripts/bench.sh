@@ -25,7 +25,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/c2tcp}
 OUT=${BENCH_OUT:-bench-out}
 JOBS=${BENCH_JOBS:-2}
-PARTS=${BENCH_PARTS:-"table1 ablation full-length target-sweep buffer-sweep friendliness sprout competing natcp natcp-table2 dfcsd"}
+PARTS=${BENCH_PARTS:-"table1 ablation full-length orange target-sweep buffer-sweep friendliness sprout competing natcp natcp-table2 dfcsd"}
 TRACES=${C2TCP_TRACES:-traces}
 
 [ "$(id -u)" = 0 ] || { echo "make bench needs root (BPF, network namespaces, TUN): run it with sudo" >&2; exit 1; }
@@ -54,6 +54,11 @@ fi
 # TMobile-LTE-driving for 480 s).
 bench full-length c2tcp-variants --schemes cubic,bbr,cubic-codel,c2tcp \
   --traces "${FULL_LENGTH_TRACES:-all}" --duration trace
+# Table I's schemes over the Orange 4G traces that traces/orange holds (two
+# uplinks, 2.4 and 6.8 Mbit/s mean, used as the bottleneck; the 40-220 Mbit/s
+# downlinks are not in this repository: traces/README.md), gzip read directly.
+bench orange c2tcp-variants \
+  --traces "$TRACES/orange/orange-4G-traces-A-up.pps.gz,$TRACES/orange/orange-4G-traces-highway-up.pps.gz"
 bench target-sweep target-sweep
 bench buffer-sweep buffer-sweep
 bench friendliness tcp-friendliness

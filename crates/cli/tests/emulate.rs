@@ -119,6 +119,108 @@ fn trace_synth_and_stats() {
         "1",
     ]);
     assert!(ok && err.contains("mean 18.00 Mbit/s"), "{err}");
+    // Rates past what the emulator is documented to handle: refused, or warned.
+    let fast = dir.path().join("fast").to_str().unwrap().to_string();
+    let (ok, _, err) = c2tcp(&[
+        "trace",
+        "synth",
+        "-o",
+        &fast,
+        "--constant",
+        "100000",
+        "--duration",
+        "1",
+    ]);
+    assert!(!ok && err.contains("above the 10000 Mbit/s"), "{err}");
+    assert!(!Path::new(&fast).exists(), "a refused trace is not written");
+    let (ok, _, err) = c2tcp(&[
+        "trace",
+        "synth",
+        "-o",
+        &fast,
+        "--steps",
+        "0:12,0.5:20000",
+        "--duration",
+        "1",
+    ]);
+    assert!(!ok && err.contains("--steps at 0.5 s"), "{err}");
+    let (ok, _, err) = c2tcp(&[
+        "trace",
+        "synth",
+        "-o",
+        &fast,
+        "--constant",
+        "4000",
+        "--duration",
+        "1",
+    ]);
+    assert!(
+        ok && err.contains("warning") && err.contains("4000 Mbit/s"),
+        "{err}"
+    );
+    // A Mahimahi log converts to pcapng: one record per arrival, departure
+    // and drop line, read back by Wireshark's tshark.
+    let mm = dir.path().join("mm.log");
+    std::fs::write(&mm, "# mahimahi mm-link (Downlink) [x] > mm.log\n# base timestamp: 141\n142 # 1504\n142 + 80\n142 + 1504\n144 # 1504\n144 - 80 2\n144 - 1504 2\n").unwrap();
+    let conv = dir.path().join("mm.pcapng");
+    let (ok, _, err) = c2tcp(&[
+        "trace",
+        "log-to-pcap",
+        mm.to_str().unwrap(),
+        "-o",
+        conv.to_str().unwrap(),
+    ]);
+    assert!(ok && err.contains("4 packet records"), "{err}");
+    match Command::new("tshark")
+        .args([
+            "-r",
+            conv.to_str().unwrap(),
+            "-T",
+            "fields",
+            "-e",
+            "frame.comment",
+            "-e",
+            "frame.len",
+        ])
+        .output()
+    {
+        Ok(out) => {
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let rows: Vec<&str> = text.lines().collect();
+            assert_eq!(
+                rows,
+                [
+                    "arrival\t80",
+                    "arrival\t1504",
+                    "departure queue_delay=2.000ms\t80",
+                    "departure queue_delay=2.000ms\t1504"
+                ]
+            );
+        }
+        Err(_) => {
+            testkit::skip_or_fail(
+                "trace_synth_and_stats (tshark part)",
+                "no tshark (make deps installs it)",
+            );
+        }
+    }
+    // Rate specs are traces wherever one is read.
+    let (ok, out, err) = c2tcp(&[
+        "trace",
+        "stats",
+        "--json",
+        "constant:24",
+        "steps:0:12,1:36@2",
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[0]["stats"]["mean_mbps"].as_f64(), Some(24.0), "{out}");
+    assert_eq!(v[1]["stats"]["mean_mbps"].as_f64(), Some(24.0), "{out}");
 }
 
 #[test]
@@ -128,7 +230,19 @@ fn emulate_rejects_bad_input_before_doing_anything() {
     let empty = dir.path().join("empty.up");
     std::fs::write(&empty, "").unwrap();
     let g = good.to_str().unwrap();
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["--downlink", "constant:0", "--uplink", g],
+            "--downlink: constant:0",
+        ),
+        (
+            &["--downlink", g, "--uplink", "constant:1e6"],
+            "above the 10000 Mbit/s",
+        ),
+        (
+            &["--downlink", "steps:0:12", "--uplink", g],
+            "needs its period",
+        ),
         (
             &["--downlink", g, "--uplink", empty.to_str().unwrap()],
             "empty.up: no lines",
@@ -172,7 +286,7 @@ fn emulate_gives_command_the_base_address_and_its_exit_status() {
     let (_dir, t, caller) = world();
     let out = caller
         .command(BIN)
-        .args(["emulate", "--downlink", &t, "--uplink", &t, "--delay", "5", "--downlink-queue=droptail", "--downlink-queue-args=packets=100"])
+        .args(["emulate", "--downlink", &t, "--uplink", "constant:12", "--delay", "5", "--downlink-queue=droptail", "--downlink-queue-args=packets=100"])
         .args(["--", "sh", "-c", "ping -n -c 2 -W 2 $MAHIMAHI_BASE >/dev/null && [ \"$C2TCP_BASE\" = \"$MAHIMAHI_BASE\" ] && exit 7"])
         .stdin(Stdio::null())
         .output()

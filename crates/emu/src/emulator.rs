@@ -31,10 +31,11 @@ use netns::Netns;
 use serde::Serialize;
 
 use crate::clock::{now_us, set_minimal_timer_slack, set_realtime, Micros};
+use crate::delay::{DelayLine, DelayTrace};
 use crate::gso::Batcher;
 use crate::link::{Link, OPPORTUNITY_BYTES};
 use crate::log::{Log, LogHeader, LogHealth};
-use crate::loss::Loss;
+use crate::loss::{Loss, LossModel};
 use crate::packet::{Packet, Pool, HDR};
 use crate::pipeline::{Pipeline, MTU};
 use crate::queue::{DropReason, QueueSpec};
@@ -48,9 +49,15 @@ use crate::tun::Tun;
 pub struct DirectionConfig {
     pub trace: Arc<Trace>,
     pub queue: QueueSpec,
-    /// Bernoulli loss probability at the queue's entrance.
-    pub loss: f64,
+    /// Random loss at the queue's entrance: Bernoulli (`0.01.into()`) or
+    /// Gilbert–Elliott (`"ge:p=0.01,r=0.25".parse()?`).
+    pub loss: LossModel,
     pub log: Option<PathBuf>,
+    /// A one-way delay that varies over time (`delay::DelayTrace`); it
+    /// replaces `EmulatorConfig::delay_us` for this direction.
+    pub delay_trace: Option<Arc<DelayTrace>>,
+    /// Write a pcapng capture of this direction here (`pcap`).
+    pub pcap: Option<PathBuf>,
 }
 
 impl DirectionConfig {
@@ -59,8 +66,10 @@ impl DirectionConfig {
         DirectionConfig {
             trace: Arc::new(trace),
             queue: QueueSpec::default(),
-            loss: 0.0,
+            loss: LossModel::default(),
             log: None,
+            delay_trace: None,
+            pcap: None,
         }
     }
 
@@ -138,7 +147,7 @@ impl Emulator {
     /// route, and starts one forwarding thread per direction.
     pub fn start(cfg: EmulatorConfig, outside: &Netns, inside: &Netns) -> Result<RunningEmulator> {
         for (what, d) in [("downlink", &cfg.downlink), ("uplink", &cfg.uplink)] {
-            crate::loss::validate(d.loss, &format!("{what} loss"))?;
+            d.loss.validate(&format!("{what} loss"))?;
         }
         let slot = Slot::acquire()?;
         let (out_addr, in_addr) = (slot.outside_addr(), slot.inside_addr());
@@ -184,13 +193,16 @@ impl Emulator {
             let log = match &d.log {
                 Some(path) => {
                     let queue = d.queue.to_string();
+                    // With a delay trace: its smallest delay (the log's
+                    // one-way delays are then lower bounds; docs/emulator.md).
+                    let delay_us = d.delay_trace.as_ref().map_or(cfg.delay_us, |t| t.min_us());
                     let header = LogHeader::emu(
                         start / 1000,
                         name,
                         OPPORTUNITY_BYTES,
-                        cfg.delay_us as f64 / 1000.0,
+                        delay_us as f64 / 1000.0,
                         &queue,
-                        d.loss,
+                        d.loss.mean_loss(),
                     );
                     let log = Log::create(path, start, &header)?;
                     guard.logs.push(log.health());
@@ -199,8 +211,12 @@ impl Emulator {
                 None => None,
             };
             let seed = cfg.seed.wrapping_mul(2).wrapping_add(i as u64);
+            let delay = match &d.delay_trace {
+                Some(t) => DelayLine::from_trace(t.clone(), start),
+                None => DelayLine::new(cfg.delay_us),
+            };
             let pipeline = Pipeline::new(
-                cfg.delay_us,
+                delay,
                 Loss::new(d.loss, seed),
                 d.queue.build(seed ^ 0x9e37_79b9),
                 Link::new(cursor, start),
@@ -209,6 +225,18 @@ impl Emulator {
                 Pool::new(1024, cfg.max_packets),
                 Some(dst),
             );
+            let mut pipeline = pipeline;
+            if let Some(path) = &d.pcap {
+                let about = format!(
+                    "c2tcp emulate {name}: trace {}, queue {}, loss {}",
+                    d.trace.path.display(),
+                    d.queue,
+                    d.loss
+                );
+                let capture = crate::pcap::Capture::create(path, &about, start)?;
+                guard.logs.push(capture.health());
+                pipeline.set_capture(capture);
+            }
             let stop = guard.stop.clone();
             let realtime = cfg.realtime;
             let gso = cfg.gso;

@@ -11,6 +11,7 @@ use crate::link::{Link, OPPORTUNITY_BYTES};
 use crate::log::Log;
 use crate::loss::Loss;
 use crate::packet::{Packet, Pool};
+use crate::pcap::{Capture, Event};
 use crate::queue::{DropReason, Drops, Queue};
 use crate::stats::{bump, Counters};
 
@@ -24,6 +25,8 @@ pub struct Pipeline {
     queue: Box<dyn Queue>,
     link: Link,
     log: Option<Log>,
+    /// The pcapng capture, at the same points as the log's lines.
+    capture: Option<Capture>,
     counters: Arc<Counters>,
     drops: Drops,
     /// Only IPv4 packets to this address go through (None: any packet).
@@ -33,7 +36,7 @@ pub struct Pipeline {
 impl Pipeline {
     #[allow(clippy::too_many_arguments)] // one per stage; built in one place
     pub fn new(
-        delay: Micros,
+        delay: DelayLine,
         loss: Loss,
         queue: Box<dyn Queue>,
         link: Link,
@@ -44,15 +47,21 @@ impl Pipeline {
     ) -> Pipeline {
         Pipeline {
             pool,
-            delay: DelayLine::new(delay),
+            delay,
             loss,
             queue,
             link,
             log,
+            capture: None,
             counters,
             drops: Drops::with_capacity(1024),
             expect_dst,
         }
+    }
+
+    /// Records every packet's arrival, departure and drop in `capture` too.
+    pub fn set_capture(&mut self, capture: Capture) {
+        self.capture = Some(capture);
     }
 
     /// Takes a packet that entered the emulator at `now`. Packets that are
@@ -129,6 +138,9 @@ impl Pipeline {
             p.flow = log.flow_id(p.data());
             log.arrival(t, p.len, p.flow);
         }
+        if let Some(c) = self.capture.as_mut() {
+            c.record(t, p.data(), p.len, Event::Arrival);
+        }
         if p.len > MTU {
             self.drops.push((p, DropReason::Oversize));
         } else if self.loss.lose() {
@@ -150,6 +162,10 @@ impl Pipeline {
             log.arrival(now, len, flow);
             log.drop(now, len, reason, flow);
         }
+        if let Some(c) = self.capture.as_mut() {
+            c.record(now, data, len, Event::Arrival);
+            c.record(now, data, len, Event::Drop(reason));
+        }
     }
 
     fn opportunity(&mut self, out: &mut impl FnMut(Packet, Micros)) {
@@ -158,6 +174,7 @@ impl Pipeline {
             queue,
             link,
             log,
+            capture,
             counters,
             drops,
             ..
@@ -174,6 +191,9 @@ impl Pipeline {
             if let Some(log) = log.as_mut() {
                 log.departure(t, p.len, t - p.arrival, p.flow);
             }
+            if let Some(c) = capture.as_mut() {
+                c.record(t, p.data(), p.len, Event::Departure(t - p.arrival));
+            }
             out(p, t);
         });
         self.recycle_drops(t);
@@ -184,6 +204,9 @@ impl Pipeline {
             self.counters.dropped(reason);
             if let Some(log) = self.log.as_mut() {
                 log.drop(t, p.len, reason, p.flow);
+            }
+            if let Some(c) = self.capture.as_mut() {
+                c.record(t, p.data(), p.len, Event::Drop(reason));
             }
             self.pool.put(p.buf);
         }
@@ -201,14 +224,22 @@ impl Pipeline {
         if let Some(log) = self.log.as_mut() {
             log.tick(now);
         }
+        if let Some(c) = self.capture.as_mut() {
+            c.tick(now);
+        }
     }
 
     /// Flushes and closes the log.
     pub fn finish(&mut self) -> anyhow::Result<()> {
+        let capture = match self.capture.take() {
+            Some(c) => c.finish(),
+            None => Ok(()),
+        };
         match self.log.take() {
             Some(log) => log.finish(),
             None => Ok(()),
         }
+        .and(capture)
     }
 }
 
@@ -224,7 +255,7 @@ mod tests {
         let t = Trace::parse(Path::new("t"), trace).unwrap();
         let counters = Arc::new(Counters::default());
         let p = Pipeline::new(
-            delay,
+            DelayLine::new(delay),
             Loss::new(loss, 1),
             queue.parse::<QueueSpec>().unwrap().build(1),
             Link::new(Cursor::new(&t, 0, false).unwrap(), 0),

@@ -46,6 +46,27 @@ pub enum TraceError {
     },
 }
 
+/// The text of a trace-like file (delivery or delay trace), decompressed
+/// when it starts with gzip's magic bytes, so `X.down.gz` reads as `X.down`.
+pub fn read_text(path: &Path) -> Result<String, TraceError> {
+    use std::io::Read;
+    let io = |source| TraceError::Io {
+        file: path.into(),
+        source,
+    };
+    let bytes = std::fs::read(path).map_err(io)?;
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return String::from_utf8(bytes)
+            .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)));
+    }
+    let mut text = String::with_capacity(bytes.len() * 6);
+    // MultiGzDecoder: `cat a.gz b.gz` is a valid gzip file too.
+    flate2::read::MultiGzDecoder::new(&bytes[..])
+        .read_to_string(&mut text)
+        .map_err(io)?;
+    Ok(text)
+}
+
 /// A parsed trace: non-decreasing opportunity timestamps in ms.
 #[derive(Debug, Clone)]
 pub struct Trace {
@@ -54,12 +75,10 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// Reads a trace file, plain or gzip-compressed (told by its first
+    /// bytes, not its name).
     pub fn load(path: &Path) -> Result<Trace, TraceError> {
-        let text = std::fs::read_to_string(path).map_err(|source| TraceError::Io {
-            file: path.into(),
-            source,
-        })?;
-        Trace::parse(path, &text)
+        Trace::parse(path, &read_text(path)?)
     }
 
     /// Parses trace text; `path` only names the source in errors. Blank

@@ -21,7 +21,7 @@
 //! [`Needs`] says what a scenario needs loaded or started (BPF congestion
 //! controls, NetAssist, a receiver-side controller), for the runner and for
 //! the bench, which loads the BPF programs once for all its runs.
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
 use emu::{QueueSpec, Trace};
@@ -195,7 +195,10 @@ fn bottleneck_queues(sc: &Scenario, schemes: &[Scheme]) -> Result<(QueueSpec, Qu
         match &chosen {
             None => chosen = Some((&f.scheme, d, u)),
             Some((first, d0, _)) if *d0 != d => {
-                bail!("flows: `{first}` and `{}` want different queues on the one bottleneck", f.scheme)
+                bail!(
+                    "flows: `{first}` and `{}` want different queues on the one bottleneck",
+                    f.scheme
+                )
             }
             Some(_) => {}
         }
@@ -259,10 +262,11 @@ impl Needs {
 /// The `.up` sibling of a `.down` trace file, if there is one: the uplink a
 /// scenario that names no uplink runs with (else [`DEFAULT_UPLINK`]).
 pub fn uplink_sibling(downlink: &Path) -> Option<String> {
-    let up = downlink
-        .to_str()?
-        .strip_suffix(".down")
-        .map(|stem| format!("{stem}.up"))?;
+    let name = downlink.to_str()?;
+    let up = match name.strip_suffix(".down.gz") {
+        Some(stem) => format!("{stem}.up.gz"),
+        None => format!("{}.up", name.strip_suffix(".down")?),
+    };
     Path::new(&up).is_file().then_some(up)
 }
 
@@ -274,22 +278,11 @@ pub struct ResolvedLink {
     pub uplink_name: String,
 }
 
-/// `constant:MBPS`, or a trace file found by [`resolve_trace`].
+/// A rate spec (`constant:MBPS`, `steps:…@PERIOD_S`; `emu::rate_spec`), or a
+/// trace file (plain or gzip) found by [`resolve_trace`].
 fn load_trace(spec: &str, scenario_dir: Option<&Path>) -> Result<(Trace, String)> {
-    if let Some(mbps) = spec.strip_prefix("constant:") {
-        let mbps: f64 = mbps
-            .parse()
-            .with_context(|| format!("`{spec}`: constant:<Mbit/s> needs a number"))?;
-        // One second of opportunities; the trace loops.
-        let opportunities =
-            emu::synth::constant(mbps, 1000).with_context(|| format!("`{spec}`"))?;
-        return Ok((
-            Trace {
-                path: PathBuf::from(spec),
-                opportunities,
-            },
-            spec.to_string(),
-        ));
+    if let Some(trace) = emu::rate_spec::parse(spec)? {
+        return Ok((trace, spec.to_string()));
     }
     let path = resolve_trace(spec, scenario_dir)?;
     Ok((Trace::load(&path)?, path.display().to_string()))
@@ -382,10 +375,18 @@ duration_s = 5
         let mut bad_queue = scenario(&format!("{BASE}[[flows]]\nscheme = \"cubic\"\n"));
         bad_queue.link.downlink_queue = Some("droptail:bananas=3".into());
         let e = format!("{:#}", Plan::resolve(&bad_queue, None).err().unwrap());
-        assert!(e.contains("link.downlink_queue") && e.contains("bananas"), "{e}");
+        assert!(
+            e.contains("link.downlink_queue") && e.contains("bananas"),
+            "{e}"
+        );
         // Scenario::parse refuses both already; ones built in code must not get past the plan.
-        let e = err(&format!("{BASE}queue = \"red:packets=3\"\n[[flows]]\nscheme = \"cubic\"\n"));
-        assert!(e.contains("link.queue") && e.contains("unknown queue `red`"), "{e}");
+        let e = err(&format!(
+            "{BASE}queue = \"red:packets=3\"\n[[flows]]\nscheme = \"cubic\"\n"
+        ));
+        assert!(
+            e.contains("link.queue") && e.contains("unknown queue `red`"),
+            "{e}"
+        );
         let mut unknown = scenario(&format!("{BASE}[[flows]]\nscheme = \"cubic\"\n"));
         unknown.flows[0].scheme = "warp-tcp".into();
         let e = format!("{:#}", Plan::resolve(&unknown, None).err().unwrap());
@@ -424,14 +425,28 @@ duration_s = 5
             "{BASE}uplink_queue = \"droptail:bytes=30000\"\n[[flows]]\nscheme = \"cubic-codel\"\ncodel_target_ms = 10\n[[flows]]\nscheme = \"cubic\"\n"
         ));
         let plan = Plan::resolve(&sc, None).unwrap();
-        assert_eq!(plan.downlink_queue.to_string(), "codel:target=10,interval=100,packets=100");
-        assert_eq!(plan.uplink_queue.to_string(), "codel:target=10,interval=100,bytes=30000");
+        assert_eq!(
+            plan.downlink_queue.to_string(),
+            "codel:target=10,interval=100,packets=100"
+        );
+        assert_eq!(
+            plan.uplink_queue.to_string(),
+            "codel:target=10,interval=100,bytes=30000"
+        );
         let e = err(&format!(
             "{BASE}[[flows]]\nscheme = \"cubic-codel\"\n[[flows]]\nscheme = \"cubic-pie\"\n"
         ));
-        assert!(e.contains("`cubic-codel` and `cubic-pie` want different queues"), "{e}");
-        let e = err(&format!("{BASE}[[flows]]\nscheme = \"cubic-pie\"\npie_max_burst_ms = 0\n"));
-        assert!(e.contains("flows[0]") && e.contains("pie_max_burst_ms"), "{e}");
+        assert!(
+            e.contains("`cubic-codel` and `cubic-pie` want different queues"),
+            "{e}"
+        );
+        let e = err(&format!(
+            "{BASE}[[flows]]\nscheme = \"cubic-pie\"\npie_max_burst_ms = 0\n"
+        ));
+        assert!(
+            e.contains("flows[0]") && e.contains("pie_max_burst_ms"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -492,7 +507,9 @@ duration_s = 5
             Some(rxctl::Rule::Dfcsd(_))
         ));
         assert_eq!(
-            Plan::resolve(&sc.with_scheme("cubic").unwrap(), None).unwrap().receiver_rule,
+            Plan::resolve(&sc.with_scheme("cubic").unwrap(), None)
+                .unwrap()
+                .receiver_rule,
             None
         );
         let e = err(&SHORT_LONG.replacen("scheme = \"dfcsd\"", "scheme = \"drwa\"", 1));

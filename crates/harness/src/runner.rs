@@ -175,12 +175,16 @@ fn execute(
     let ue = Netns::new("ue")?;
     let mut down = DirectionConfig::new(link.downlink.clone());
     down.queue = plan.downlink_queue.clone();
-    down.loss = sc.link.downlink_loss();
+    down.loss = sc.link.downlink_loss().into();
     down.log = Some(opts.out.join("downlink.log"));
     let mut up = DirectionConfig::new(link.uplink.clone());
     up.queue = plan.uplink_queue.clone();
-    up.loss = sc.link.uplink_loss();
+    up.loss = sc.link.uplink_loss().into();
     up.log = Some(opts.out.join("uplink.log"));
+    if sc.link.pcap {
+        down.pcap = Some(opts.out.join("downlink.pcapng"));
+        up.pcap = Some(opts.out.join("uplink.pcapng"));
+    }
     let mut cfg = EmulatorConfig::new(down, up);
     cfg.delay_us = (sc.link.delay_ms * 1000.0).round() as u64;
     cfg.trace_offset_ms = (sc.link.trace_offset_s * 1000.0).round() as u64;

@@ -120,6 +120,11 @@ pub struct Link {
     /// Measurements start after this.
     #[serde(default)]
     pub warmup_s: f64,
+    /// Also write `downlink.pcapng` and `uplink.pcapng` (every packet's
+    /// headers at arrival, departure or drop; docs/emulator.md) in the run
+    /// directory.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pcap: bool,
 }
 
 /// `--duration`: seconds, or `trace` for the downlink trace's own length.
@@ -138,7 +143,9 @@ impl std::str::FromStr for RunLength {
         }
         match s.parse::<f64>() {
             Ok(v) if v.is_finite() && v > 0.0 => Ok(RunLength::Seconds(v)),
-            _ => Err(format!("`{s}`: give seconds (> 0) or `trace` (the downlink trace's own length)")),
+            _ => Err(format!(
+                "`{s}`: give seconds (> 0) or `trace` (the downlink trace's own length)"
+            )),
         }
     }
 }
@@ -288,6 +295,7 @@ impl Scenario {
                 duration_s: default_duration_s(),
                 duration_from_trace: false,
                 warmup_s: 0.0,
+                pcap: false,
             },
             flows: vec![Flow {
                 scheme: scheme.to_string(),

@@ -65,9 +65,9 @@ impl Checksums {
     }
 }
 
-/// Whether a link spec names a file (not `constant:MBPS`).
+/// Whether a link spec names a file (not a rate spec such as `constant:MBPS`).
 pub fn is_file_spec(spec: &str) -> bool {
-    !spec.starts_with("constant:")
+    !emu::rate_spec::is_rate_spec(spec)
 }
 
 /// Checks that this machine has every trace `sc` reads with the content the

@@ -3,12 +3,13 @@
 //! command. COMMAND runs in a fresh network namespace (the UE); the
 //! caller's namespace is the other end.
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use emu::{DirectionConfig, Emulator, EmulatorConfig, EmulatorStats, QueueSpec, Trace};
+use emu::loss::LossModel;
+use emu::{DirectionConfig, Emulator, EmulatorConfig, EmulatorStats, QueueSpec};
 use netns::Netns;
 use plumbing::{process, signals, Signal};
 
@@ -27,15 +28,27 @@ Ctrl-C and SIGTERM stop COMMAND and tear everything down (with a terminal, Ctrl-
 shell, and the run ends when COMMAND does)."
 )]
 pub struct Args {
-    /// Trace for the downlink (caller side → COMMAND)
+    /// Downlink (caller side → COMMAND): a trace file (plain or .gz),
+    /// constant:MBPS, or steps:START_S:MBPS,...@PERIOD_S
     #[arg(long, value_name = "TRACE")]
-    downlink: PathBuf,
-    /// Trace for the uplink (COMMAND → caller side)
+    downlink: String,
+    /// Uplink (COMMAND → caller side): a trace file, constant:MBPS or steps:...
     #[arg(long, value_name = "TRACE")]
-    uplink: PathBuf,
+    uplink: String,
     /// One-way propagation delay each way, ms (fractions allowed), like mm-delay
     #[arg(long, value_name = "MS", default_value_t = 0.0)]
     delay: f64,
+    /// A one-way delay trace for the downlink instead of --delay: one delay
+    /// in ms per line, each for --delay-resolution ms, looping (Mahimahi's
+    /// mm-file-delay format), or `START_MS DELAY_MS` lines (the last holds)
+    #[arg(long, value_name = "FILE")]
+    downlink_delay_trace: Option<PathBuf>,
+    /// A one-way delay trace for the uplink instead of --delay
+    #[arg(long, value_name = "FILE")]
+    uplink_delay_trace: Option<PathBuf>,
+    /// How long each line of a one-column delay trace holds, ms
+    #[arg(long, value_name = "MS", default_value_t = 1.0)]
+    delay_resolution: f64,
     /// Stop when a trace ends instead of looping it (COMMAND is then stopped)
     #[arg(long)]
     once: bool,
@@ -57,12 +70,24 @@ pub struct Args {
     /// Write the uplink's log here
     #[arg(long, value_name = "FILE")]
     uplink_log: Option<PathBuf>,
-    /// Downlink Bernoulli loss probability
-    #[arg(long, value_name = "P", default_value_t = 0.0)]
-    downlink_loss: f64,
-    /// Uplink Bernoulli loss probability
-    #[arg(long, value_name = "P", default_value_t = 0.0)]
-    uplink_loss: f64,
+    /// Write a pcapng capture of the downlink here: every packet's headers at
+    /// its arrival at the queue, its departure or its drop (with the reason)
+    #[arg(long, value_name = "FILE")]
+    downlink_pcap: Option<PathBuf>,
+    /// Write a pcapng capture of the uplink here
+    #[arg(long, value_name = "FILE")]
+    uplink_pcap: Option<PathBuf>,
+    /// Both captures at once: BASE.downlink.pcapng and BASE.uplink.pcapng
+    #[arg(long, value_name = "BASE", conflicts_with_all = ["downlink_pcap", "uplink_pcap"])]
+    pcap: Option<PathBuf>,
+    /// Downlink loss: a Bernoulli probability P, or Gilbert–Elliott bursts
+    /// ge:p=P,r=R[,good=G][,bad=B] (P(Good→Bad), P(Bad→Good) per packet; loss
+    /// probability in Good, default 0, and in Bad, default 1)
+    #[arg(long, value_name = "MODEL", default_value = "0")]
+    downlink_loss: String,
+    /// Uplink loss: P or ge:p=P,r=R[,good=G][,bad=B]
+    #[arg(long, value_name = "MODEL", default_value = "0")]
+    uplink_loss: String,
     /// Skip the first MS milliseconds of both traces
     #[arg(long, value_name = "MS", default_value_t = 0)]
     trace_offset: u64,
@@ -94,13 +119,17 @@ fn queue(flag: &str, name: &str, args: Option<&str>) -> Result<QueueSpec> {
 
 fn direction(
     what: &str,
-    trace: &Path,
+    trace: &str,
     queue: QueueSpec,
-    loss: f64,
+    loss: &str,
     log: Option<PathBuf>,
 ) -> Result<DirectionConfig> {
-    emu::loss::validate(loss, &format!("--{what}-loss"))?;
-    let mut d = DirectionConfig::new(Trace::load(trace)?);
+    let loss: LossModel = loss.parse().with_context(|| format!("--{what}-loss"))?;
+    let trace = emu::rate_spec::load(trace).with_context(|| format!("--{what}"))?;
+    if let Some(w) = emu::rate_spec::rate_warning(&trace) {
+        eprintln!("c2tcp emulate: --{what}: {w}");
+    }
+    let mut d = DirectionConfig::new(trace);
     d.queue = queue;
     d.loss = loss;
     d.log = log;
@@ -122,7 +151,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             &a.downlink_queue,
             a.downlink_queue_args.as_deref(),
         )?,
-        a.downlink_loss,
+        &a.downlink_loss,
         a.downlink_log.clone(),
     )?;
     let uplink = direction(
@@ -133,9 +162,36 @@ pub fn run(a: Args) -> Result<ExitCode> {
             &a.uplink_queue,
             a.uplink_queue_args.as_deref(),
         )?,
-        a.uplink_loss,
+        &a.uplink_loss,
         a.uplink_log.clone(),
     )?;
+    let (mut downlink, mut uplink) = (downlink, uplink);
+    let with_suffix = |base: &PathBuf, dir: &str| {
+        let mut name = base.clone().into_os_string();
+        name.push(format!(".{dir}.pcapng"));
+        PathBuf::from(name)
+    };
+    downlink.pcap = a
+        .downlink_pcap
+        .clone()
+        .or_else(|| a.pcap.as_ref().map(|b| with_suffix(b, "downlink")));
+    uplink.pcap = a
+        .uplink_pcap
+        .clone()
+        .or_else(|| a.pcap.as_ref().map(|b| with_suffix(b, "uplink")));
+    for (flag, file, d) in [
+        (
+            "--downlink-delay-trace",
+            &a.downlink_delay_trace,
+            &mut downlink,
+        ),
+        ("--uplink-delay-trace", &a.uplink_delay_trace, &mut uplink),
+    ] {
+        if let Some(path) = file {
+            let t = emu::delay::DelayTrace::load(path, a.delay_resolution).context(flag)?;
+            d.delay_trace = Some(std::sync::Arc::new(t));
+        }
+    }
     if !nix::unistd::geteuid().is_root() {
         bail!("emulate needs root: it creates a network namespace and TUN devices (try sudo)");
     }
@@ -155,11 +211,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let inside = Netns::new("ue")?;
     let summary = format!(
         "downlink {} ({}), uplink {} ({}), delay {} ms each way",
-        a.downlink.display(),
-        cfg.downlink.queue,
-        a.uplink.display(),
-        cfg.uplink.queue,
-        a.delay
+        a.downlink, cfg.downlink.queue, a.uplink, cfg.uplink.queue, a.delay
     );
     let emu = Emulator::start(cfg, &outside, &inside)?;
     if !a.quiet {

@@ -56,6 +56,10 @@ pub struct Args {
     /// Seed of the emulator's random loss and PIE
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Also write downlink.pcapng and uplink.pcapng (what the link did to
+    /// every packet; docs/emulator.md) in the run directory
+    #[arg(long)]
+    pcap: bool,
     /// No progress bar or summary
     #[arg(short, long)]
     quiet: bool,
@@ -143,6 +147,9 @@ fn scenario_of(a: &Args) -> Result<Scenario> {
     }
     if let Some(d) = a.delay {
         sc.link.delay_ms = d;
+    }
+    if a.pcap {
+        sc.link.pcap = true;
     }
     if let Some(q) = &a.queue {
         sc.link.queue = q.clone();

@@ -22,13 +22,28 @@ enum TraceCommand {
     Synth(SynthArgs),
     /// Turn a rate schedule (`SECONDS MBPS` per line) into a trace
     FromRate(FromRateArgs),
+    /// Convert an emulator log (ours or Mahimahi's mm-link log) into pcapng
+    LogToPcap(LogToPcapArgs),
+}
+
+#[derive(clap::Args)]
+#[command(
+    after_help = "Each arrival, departure and drop line becomes one packet record with a comment saying     which (`arrival`, `departure queue_delay=<ms>`, `drop <reason>`), as `c2tcp emulate --pcap` writes.     A log has no packet bytes: each record holds a made-up IPv4 header (and ports) from the line's flow     (`# flow` lines; 0.0.0.0 when the log has none, as Mahimahi's) and the packet's real length. Times     are the log's base timestamp plus the line's time, µs."
+)]
+struct LogToPcapArgs {
+    /// The log (docs/log-format.md, or a Mahimahi --downlink-log/--uplink-log)
+    log: PathBuf,
+    /// Where to write the pcapng file
+    #[arg(short, long)]
+    output: PathBuf,
 }
 
 #[derive(clap::Args)]
 struct StatsArgs {
-    /// Trace files (one delivery-opportunity timestamp in ms per line)
+    /// Trace files (one delivery-opportunity timestamp in ms per line; plain
+    /// or .gz) or rate specs (constant:MBPS, steps:START_S:MBPS,...@PERIOD_S)
     #[arg(required = true)]
-    traces: Vec<PathBuf>,
+    traces: Vec<String>,
     /// Print JSON instead of a table
     #[arg(long)]
     json: bool,
@@ -41,7 +56,9 @@ struct StatsArgs {
     --escape-rate per second. Same --seed, same trace.\n\nExamples:\n  \
     c2tcp trace synth -o lte.down --seed 1\n  \
     c2tcp trace synth -o c12 --constant 12 --duration 1\n  \
-    c2tcp trace synth -o steps --steps 0:24,10:6,20:0,21:12 --duration 30"
+    c2tcp trace synth -o steps --steps 0:24,10:6,20:0,21:12 --duration 30\n\n\
+    Rates above 10000 Mbit/s are refused; above 1000 Mbit/s (what docs/emulator.md shows the emulator \
+    delivering on two cores) the trace is written with a warning."
 )]
 struct SynthArgs {
     /// Where to write the trace
@@ -93,6 +110,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         TraceCommand::Stats(a) => stats(a),
         TraceCommand::Synth(a) => synth_cmd(a),
         TraceCommand::FromRate(a) => from_rate(a),
+        TraceCommand::LogToPcap(a) => log_to_pcap(a),
     }
 }
 
@@ -106,8 +124,8 @@ fn duration_ms(secs: f64) -> Result<u64> {
 fn stats(a: StatsArgs) -> Result<ExitCode> {
     let mut rows = Vec::new();
     for path in &a.traces {
-        let summary = Trace::load(path)?.summary();
-        rows.push((path.display().to_string(), summary));
+        let summary = emu::rate_spec::load(path)?.summary();
+        rows.push((path.clone(), summary));
     }
     if a.json {
         let v: Vec<_> = rows
@@ -144,11 +162,14 @@ fn print_row(p: &str, s: &Summary, w: usize) {
 
 fn write_and_report(path: &Path, opportunities: Vec<u64>) -> Result<ExitCode> {
     synth::write(path, &opportunities)?;
-    let s = Trace {
+    let trace = Trace {
         path: path.to_path_buf(),
         opportunities,
+    };
+    if let Some(w) = emu::rate_spec::rate_warning(&trace) {
+        eprintln!("c2tcp trace synth: {w}");
     }
-    .summary();
+    let s = trace.summary();
     eprintln!(
         "wrote {}: {:.3} s, {} opportunities, mean {:.2} Mbit/s (peak {:.2}, min {:.2}), {:.1} s of outage",
         path.display(),
@@ -165,10 +186,16 @@ fn write_and_report(path: &Path, opportunities: Vec<u64>) -> Result<ExitCode> {
 fn synth_cmd(a: SynthArgs) -> Result<ExitCode> {
     let ms = duration_ms(a.duration)?;
     let opportunities = if let Some(mbps) = a.constant {
+        emu::rate_spec::check_mbps("--constant", mbps, true)?;
         synth::constant(mbps, ms)?
     } else if let Some(steps) = &a.steps {
-        synth::from_rate(&synth::parse_schedule("--steps", steps)?, ms)?
+        let schedule = synth::parse_schedule("--steps", steps)?;
+        for (t, mbps) in &schedule {
+            emu::rate_spec::check_mbps(&format!("--steps at {t} s"), *mbps, false)?;
+        }
+        synth::from_rate(&schedule, ms)?
     } else {
+        emu::rate_spec::check_mbps("--max", a.max, true)?;
         synth::Cellular {
             duration_ms: ms,
             seed: a.seed,
@@ -187,7 +214,91 @@ fn from_rate(a: FromRateArgs) -> Result<ExitCode> {
     let text = std::fs::read_to_string(&a.schedule)
         .with_context(|| format!("reading {}", a.schedule.display()))?;
     let schedule = synth::parse_schedule(&a.schedule.display().to_string(), &text)?;
+    for (t, mbps) in &schedule {
+        let at = format!("{} at {t} s", a.schedule.display());
+        emu::rate_spec::check_mbps(&at, *mbps, false)?;
+    }
     let opportunities = synth::from_rate(&schedule, duration_ms(a.duration)?)
         .with_context(|| format!("in {}", a.schedule.display()))?;
     write_and_report(&a.output, opportunities)
+}
+
+/// A stand-in for a logged packet's headers: IPv4 with its real total
+/// length and the flow's addresses, then the ports for TCP/UDP.
+fn synth_headers(flow: Option<&metrics::FlowInfo>, bytes: u32, out: &mut Vec<u8>) {
+    use metrics::Protocol;
+    out.clear();
+    let endpoint = |e: &str| -> ([u8; 4], u16) {
+        let (ip, port) = e.rsplit_once(':').unwrap_or((e, "0"));
+        let ip: std::net::Ipv4Addr = ip.parse().unwrap_or(std::net::Ipv4Addr::UNSPECIFIED);
+        (ip.octets(), port.parse().unwrap_or(0))
+    };
+    let (proto, (src, sport), (dst, dport)) = match flow {
+        Some(f) => {
+            let p = match f.proto {
+                Protocol::Tcp => 6,
+                Protocol::Udp => 17,
+                Protocol::Icmp => 1,
+                Protocol::Other => 255,
+            };
+            (p, endpoint(&f.src), endpoint(&f.dst))
+        }
+        None => (255, ([0; 4], 0), ([0; 4], 0)),
+    };
+    out.extend_from_slice(&[0x45, 0]);
+    out.extend_from_slice(&(bytes.min(65535) as u16).to_be_bytes());
+    out.extend_from_slice(&[0, 0, 0x40, 0, 64, proto, 0, 0]);
+    out.extend_from_slice(&src);
+    out.extend_from_slice(&dst);
+    if matches!(proto, 6 | 17) {
+        out.extend_from_slice(&sport.to_be_bytes());
+        out.extend_from_slice(&dport.to_be_bytes());
+    }
+}
+
+fn log_to_pcap(a: LogToPcapArgs) -> Result<ExitCode> {
+    use emu::pcap::{write_epb, write_headers, Event};
+    use metrics::log::{Event as Line, LogReader};
+    use std::io::Write;
+    let mut reader = LogReader::open(&a.log)?;
+    let file = std::fs::File::create(&a.output)
+        .with_context(|| format!("creating {}", a.output.display()))?;
+    let mut out = std::io::BufWriter::new(file);
+    let write_err = |e| anyhow::Error::from(e).context(format!("writing {}", a.output.display()));
+    write_headers(&mut out, &format!("converted from {}", a.log.display())).map_err(write_err)?;
+    let mut flows = std::collections::HashMap::new();
+    let (mut head, mut n) = (Vec::with_capacity(24), 0u64);
+    while let Some(line) = reader.next_event()? {
+        let (t, bytes, flow, event) = match line {
+            Line::Flow(f) => {
+                flows.insert(f.id, f);
+                continue;
+            }
+            Line::Opportunity { .. } => continue,
+            Line::Arrival { t, bytes, flow } => (t, bytes, flow, Event::Arrival),
+            Line::Departure {
+                t,
+                bytes,
+                queue_delay,
+                flow,
+            } => (t, bytes, flow, Event::Departure(queue_delay)),
+            Line::Drop {
+                t,
+                bytes,
+                reason,
+                flow,
+            } => (t, bytes, flow, Event::Drop(reason)),
+        };
+        let base_us = reader.header().base_timestamp_ms.unwrap_or(0) * 1000;
+        synth_headers(flows.get(&flow), bytes, &mut head);
+        write_epb(&mut out, base_us + t, &head, bytes, event).map_err(write_err)?;
+        n += 1;
+    }
+    out.flush().map_err(write_err)?;
+    eprintln!(
+        "wrote {}: {n} packet records from {}",
+        a.output.display(),
+        a.log.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Link rates given on the command line instead of a trace file, and the
+//! rate limits every trace (file or spec) is checked against.
+//!
+//! - `constant:MBPS` — a constant rate, e.g. `constant:12` (one MTU
+//!   opportunity per ms). The trace loops every second, or every 3 s when a
+//!   second would hold a fraction of an opportunity (so `constant:100`
+//!   delivers exactly 100 Mbit/s, not 99.996).
+//! - `steps:START_S:MBPS,START_S:MBPS,...@PERIOD_S` — piecewise-constant
+//!   rates from each start time on, the first at 0, looping every
+//!   PERIOD_S seconds, e.g. `steps:0:24,10:6,20:0,21:12@30`.
+//!
+//! Anything else names a trace file (plain or `.gz`). Rates above
+//! [`MAX_MBPS`] are refused (nothing has been measured there); rates above
+//! [`VALIDATED_MBPS`] are accepted with a warning ([`rate_warning`]).
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use crate::synth;
+use crate::trace::Trace;
+
+/// The highest rate a spec or `trace synth` may ask for: 10 Gbit/s, the
+/// 5G-Advanced peak the emulator's benchmark aims at. Beyond it a trace
+/// would only measure the emulator's ceiling, not the link.
+pub const MAX_MBPS: f64 = 10_000.0;
+
+/// The highest rate docs/emulator.md shows the emulator delivering at
+/// ≥ 0.95 of capacity with p99 scheduling error ≤ 200 µs on the 2-core
+/// development machine (`make bench-emulator`). Above it a run may measure
+/// the emulator rather than the link, so we warn.
+pub const VALIDATED_MBPS: f64 = 1_000.0;
+
+/// Whether `spec` is a rate spec rather than a file name.
+pub fn is_rate_spec(spec: &str) -> bool {
+    spec.starts_with("constant:") || spec.starts_with("steps:")
+}
+
+/// Checks one rate of a spec (or of `trace synth`): finite, ≥ 0 (> 0 when
+/// `positive`), at most [`MAX_MBPS`].
+pub fn check_mbps(what: &str, mbps: f64, positive: bool) -> Result<()> {
+    if !mbps.is_finite() || mbps < 0.0 || (positive && mbps == 0.0) {
+        bail!(
+            "{what}: {mbps} Mbit/s is not a rate (needs a finite number {} 0)",
+            if positive { ">" } else { ">=" }
+        );
+    }
+    if mbps > MAX_MBPS {
+        bail!(
+            "{what}: {mbps} Mbit/s is above the {MAX_MBPS} Mbit/s the emulator is built and measured for \
+             (docs/emulator.md); a faster trace would measure the emulator, not the link"
+        );
+    }
+    Ok(())
+}
+
+/// Parses `constant:…`/`steps:…` into a trace named by the spec; None when
+/// `spec` is not a rate spec (a file name).
+pub fn parse(spec: &str) -> Result<Option<Trace>> {
+    let opportunities = if let Some(mbps) = spec.strip_prefix("constant:") {
+        let mbps: f64 = mbps
+            .trim()
+            .parse()
+            .with_context(|| format!("`{spec}`: constant:<Mbit/s> needs a number"))?;
+        check_mbps(spec, mbps, true)?;
+        synth::constant(mbps, constant_period_ms(mbps)).with_context(|| format!("`{spec}`"))?
+    } else if let Some(body) = spec.strip_prefix("steps:") {
+        let Some((schedule, period)) = body.rsplit_once('@') else {
+            bail!("`{spec}`: steps:START_S:MBPS,...@PERIOD_S needs its period, e.g. steps:0:24,10:6@20");
+        };
+        let period_s: f64 = period
+            .trim()
+            .parse()
+            .with_context(|| format!("`{spec}`: period `{period}` is not a number of seconds"))?;
+        if !(period_s.is_finite() && period_s >= 0.001) {
+            bail!("`{spec}`: the period must be at least 0.001 s, got {period_s}");
+        }
+        let schedule = synth::parse_schedule(spec, schedule)?;
+        for (t, mbps) in &schedule {
+            check_mbps(&format!("`{spec}` at {t} s"), *mbps, false)?;
+            if *t >= period_s {
+                bail!("`{spec}`: the step at {t} s is not inside the {period_s} s period");
+            }
+        }
+        synth::from_rate(&schedule, (period_s * 1000.0).round() as u64)
+            .with_context(|| format!("`{spec}`"))?
+    } else {
+        return Ok(None);
+    };
+    Ok(Some(Trace {
+        path: PathBuf::from(spec),
+        opportunities,
+    }))
+}
+
+/// A rate spec, or else a trace file (plain or gzip).
+pub fn load(spec: &str) -> Result<Trace> {
+    match parse(spec)? {
+        Some(t) => Ok(t),
+        None => Ok(Trace::load(Path::new(spec))?),
+    }
+}
+
+/// One second when it holds a whole number of 1500-byte opportunities,
+/// else three (whole for any rate given to 0.004 Mbit/s).
+fn constant_period_ms(mbps: f64) -> u64 {
+    let per_s = mbps * 1000.0 / synth::MBPS_PER_OPPORTUNITY_PER_MS;
+    if (per_s - per_s.round()).abs() < 1e-6 {
+        1000
+    } else {
+        3000
+    }
+}
+
+/// A warning for a trace whose peak (over whole seconds) is above
+/// [`VALIDATED_MBPS`], naming it; None below.
+pub fn rate_warning(trace: &Trace) -> Option<String> {
+    let peak = trace.summary().peak_mbps;
+    // A whole second holds whole opportunities: 1000 Mbit/s peaks at 1000.008.
+    (peak > VALIDATED_MBPS + 0.1).then(|| {
+        format!(
+            "warning: {} peaks at {peak:.0} Mbit/s, above the {VALIDATED_MBPS:.0} Mbit/s the emulator is \
+             validated for on a 2-core machine (docs/emulator.md): check the run's delivered ÷ capacity \
+             and scheduling error before trusting it",
+            trace.path.display()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(spec: &str) -> String {
+        format!("{:#}", load(spec).unwrap_err())
+    }
+
+    #[test]
+    fn constant_rates_are_exact_and_loop() {
+        let t = load("constant:12").unwrap();
+        assert_eq!(t.opportunities, (1..=1000).collect::<Vec<_>>());
+        assert_eq!(t.path, Path::new("constant:12"));
+        let t = load("constant:100").unwrap();
+        assert_eq!(t.period_ms(), 3000);
+        assert!((t.summary().mean_mbps - 100.0).abs() < 1e-9);
+        let t = load("constant:0.5").unwrap();
+        assert!((t.summary().mean_mbps - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn steps_follow_their_schedule_and_period() {
+        let t = load("steps:0:24,1:0,1.5:12@2").unwrap();
+        assert_eq!(t.period_ms(), 2000);
+        let count = |a, b| t.opportunities.iter().filter(|&&x| x > a && x <= b).count();
+        assert_eq!(
+            (count(0, 1000), count(1000, 1500), count(1500, 2000)),
+            (2000, 0, 500)
+        );
+    }
+
+    #[test]
+    fn bad_and_absurd_rates_are_refused_with_the_spec_named() {
+        for (spec, says) in [
+            ("constant:x", "needs a number"),
+            ("constant:0", "not a rate"),
+            ("constant:-3", "not a rate"),
+            ("constant:inf", "not a rate"),
+            ("constant:100000", "above the 10000"),
+            ("steps:0:24,10:6", "needs its period"),
+            ("steps:0:24,10:20000@20", "above the 10000"),
+            ("steps:0:24,30:6@20", "not inside"),
+            ("steps:1:24@20", "start at 0"),
+            ("steps:0:0@5", "no capacity"),
+        ] {
+            let e = err(spec);
+            assert!(e.contains(spec) && e.contains(says), "{spec}: {e}");
+        }
+        assert!(err("/nonexistent/x.down").contains("/nonexistent/x.down"));
+    }
+
+    #[test]
+    fn fast_traces_warn() {
+        assert!(rate_warning(&load("constant:1000").unwrap()).is_none());
+        let w = rate_warning(&load("constant:4000").unwrap()).unwrap();
+        assert!(
+            w.contains("constant:4000") && w.contains("4000 Mbit/s"),
+            "{w}"
+        );
+    }
+
+    #[test]
+    fn gzip_traces_read_as_the_plain_file() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let text = "1\n1\n3\n7\n";
+        let plain = dir.path().join("t.down");
+        std::fs::write(&plain, text).unwrap();
+        let gz = dir.path().join("t.down.gz");
+        let mut enc = flate2::write::GzEncoder::new(
+            std::fs::File::create(&gz).unwrap(),
+            flate2::Compression::default(),
+        );
+        enc.write_all(text.as_bytes()).unwrap();
+        enc.finish().unwrap();
+        let (a, b) = (
+            load(plain.to_str().unwrap()).unwrap(),
+            load(gz.to_str().unwrap()).unwrap(),
+        );
+        assert_eq!(a.opportunities, b.opportunities);
+        assert_eq!(b.path, gz);
+        // A damaged gzip file is an error naming it, not a short trace.
+        let bytes = std::fs::read(&gz).unwrap();
+        std::fs::write(&gz, &bytes[..bytes.len() - 6]).unwrap();
+        let e = err(gz.to_str().unwrap());
+        assert!(e.contains("t.down.gz") && e.contains("cannot read"), "{e}");
+    }
+}
