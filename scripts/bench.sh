@@ -7,6 +7,7 @@
 #                 C2TCP as released (jsac, the default) and as printed (paper)
 #   ablation      C2TCP: paper + each of the authors' five behaviours, jsac - each
 #   full-length   Table I's headline schemes over each whole trace (hours)
+#   orange        Table I's schemes over the Orange 4G traces in traces/orange
 #   target-sweep  C2TCP Fig. 20: Target 25-75 ms vs Cubic and Cubic+CoDel
 #   buffer-sweep  C2TCP Fig. 21: bottleneck buffer 75 KB - 1.5 MB
 #   friendliness  C2TCP Fig. 18: a Cubic flow, then the scheme under test
