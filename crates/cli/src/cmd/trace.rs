@@ -22,6 +22,8 @@ enum TraceCommand {
     Synth(SynthArgs),
     /// Turn a rate schedule (`SECONDS MBPS` per line) into a trace
     FromRate(FromRateArgs),
+    /// Record a real link as a trace: Saturator's sender and receiver (docs/capture.md)
+    Capture(super::capture::Args),
 }
 
 #[derive(clap::Args)]
@@ -93,6 +95,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         TraceCommand::Stats(a) => stats(a),
         TraceCommand::Synth(a) => synth_cmd(a),
         TraceCommand::FromRate(a) => from_rate(a),
+        TraceCommand::Capture(a) => super::capture::run(a),
     }
 }
 
