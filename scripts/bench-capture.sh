@@ -38,7 +38,7 @@ for name in $NAMES; do
         -o \"$OUT/$name.cap\" --summary \"$OUT/$name.summary.json\"' &
     emu=\$!
     for i in \$(seq 100); do [ -s '$OUT/$name.ue' ] && break; sleep 0.1; done
-    '$BIN' trace capture send -q --to \$(cat '$OUT/$name.ue'):9000 --duration $((SECS + 30)) > '$OUT/$name.sender.json' &
+    '$BIN' trace capture send -q --to \$(cat '$OUT/$name.ue'):9000 --duration $((SECS + 30)) > '$OUT/$name.sender.json' 2> '$OUT/$name.sender.log' &
     send=\$!
     wait \$emu
     kill \$send 2>/dev/null || true

@@ -13,6 +13,8 @@
 #   sprout        Sprout NSDI'13 set-up (20 ms each way, unlimited queue)
 #   natcp         NATCP/NACubic over live NetAssist, the MEC set-up (Table 2)
 #   dfcsd         DFCSD/DRWA short-vs-long and its variants (scripts/bench-dfcsd.sh)
+#   capture       `c2tcp trace capture` through the emulator vs the replayed trace
+#                 (scripts/bench-capture.sh; CAPTURE_TRACES=all for every trace)
 #
 # BENCH_OUT (default bench-out) holds one directory per part with its report;
 # BENCH_JOBS (default 2) runs at a time; BENCH_PARTS selects parts.
@@ -21,7 +23,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/c2tcp}
 OUT=${BENCH_OUT:-bench-out}
 JOBS=${BENCH_JOBS:-2}
-PARTS=${BENCH_PARTS:-"table1 ablation full-length target-sweep buffer-sweep friendliness sprout natcp dfcsd"}
+PARTS=${BENCH_PARTS:-"table1 ablation full-length target-sweep buffer-sweep friendliness sprout natcp dfcsd capture"}
 TRACES=${C2TCP_TRACES:-traces}
 
 [ "$(id -u)" = 0 ] || { echo "make bench needs root (BPF, network namespaces, TUN): run it with sudo" >&2; exit 1; }
@@ -58,5 +60,9 @@ bench natcp natcp-mec
 if part dfcsd; then
   echo "== dfcsd (receiver-side short-vs-long and variants)"
   DFCSD_OUT="$OUT/dfcsd" JOBS="$JOBS" BIN="$BIN" ./scripts/bench-dfcsd.sh
+fi
+if part capture; then
+  echo "== capture (Saturator fidelity through the emulator)"
+  CAPTURE_OUT="$OUT/capture" BIN="$BIN" C2TCP_TRACES="$TRACES" ./scripts/bench-capture.sh
 fi
 echo "reports: $(ls -d "$OUT"/*/report.md 2>/dev/null | tr '\n' ' ')"

@@ -74,17 +74,34 @@ pub fn run_sender(
     let start = monotonic_us();
     let end = start + o.duration.as_micros() as u64;
     let mut next_progress = start;
+    let mut refused = 0u64;
     loop {
         let now = monotonic_us();
         if now >= end || stop.load(std::sync::atomic::Ordering::Relaxed) {
             let p = send_progress(&w, start, now);
             progress(&p);
+            if p.acked == 0 {
+                anyhow::bail!(
+                    "no ACK came back from {} in {:.1} s ({} sends refused): is `trace capture recv` running there{}?",
+                    o.to,
+                    p.elapsed_s,
+                    refused,
+                    o.feedback_listen
+                        .map_or(String::new(), |a| format!(" with --feedback-to {a}"))
+                );
+            }
             return Ok(p);
         }
         w.expire(now);
         while let Some(d) = w.next(now) {
             wire::write_data(&mut out, session, &d);
-            send_retrying(&data, &out, None).with_context(|| format!("sending to {}", o.to))?;
+            match send_retrying(&data, &out, None) {
+                Ok(()) => {}
+                // The receiver not up yet, or gone (the ICMP error of an
+                // earlier datagram): the packet is lost like any other.
+                Err(e) if receiver_absent(&e) => refused += 1,
+                Err(e) => return Err(e).with_context(|| format!("sending to {}", o.to)),
+            }
         }
         let mut on = |b: &[u8]| {
             if let Ok((s, Datagram::Ack(a))) = wire::parse(b) {
@@ -104,6 +121,15 @@ pub fn run_sender(
         }
         wait(acks, PollFlags::POLLIN, (now + TICK_US).min(end));
     }
+}
+
+/// Send errors that mean "nobody listens there (yet, or any more)".
+fn receiver_absent(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::*;
+    matches!(
+        e.kind(),
+        ConnectionRefused | NetworkUnreachable | HostUnreachable
+    )
 }
 
 pub struct RecvOptions {
