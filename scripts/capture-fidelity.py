@@ -19,14 +19,36 @@ def load(path):
         return [int(line) for line in f if line.strip()]
 
 
-def bins(opp, period, lag, n):
+def bins(opp, n):
+    """Opportunities per BIN_MS of a record, its first n bins."""
     v = [0] * n
     for t in opp:
-        rel = (t - lag) % period if period else t
-        i = rel // BIN_MS
-        if i < n:
-            v[i] += 1
+        if t // BIN_MS < n:
+            v[t // BIN_MS] += 1
     return v
+
+
+class Looping:
+    """The replayed trace's per-BIN_MS counts from any 10-ms lag, through a
+    circular prefix sum over 10-ms cells: one lag costs n look-ups, not a pass
+    over the trace (a 13-minute trace has 7 800 lags of 100 ms to try)."""
+
+    def __init__(self, opp, period):
+        self.cells = -(-period // 10)
+        c = [0] * self.cells
+        for t in opp:
+            c[(t % period) // 10] += 1
+        self.pref = [0]
+        for x in c + c:
+            self.pref.append(self.pref[-1] + x)
+
+    def bins(self, lag, n):
+        k = BIN_MS // 10
+        out = []
+        for i in range(n):
+            s = (lag // 10 + i * k) % self.cells
+            out.append(self.pref[s + k] - self.pref[s])  # s + k < 2 x cells
+        return out
 
 
 def corr(a, b):
@@ -47,12 +69,13 @@ def main():
     period = orig[-1]
     span = rec[-1] // BIN_MS * BIN_MS  # whole bins of the record
     n = span // BIN_MS
-    got = bins(rec, 0, 0, n)
+    got = bins(rec, n)
+    loop = Looping(orig, period)
     # Coarse lag search in whole bins, then 10 ms around the best.
-    best = max(range(0, period, BIN_MS), key=lambda lag: corr(got, bins(orig, period, lag, n)))
+    best = max(range(0, period, BIN_MS), key=lambda lag: corr(got, loop.bins(lag, n)))
     best = max(range(max(0, best - BIN_MS), best + BIN_MS, 10),
-               key=lambda lag: corr(got, bins(orig, period, lag, n)))
-    want = bins(orig, period, best, n)
+               key=lambda lag: corr(got, loop.bins(lag, n)))
+    want = loop.bins(best, n)
     window = [((t - best) % period) for t in orig if (t - best) % period < span]
     window.sort()
     print(json.dumps({
