@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use plumbing::{tcp, wait, PollFlags};
 use serde::Serialize;
+use plumbing::{tcp, wait, PollFlags};
 use sockopt::C2tcpInfo;
 
 const CHUNK: usize = 64 * 1024;

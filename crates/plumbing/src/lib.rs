@@ -79,10 +79,7 @@ pub mod wait {
     pub fn ready(fd: impl AsFd, events: PollFlags, timeout: Duration) -> io::Result<bool> {
         let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
         let mut fds = [PollFd::new(fd.as_fd(), events)];
-        match poll(
-            &mut fds,
-            PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX),
-        ) {
+        match poll(&mut fds, PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX)) {
             Ok(0) | Err(Errno::EINTR) => Ok(false),
             Ok(_) => Ok(true),
             Err(e) => Err(e.into()),
@@ -101,11 +98,7 @@ pub mod wait {
     /// [`sleep`] until `deadline_us` of [`crate::clock::monotonic_us`].
     pub fn sleep_until_us(fd: impl AsFd, events: PollFlags, deadline_us: u64) {
         let now = crate::clock::monotonic_us();
-        sleep(
-            fd,
-            events,
-            Duration::from_micros(deadline_us.saturating_sub(now)),
-        );
+        sleep(fd, events, Duration::from_micros(deadline_us.saturating_sub(now)));
     }
 }
 
@@ -301,9 +294,7 @@ mod tests {
     #[test]
     fn a_socket_configured_before_connect_connects() {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        let SocketAddr::V4(dst) = l.local_addr().unwrap() else {
-            unreachable!()
-        };
+        let SocketAddr::V4(dst) = l.local_addr().unwrap() else { unreachable!() };
         let sock = tcp::socket_v4().unwrap();
         let mut s = tcp::connect_v4(sock, dst).unwrap();
         let (mut a, _) = l.accept().unwrap();
@@ -312,10 +303,7 @@ mod tests {
         s.read_exact(&mut buf).unwrap();
         assert_eq!(&buf, b"hi");
         let refused = tcp::connect_v4(tcp::socket_v4().unwrap(), "127.0.0.1:1".parse().unwrap());
-        assert_eq!(
-            refused.unwrap_err().kind(),
-            std::io::ErrorKind::ConnectionRefused
-        );
+        assert_eq!(refused.unwrap_err().kind(), std::io::ErrorKind::ConnectionRefused);
     }
 
     #[test]
@@ -326,10 +314,7 @@ mod tests {
         let b = std::fs::File::open(&dir).unwrap();
         assert!(lock::try_exclusive(&a).unwrap());
         assert!(!lock::try_exclusive(&b).unwrap());
-        assert!(
-            lock::try_exclusive(a.try_clone().unwrap()).unwrap(),
-            "same open file"
-        );
+        assert!(lock::try_exclusive(a.try_clone().unwrap()).unwrap(), "same open file");
         drop(a);
         lock::exclusive(&b).unwrap();
         std::fs::remove_file(&dir).unwrap();
@@ -337,10 +322,7 @@ mod tests {
 
     #[test]
     fn signalling_a_child_ends_it() {
-        let mut child = std::process::Command::new("sleep")
-            .arg("30")
-            .spawn()
-            .unwrap();
+        let mut child = std::process::Command::new("sleep").arg("30").spawn().unwrap();
         assert!(process::terminate(&child));
         let status = child.wait().unwrap();
         use std::os::unix::process::ExitStatusExt;
