@@ -18,6 +18,8 @@
 #                 each whole trace (hours), then scripts/natcp-table2.py beside
 #                 the paper's column; NATCP_SCHEMES overrides the list (add abc)
 #   dfcsd         DFCSD/DRWA/RTAC short-vs-long and its variants (scripts/bench-dfcsd.sh)
+#   capture       `c2tcp trace capture` through the emulator vs the replayed trace
+#                 (scripts/bench-capture.sh; CAPTURE_TRACES=all for every trace)
 #
 # BENCH_OUT (default bench-out) holds one directory per part with its report;
 # BENCH_JOBS (default 2) runs at a time; BENCH_PARTS selects parts.
@@ -26,7 +28,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/c2tcp}
 OUT=${BENCH_OUT:-bench-out}
 JOBS=${BENCH_JOBS:-2}
-PARTS=${BENCH_PARTS:-"table1 ablation full-length orange target-sweep buffer-sweep friendliness sprout competing natcp natcp-table2 dfcsd"}
+PARTS=${BENCH_PARTS:-"table1 ablation full-length orange target-sweep buffer-sweep friendliness sprout competing natcp natcp-table2 dfcsd capture"}
 TRACES=${C2TCP_TRACES:-traces}
 
 [ "$(id -u)" = 0 ] || { echo "make bench needs root (BPF, network namespaces, TUN): run it with sudo" >&2; exit 1; }
@@ -73,5 +75,9 @@ fi
 if part dfcsd; then
   echo "== dfcsd (receiver-side short-vs-long and variants)"
   DFCSD_OUT="$OUT/dfcsd" JOBS="$JOBS" BIN="$BIN" ./scripts/bench-dfcsd.sh
+fi
+if part capture; then
+  echo "== capture (Saturator fidelity through the emulator)"
+  CAPTURE_OUT="$OUT/capture" BIN="$BIN" C2TCP_TRACES="$TRACES" ./scripts/bench-capture.sh
 fi
 echo "reports: $(ls -d "$OUT"/*/report.md 2>/dev/null | tr '\n' ' ')"

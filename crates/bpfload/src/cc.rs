@@ -78,6 +78,18 @@ pub static CCS: &[CcSpec] = &[
         reconfigure: no_options,
     },
     CcSpec {
+        name: "ledbat",
+        summary: "LEDBAT (RFC 6817): one-way delay from TCP timestamps against a 10-minute base history, 100 ms target, gain 1",
+        attach: attach_ledbat,
+        reconfigure: no_options,
+    },
+    CcSpec {
+        name: "compound",
+        summary: "Compound TCP: Reno loss window + delay window (alpha 1/8, k 3/4, gamma 30 packets)",
+        attach: attach_compound,
+        reconfigure: no_options,
+    },
+    CcSpec {
         name: "natcp",
         summary: "NATCP: cwnd = 2 x minRTT x bandwidth / flows from NetAssist feedback, paced; Cubic without feedback",
         attach: crate::netassist::attach_natcp,
@@ -256,6 +268,17 @@ attach_struct_ops_only!(
     attach_vivace,
     crate::skel::vivace::VivaceSkelBuilder,
     vivace
+);
+
+attach_struct_ops_only!(
+    attach_ledbat,
+    crate::skel::ledbat::LedbatSkelBuilder,
+    ledbat
+);
+attach_struct_ops_only!(
+    attach_compound,
+    crate::skel::compound::CompoundSkelBuilder,
+    compound
 );
 
 fn no_options(_opts: &LoadOptions, _dir: &Path) -> Result<bool> {

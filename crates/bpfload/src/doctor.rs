@@ -10,6 +10,8 @@ use libbpf_rs::skel::{OpenSkel, SkelBuilder};
 use serde::Serialize;
 
 use crate::skel::c2tcp::C2tcpSkelBuilder;
+use crate::skel::compound::CompoundSkelBuilder;
+use crate::skel::ledbat::LedbatSkelBuilder;
 use crate::skel::vegas::VegasSkelBuilder;
 use crate::skel::vivace::VivaceSkelBuilder;
 use crate::skel::westwood::WestwoodSkelBuilder;
@@ -165,8 +167,10 @@ fn try_load_objects() -> Result<String, String> {
     try_load!(WestwoodSkelBuilder, "westwood");
     try_load!(VegasSkelBuilder, "vegas");
     try_load!(VivaceSkelBuilder, "vivace");
+    try_load!(LedbatSkelBuilder, "ledbat");
+    try_load!(CompoundSkelBuilder, "compound");
     Ok(
-        "c2tcp, westwood, vegas and vivace pass the verifier (loaded and released, nothing attached)"
+        "c2tcp, westwood, vegas, vivace, ledbat and compound pass the verifier (loaded and released, nothing attached)"
             .into(),
     )
 }

@@ -49,6 +49,12 @@ mod skel {
     pub mod vivace {
         include!(concat!(env!("OUT_DIR"), "/vivace.skel.rs"));
     }
+    pub mod ledbat {
+        include!(concat!(env!("OUT_DIR"), "/ledbat.skel.rs"));
+    }
+    pub mod compound {
+        include!(concat!(env!("OUT_DIR"), "/compound.skel.rs"));
+    }
 }
 
 pub use cc::{load, unload, LoadOptions, LoadOutcome, CCS};

@@ -319,6 +319,18 @@ fn registry() -> Vec<Entry> {
             knobs: &[],
         },
         Entry {
+            name: "ledbat",
+            summary: "LEDBAT (BPF, RFC 6817): scavenger holding its one-way queueing delay at 100 ms, yields to loss-based TCP",
+            kind: Kind::Bpf { cc: "ledbat" },
+            knobs: &[],
+        },
+        Entry {
+            name: "compound",
+            summary: "Compound TCP (BPF): Reno's loss window plus a delay window that retreats as the queue grows",
+            kind: Kind::Bpf { cc: "compound" },
+            knobs: &[],
+        },
+        Entry {
             name: "sprout",
             summary: "Sprout over UDP: cautious forecast of the inferred link rate (saturating sender)",
             kind: Kind::Sprout { variant: "sprout" },

@@ -24,6 +24,8 @@ enum TraceCommand {
     FromRate(FromRateArgs),
     /// Convert an emulator log (ours or Mahimahi's mm-link log) into pcapng
     LogToPcap(LogToPcapArgs),
+    /// Record a real link as a trace: Saturator's sender and receiver (docs/capture.md)
+    Capture(super::capture::Args),
 }
 
 #[derive(clap::Args)]
@@ -111,6 +113,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         TraceCommand::Synth(a) => synth_cmd(a),
         TraceCommand::FromRate(a) => from_rate(a),
         TraceCommand::LogToPcap(a) => log_to_pcap(a),
+        TraceCommand::Capture(a) => super::capture::run(a),
     }
 }
 
