@@ -9,6 +9,7 @@ use libbpf_rs::btf::Btf;
 use libbpf_rs::skel::{OpenSkel, SkelBuilder};
 use serde::Serialize;
 
+use crate::skel::abc::AbcSkelBuilder;
 use crate::skel::c2tcp::C2tcpSkelBuilder;
 use crate::skel::vegas::VegasSkelBuilder;
 use crate::skel::vivace::VivaceSkelBuilder;
@@ -165,8 +166,9 @@ fn try_load_objects() -> Result<String, String> {
     try_load!(WestwoodSkelBuilder, "westwood");
     try_load!(VegasSkelBuilder, "vegas");
     try_load!(VivaceSkelBuilder, "vivace");
+    try_load!(AbcSkelBuilder, "abc");
     Ok(
-        "c2tcp, westwood, vegas and vivace pass the verifier (loaded and released, nothing attached)"
+        "c2tcp, westwood, vegas, vivace and abc pass the verifier (loaded and released, nothing attached)"
             .into(),
     )
 }

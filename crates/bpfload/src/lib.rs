@@ -46,6 +46,9 @@ mod skel {
     pub mod vivace {
         include!(concat!(env!("OUT_DIR"), "/vivace.skel.rs"));
     }
+    pub mod abc {
+        include!(concat!(env!("OUT_DIR"), "/abc.skel.rs"));
+    }
 }
 
 pub use cc::{load, unload, LoadOptions, LoadOutcome, CCS};
