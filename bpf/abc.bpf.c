@@ -9,10 +9,10 @@
  * of them the receiver reported CE (tp->delivered, tp->delivered_ce), moves
  * the window by +1/-1 per accelerate/brake, and paces at 2 x cwnd / sRTT.
  * TCP_CONG_NEEDS_ECN makes the connection negotiate ECN and send ECT
- * whatever net.ipv4.tcp_ecn says. The receiver must echo every mark: the
- * runner sets net.ipv4.tcp_ecn=3 (Accurate ECN, Linux 6.18) in both
- * namespaces, whose ACE counter gives delivered_ce per packet
- * (docs/peers.md, "ABC", says why not classic ECN's sticky ECE).
+ * whatever net.ipv4.tcp_ecn says. The receiver must echo every mark: it
+ * runs this congestion control too (the runner makes `abc` the namespaces'
+ * default), whose cwnd_event() echoes CE per packet as DCTCP's receiver
+ * does (abc_logic.h says why not Accurate ECN on this kernel).
  *
  * Loss: entering Recovery halves the window once (Reno); during Recovery
  * brakes still count but nothing grows; undo restores the halved window.
@@ -24,6 +24,15 @@
 char _license[] SEC("license") = "GPL";
 
 #define TCP_CONG_NEEDS_ECN 0x2
+#define TCP_ECN_DEMAND_CWR 0x4 /* the receiver sets ECE on its ACKs */
+
+static __always_inline void abc_set_ece(struct tcp_sock *tp, __u32 ce)
+{
+	if (ce)
+		tp->ecn_flags |= TCP_ECN_DEMAND_CWR;
+	else
+		tp->ecn_flags &= ~TCP_ECN_DEMAND_CWR;
+}
 
 _Static_assert(sizeof(struct abc_state) <= 104, "icsk_ca_priv is 104 bytes");
 
@@ -47,6 +56,7 @@ void BPF_PROG(abc_init, struct sock *sk)
 	struct tcp_sock *tp = tcp_sk(sk);
 
 	abc_init_state(abc_of(sk), tp->delivered, tp->delivered_ce, tp->snd_cwnd);
+	abc_of(sk)->prior_rcv_nxt = tp->rcv_nxt;
 	tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
 	if (sk->sk_pacing_status == SK_PACING_NONE)
 		sk->sk_pacing_status = SK_PACING_NEEDED;
@@ -72,6 +82,27 @@ void BPF_PROG(abc_set_state, struct sock *sk, __u8 new_state)
 		tcp_set_cwnd(tp, abc_on_loss(abc_of(sk), tp->snd_cwnd));
 }
 
+/* The receiver's side: each data packet's ECN field, as DCTCP's echo. */
+SEC("struct_ops")
+void BPF_PROG(abc_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct inet_connection_sock *icsk = inet_csk(sk);
+	__u32 act, prior, prior_ce;
+
+	if (ev != CA_EVENT_ECN_IS_CE && ev != CA_EVENT_ECN_NO_CE)
+		return;
+	act = abc_echo(abc_of(sk), ev == CA_EVENT_ECN_IS_CE, tp->rcv_nxt,
+		       icsk->icsk_ack.pending & ICSK_ACK_TIMER, &prior, &prior_ce);
+	if (act & ABC_ECHO_PRIOR) {
+		abc_set_ece(tp, prior_ce);
+		bpf_tcp_send_ack(sk, prior);
+	}
+	if (act & ABC_ECHO_ACK_NOW)
+		icsk->icsk_ack.pending |= ICSK_ACK_NOW;
+	abc_set_ece(tp, ev == CA_EVENT_ECN_IS_CE);
+}
+
 SEC("struct_ops")
 __u32 BPF_PROG(abc_ssthresh, struct sock *sk)
 {
@@ -92,6 +123,7 @@ struct tcp_congestion_ops abc = {
 	.init = (void *)abc_init,
 	.cong_control = (void *)abc_cong_control,
 	.set_state = (void *)abc_set_state,
+	.cwnd_event = (void *)abc_cwnd_event,
 	.ssthresh = (void *)abc_ssthresh,
 	.undo_cwnd = (void *)abc_undo_cwnd,
 	.flags = TCP_CONG_NON_RESTRICTED | TCP_CONG_NEEDS_ECN,
