@@ -13,6 +13,7 @@
 #   sprout        Sprout NSDI'13 set-up (20 ms each way, unlimited queue)
 #   natcp         NATCP/NACubic over live NetAssist, the MEC set-up (Table 2)
 #   dfcsd         DFCSD/DRWA short-vs-long and its variants (scripts/bench-dfcsd.sh)
+#   ecn           Table I's set-up: Cubic over CoDel with/without ECN, over fq_codel, and ABC
 #
 # BENCH_OUT (default bench-out) holds one directory per part with its report;
 # BENCH_JOBS (default 2) runs at a time; BENCH_PARTS selects parts.
@@ -21,7 +22,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/c2tcp}
 OUT=${BENCH_OUT:-bench-out}
 JOBS=${BENCH_JOBS:-2}
-PARTS=${BENCH_PARTS:-"table1 ablation full-length target-sweep buffer-sweep friendliness sprout natcp dfcsd"}
+PARTS=${BENCH_PARTS:-"table1 ablation full-length target-sweep buffer-sweep friendliness sprout natcp dfcsd ecn"}
 TRACES=${C2TCP_TRACES:-traces}
 
 [ "$(id -u)" = 0 ] || { echo "make bench needs root (BPF, network namespaces, TUN): run it with sudo" >&2; exit 1; }
@@ -55,6 +56,7 @@ bench buffer-sweep buffer-sweep
 bench friendliness tcp-friendliness
 bench sprout sprout-paper
 bench natcp natcp-mec
+bench ecn ecn-aqm
 if part dfcsd; then
   echo "== dfcsd (receiver-side short-vs-long and variants)"
   DFCSD_OUT="$OUT/dfcsd" JOBS="$JOBS" BIN="$BIN" ./scripts/bench-dfcsd.sh
