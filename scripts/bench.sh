@@ -20,6 +20,7 @@
 #   dfcsd         DFCSD/DRWA/RTAC short-vs-long and its variants (scripts/bench-dfcsd.sh)
 #   capture       `c2tcp trace capture` through the emulator vs the replayed trace
 #                 (scripts/bench-capture.sh; CAPTURE_TRACES=all for every trace)
+#   ecn           Table I's set-up: Cubic over CoDel with/without ECN, over fq_codel, and ABC
 #
 # BENCH_OUT (default bench-out) holds one directory per part with its report;
 # BENCH_JOBS (default 2) runs at a time; BENCH_PARTS selects parts.
@@ -28,7 +29,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/c2tcp}
 OUT=${BENCH_OUT:-bench-out}
 JOBS=${BENCH_JOBS:-2}
-PARTS=${BENCH_PARTS:-"table1 ablation full-length orange target-sweep buffer-sweep friendliness sprout competing natcp natcp-table2 dfcsd capture"}
+PARTS=${BENCH_PARTS:-"table1 ablation full-length orange target-sweep buffer-sweep friendliness sprout competing natcp natcp-table2 dfcsd capture ecn"}
 TRACES=${C2TCP_TRACES:-traces}
 
 [ "$(id -u)" = 0 ] || { echo "make bench needs root (BPF, network namespaces, TUN): run it with sudo" >&2; exit 1; }
@@ -72,6 +73,7 @@ bench natcp-table2 natcp-table2 ${NATCP_SCHEMES:+--schemes "$NATCP_SCHEMES"}
 if part natcp-table2; then
   ./scripts/natcp-table2.py "$OUT/natcp-table2" | tee "$OUT/natcp-table2/table2.md"
 fi
+bench ecn ecn-aqm
 if part dfcsd; then
   echo "== dfcsd (receiver-side short-vs-long and variants)"
   DFCSD_OUT="$OUT/dfcsd" JOBS="$JOBS" BIN="$BIN" ./scripts/bench-dfcsd.sh

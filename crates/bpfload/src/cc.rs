@@ -90,6 +90,12 @@ pub static CCS: &[CcSpec] = &[
         reconfigure: no_options,
     },
     CcSpec {
+        name: "abc",
+        summary: "ABC's sender (NSDI'20): cwnd +1 per accelerate (ECT) ACKed, -1 per brake (CE), paced; Reno halving on loss",
+        attach: attach_abc,
+        reconfigure: no_options,
+    },
+    CcSpec {
         name: "natcp",
         summary: "NATCP: cwnd = 2 x minRTT x bandwidth / flows from NetAssist feedback, paced; Cubic without feedback",
         attach: crate::netassist::attach_natcp,
@@ -280,6 +286,7 @@ attach_struct_ops_only!(
     crate::skel::compound::CompoundSkelBuilder,
     compound
 );
+attach_struct_ops_only!(attach_abc, crate::skel::abc::AbcSkelBuilder, abc);
 
 fn no_options(_opts: &LoadOptions, _dir: &Path) -> Result<bool> {
     Ok(false)

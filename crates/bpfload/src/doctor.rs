@@ -9,6 +9,7 @@ use libbpf_rs::btf::Btf;
 use libbpf_rs::skel::{OpenSkel, SkelBuilder};
 use serde::Serialize;
 
+use crate::skel::abc::AbcSkelBuilder;
 use crate::skel::c2tcp::C2tcpSkelBuilder;
 use crate::skel::compound::CompoundSkelBuilder;
 use crate::skel::ledbat::LedbatSkelBuilder;
@@ -169,8 +170,9 @@ fn try_load_objects() -> Result<String, String> {
     try_load!(VivaceSkelBuilder, "vivace");
     try_load!(LedbatSkelBuilder, "ledbat");
     try_load!(CompoundSkelBuilder, "compound");
+    try_load!(AbcSkelBuilder, "abc");
     Ok(
-        "c2tcp, westwood, vegas, vivace, ledbat and compound pass the verifier (loaded and released, nothing attached)"
+        "c2tcp, westwood, vegas, vivace, ledbat, compound and abc pass the verifier (loaded and released, nothing attached)"
             .into(),
     )
 }

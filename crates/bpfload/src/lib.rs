@@ -55,6 +55,9 @@ mod skel {
     pub mod compound {
         include!(concat!(env!("OUT_DIR"), "/compound.skel.rs"));
     }
+    pub mod abc {
+        include!(concat!(env!("OUT_DIR"), "/abc.skel.rs"));
+    }
 }
 
 pub use cc::{load, unload, LoadOptions, LoadOutcome, CCS};

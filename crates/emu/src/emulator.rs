@@ -355,12 +355,7 @@ fn forward(
             match read {
                 Ok(n) if n >= HDR && pooled => {
                     pl.arrive(
-                        Packet {
-                            buf,
-                            len: (n - HDR) as u32,
-                            arrival: now,
-                            flow: 0,
-                        },
+                        Packet::new(buf, (n - HDR) as u32, now),
                         now,
                     );
                     continue;

@@ -218,12 +218,7 @@ mod tests {
         for (i, b) in p[52..].iter_mut().enumerate() {
             *b = (seq as usize + i) as u8;
         }
-        Packet {
-            buf,
-            len: len as u32,
-            arrival: 0,
-            flow: 0,
-        }
+        Packet::new(buf, len as u32, 0)
     }
 
     fn writes(pkts: Vec<Packet>) -> Vec<(Vec<u8>, Range<usize>)> {

@@ -243,9 +243,10 @@ impl Log {
         self.buf.push(b'\n');
     }
 
-    /// `<t> - <bytes> <queue_delay> <flow>`: departure.
+    /// `<t> - <bytes> <queue_delay> <flow>[ ce]`: departure; ` ce` when
+    /// the queue marked it Congestion Experienced.
     #[inline]
-    pub fn departure(&mut self, t: Micros, bytes: u32, queue_delay: Micros, flow: u32) {
+    pub fn departure(&mut self, t: Micros, bytes: u32, queue_delay: Micros, flow: u32, ce: bool) {
         self.time(t);
         self.buf.extend_from_slice(b" - ");
         write_u64(&mut self.buf, bytes as u64);
@@ -253,6 +254,9 @@ impl Log {
         write_ms3(&mut self.buf, queue_delay);
         self.buf.push(b' ');
         write_u64(&mut self.buf, flow as u64);
+        if ce {
+            self.buf.extend_from_slice(b" ce");
+        }
         self.buf.push(b'\n');
     }
 
@@ -330,7 +334,8 @@ mod tests {
         let g = log.flow_id(&udp([100, 96, 0, 1], 5001, [100, 96, 0, 2], 6000));
         log.arrival(base + 1_234_567, 1500, f);
         log.opportunity(base + 1_235_000, 1500);
-        log.departure(base + 1_235_000, 1500, 433, f);
+        log.departure(base + 1_235_000, 1500, 433, f, false);
+        log.departure(base + 1_235_000, 1500, 433, f, true);
         log.drop(base + 1_236_001, 52, DropReason::Codel, g);
         log.finish().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
@@ -343,6 +348,7 @@ mod tests {
              1234.567 + 1500 1\n\
              1235.000 # 1500\n\
              1235.000 - 1500 0.433 1\n\
+             1235.000 - 1500 0.433 1 ce\n\
              1236.001 d 52 codel 2\n"
         );
     }

@@ -188,8 +188,11 @@ impl Pipeline {
         let t = link.use_opportunity(&mut **queue, drops, |p, t| {
             bump(&counters.departures, 1);
             bump(&counters.departure_bytes, p.len as u64);
+            if p.marked {
+                bump(&counters.ce_marks, 1);
+            }
             if let Some(log) = log.as_mut() {
-                log.departure(t, p.len, t - p.arrival, p.flow);
+                log.departure(t, p.len, t - p.arrival, p.flow, p.marked);
             }
             if let Some(c) = capture.as_mut() {
                 c.record(t, p.data(), p.len, Event::Departure(t - p.arrival));
@@ -270,12 +273,7 @@ mod tests {
     fn packet(pool: &mut Pool, len: u32) -> Packet {
         let buf = pool.get().unwrap();
         assert_eq!(buf.len(), BUF_SIZE);
-        Packet {
-            buf,
-            len,
-            arrival: 0,
-            flow: 0,
-        }
+        Packet::new(buf, len, 0)
     }
 
     #[test]

@@ -15,6 +15,8 @@ pub struct Counters {
     pub departures: AtomicU64,
     pub departure_bytes: AtomicU64,
     pub drops: [AtomicU64; 6],
+    /// Departures a queue marked CE (instead of dropping, or ABC's brakes).
+    pub ce_marks: AtomicU64,
     pub opportunities: AtomicU64,
     /// Packets discarded before the bottleneck because they are not IPv4
     /// between the run's two addresses (e.g. IPv6 neighbour discovery).
@@ -56,6 +58,7 @@ impl Counters {
                 loss: d(DropReason::Loss),
                 oversize: d(DropReason::Oversize),
             },
+            ce_marks: self.ce_marks.load(Relaxed),
             opportunities,
             capacity_bytes: opportunities * crate::link::OPPORTUNITY_BYTES as u64,
             foreign: self.foreign.load(Relaxed),
@@ -92,6 +95,8 @@ pub struct DirectionStats {
     pub departures: u64,
     pub departure_bytes: u64,
     pub drops: DropCounts,
+    /// Departures the queue marked CE (ECN instead of a drop; ABC's brakes).
+    pub ce_marks: u64,
     /// Delivery opportunities passed, and the bytes they offered.
     pub opportunities: u64,
     pub capacity_bytes: u64,

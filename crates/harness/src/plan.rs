@@ -173,7 +173,7 @@ fn receiver_rule(sc: &Scenario, schemes: &[Scheme]) -> Result<Option<rxctl::Rule
 }
 
 /// The scenario's queues, parsed, with an AQM scheme's discipline put on
-/// both (keeping the scenario's size limit).
+/// both (ABC's on the downlink only), keeping the scenario's size limit.
 fn bottleneck_queues(sc: &Scenario, schemes: &[Scheme]) -> Result<(QueueSpec, QueueSpec)> {
     let l: &Link = &sc.link;
     let parse = |own: &Option<String>, field: &str, q: &str| {
@@ -186,11 +186,13 @@ fn bottleneck_queues(sc: &Scenario, schemes: &[Scheme]) -> Result<(QueueSpec, Qu
     let mut chosen: Option<(&str, QueueSpec, QueueSpec)> = None;
     for (i, (f, s)) in sc.flows.iter().zip(schemes).enumerate() {
         let at = || format!("flows[{i}]");
-        let (Some(d), Some(u)) = (
-            s.queue_override(&down, &f.params).with_context(at)?,
-            s.queue_override(&up, &f.params).with_context(at)?,
-        ) else {
-            continue;
+        let (d, u) = match (
+            s.queue_override(&down, true, &f.params).with_context(at)?,
+            s.queue_override(&up, false, &f.params).with_context(at)?,
+        ) {
+            (None, None) => continue,
+            // ABC marks one direction; the other keeps the scenario's queue.
+            (d, u) => (d.unwrap_or_else(|| down.clone()), u.unwrap_or_else(|| up.clone())),
         };
         match &chosen {
             None => chosen = Some((&f.scheme, d, u)),
@@ -218,6 +220,13 @@ pub struct Needs {
     pub netassist: bool,
     /// A receiver-side rule: the UE's rxctl controller.
     pub rxctl: bool,
+    /// net.ipv4.tcp_ecn for both namespaces: the highest any flow's scheme
+    /// asks for (1 for Cubic over a marking AQM), None to keep the default
+    /// (2: accept ECN when the peer asks).
+    pub host_ecn: Option<u8>,
+    /// The namespaces' default congestion control, for receivers that must
+    /// run one (ABC's echo); one scheme a run.
+    pub receiver_cc: Option<&'static str>,
 }
 
 impl Needs {
@@ -230,6 +239,8 @@ impl Needs {
                 }
             }
             n.netassist |= s.needs_netassist();
+            n.host_ecn = n.host_ecn.max(s.host_ecn());
+            n.receiver_cc = n.receiver_cc.or(s.receiver_cc());
         }
         n
     }
@@ -405,7 +416,9 @@ duration_s = 5
             Needs {
                 bpf: vec!["c2tcp"],
                 netassist: false,
-                rxctl: false
+                rxctl: false,
+                host_ecn: None,
+                receiver_cc: None,
             }
         );
         assert_eq!(Needs::of(&sc).unwrap(), plan.needs());
@@ -414,6 +427,16 @@ duration_s = 5
         let na = scenario(&format!("{BASE}[[flows]]\nscheme = \"nacubic\"\n"));
         let n = Needs::of(&na).unwrap();
         assert!(n.netassist && n.bpf == vec!["nacubic"] && !n.rxctl, "{n:?}");
+        // ECN: the highest setting any flow asks for; ABC's queue on the downlink only.
+        let abc = scenario(&format!(
+            "{BASE}[[flows]]\nscheme = \"abc\"\n[[flows]]\nscheme = \"cubic\"\n"
+        ));
+        let plan = Plan::resolve(&abc, None).unwrap();
+        assert_eq!((plan.needs().receiver_cc, plan.needs().bpf), (Some("abc"), vec!["abc"]));
+        assert!(plan.downlink_queue.to_string().starts_with("abc:"));
+        assert_eq!(plan.uplink_queue.to_string(), "droptail:packets=100");
+        let ecn = scenario(&format!("{BASE}[[flows]]\nscheme = \"cubic-fq-codel\"\n"));
+        assert_eq!(Needs::of(&ecn).unwrap().host_ecn, Some(1));
         let rx = scenario(&format!("{BASE}[[flows]]\nscheme = \"dfcsd+cubic\"\n"));
         let n = Plan::resolve(&rx, None).unwrap().needs();
         assert!(n.rxctl && n.bpf.is_empty() && !n.netassist, "{n:?}");

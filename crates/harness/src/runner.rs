@@ -173,6 +173,21 @@ fn execute(
 
     let server = Netns::new("server")?;
     let ue = Netns::new("ue")?;
+    // ECN is per namespace: both ends ask for it (or for Accurate ECN).
+    if let Some(ecn) = needs.host_ecn {
+        for ns in [&server, &ue] {
+            ns.sysctl("net.ipv4.tcp_ecn", &ecn.to_string())
+                .context("setting net.ipv4.tcp_ecn for the run's ECN-capable scheme")?;
+        }
+    }
+    // Receivers that must run a congestion control (ABC's echo) get it as
+    // the namespaces' default; it is loaded (`_bpf`) for the whole run.
+    if let Some(cc) = needs.receiver_cc {
+        for ns in [&server, &ue] {
+            ns.sysctl("net.ipv4.tcp_congestion_control", cc)
+                .with_context(|| format!("making {cc} the receivers' congestion control"))?;
+        }
+    }
     let mut down = DirectionConfig::new(link.downlink.clone());
     down.queue = plan.downlink_queue.clone();
     down.loss = sc.link.downlink_loss().into();

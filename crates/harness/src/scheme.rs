@@ -18,6 +18,8 @@ use anyhow::{bail, Context, Result};
 use emu::queue::QueueKind;
 use emu::QueueSpec;
 
+use crate::aqm_schemes::{aqm_knob, ABC_KNOBS, CODEL_KNOBS, FQ_CODEL_KNOBS, PIE_KNOBS};
+
 /// A parameter a scheme accepts in a scenario's flow: a number in
 /// [min, max], or, when `word` is set, a string that `word` accepts.
 #[derive(Debug, Clone, Copy)]
@@ -38,8 +40,13 @@ pub enum Kind {
     /// A BPF congestion control fed by NetAssist (`natcp`, `nacubic`, `tg`): the
     /// runner also starts NetAssist, its agent and the UE's flow reporter.
     NetAssisted { cc: &'static str },
-    /// Cubic with this AQM on both bottleneck queues (CoDel or PIE).
-    CubicOverAqm { aqm: QueueKind },
+    /// Cubic with this AQM on both bottleneck queues (CoDel, PIE,
+    /// fq_codel), marking ECT packets instead of dropping them if `ecn`
+    /// (the hosts then ask for ECN: net.ipv4.tcp_ecn=1).
+    CubicOverAqm { aqm: QueueKind, ecn: bool },
+    /// ABC: our BPF sender `abc` over ABC's marking queue on the downlink;
+    /// its receivers run `abc` too, for its per-packet echo of CE.
+    Abc,
     /// The real iperf3 with this congestion control.
     Iperf3 { cc: String },
     /// Sprout over UDP; `variant` is `sprout-recv --variant` (sprout | ewma).
@@ -189,41 +196,6 @@ const RTT_LOOKAHEAD: Knob = Knob {
 };
 
 const SPROUT_EWMA_KNOBS: &[Knob] = &[RTT_LOOKAHEAD];
-// An AQM scheme's knobs are `<queue>_<argument>_ms`, one per timing argument
-// of emu's queue; the defaults they mention are emu's (checked by a test).
-const CODEL_KNOBS: &[Knob] = &[
-    Knob {
-        name: "codel_target_ms",
-        about: "CoDel target sojourn time (default 5)",
-        min: 0.1,
-        max: 10_000.0,
-        word: None,
-    },
-    Knob {
-        name: "codel_interval_ms",
-        about: "CoDel interval (default 100)",
-        min: 1.0,
-        max: 100_000.0,
-        word: None,
-    },
-];
-const PIE_KNOBS: &[Knob] = &[
-    Knob {
-        name: "pie_qdelay_ref_ms",
-        about: "PIE reference queueing delay (default 15)",
-        min: 0.1,
-        max: 10_000.0,
-        word: None,
-    },
-    Knob {
-        name: "pie_max_burst_ms",
-        about: "PIE maximum burst allowance (default 150)",
-        min: 0.0,
-        max: 100_000.0,
-        word: None,
-    },
-];
-
 // Receiver-side rules: the parameters worth sweeping (rxctl's `params.rs`
 // gives the defaults and the reasons for them). One UE runs one controller,
 // so every controlled flow of a scenario must give the same values.
@@ -376,14 +348,32 @@ fn registry() -> Vec<Entry> {
         Entry {
             name: "cubic-codel",
             summary: "Cubic over CoDel at the bottleneck (both directions)",
-            kind: Kind::CubicOverAqm { aqm: QueueKind::CoDel },
+            kind: Kind::CubicOverAqm { aqm: QueueKind::CoDel, ecn: false },
+            knobs: CODEL_KNOBS,
+        },
+        Entry {
+            name: "cubic-codel-ecn",
+            summary: "Cubic over CoDel marking CE instead of dropping ECT packets (both directions; hosts ask for ECN)",
+            kind: Kind::CubicOverAqm { aqm: QueueKind::CoDel, ecn: true },
             knobs: CODEL_KNOBS,
         },
         Entry {
             name: "cubic-pie",
             summary: "Cubic over PIE at the bottleneck (both directions)",
-            kind: Kind::CubicOverAqm { aqm: QueueKind::Pie },
+            kind: Kind::CubicOverAqm { aqm: QueueKind::Pie, ecn: false },
             knobs: PIE_KNOBS,
+        },
+        Entry {
+            name: "cubic-fq-codel",
+            summary: "Cubic over fq_codel (RFC 8290: per-flow CoDel, DRR; ECN on, as Linux) at the bottleneck (both directions)",
+            kind: Kind::CubicOverAqm { aqm: QueueKind::FqCodel, ecn: true },
+            knobs: FQ_CODEL_KNOBS,
+        },
+        Entry {
+            name: "abc",
+            summary: "ABC (NSDI'20): the downlink marks accelerate/brake from its dequeue rate and delay; BPF sender +1/-1 per mark",
+            kind: Kind::Abc,
+            knobs: ABC_KNOBS,
         },
     ]
 }
@@ -577,6 +567,7 @@ impl Scheme {
         match &self.kind {
             Kind::Kernel { cc } | Kind::Bpf { cc } | Kind::NetAssisted { cc } => Some(cc),
             Kind::CubicOverAqm { .. } => Some("cubic"),
+            Kind::Abc => Some("abc"),
             Kind::Iperf3 { cc } => Some(cc),
             Kind::Sprout { .. } | Kind::Verus | Kind::WebrtcGcc => None,
             Kind::ReceiverSide { cc, .. } => Some(cc),
@@ -594,6 +585,7 @@ impl Scheme {
     pub fn needs_bpf(&self) -> Option<&'static str> {
         match &self.kind {
             Kind::Bpf { cc } | Kind::NetAssisted { cc } => Some(cc),
+            Kind::Abc => Some("abc"),
             Kind::ReceiverSide { cc, .. } => registry().into_iter().find_map(|e| match e.kind {
                 Kind::Bpf { cc: bpf } if bpf == cc.as_str() => Some(bpf),
                 _ => None,
@@ -653,18 +645,23 @@ impl Scheme {
         matches!(self.kind, Kind::NetAssisted { .. })
     }
 
-    /// The bottleneck queue this scheme runs over, given the scenario's
-    /// (whose size limit it keeps): Some only for AQM schemes, with emu's
-    /// defaults for what the flow's parameters leave out.
+    /// The bottleneck queue this scheme runs over in one direction, given
+    /// the scenario's (whose size limit it keeps): Some only for AQM
+    /// schemes (ABC: the downlink only), with emu's defaults for what the
+    /// flow's parameters leave out.
     pub fn queue_override(
         &self,
         scenario_queue: &QueueSpec,
+        downlink: bool,
         params: &BTreeMap<String, toml::Value>,
     ) -> Result<Option<QueueSpec>> {
-        let Kind::CubicOverAqm { aqm } = self.kind else {
-            return Ok(None);
+        let (aqm, ecn) = match self.kind {
+            Kind::CubicOverAqm { aqm, ecn } => (aqm, ecn),
+            Kind::Abc if downlink => (QueueKind::Abc, false),
+            _ => return Ok(None),
         };
         let mut q = QueueSpec::with_defaults(aqm, scenario_queue.limit);
+        q.ecn = ecn;
         for (arg, _) in aqm.timing_args() {
             let knob = aqm_knob(aqm, arg);
             if let Some(ms) = number(params, &knob) {
@@ -673,13 +670,28 @@ impl Scheme {
         }
         Ok(Some(q))
     }
+
+    /// The net.ipv4.tcp_ecn both hosts need: 1 (ask for ECN) for Cubic
+    /// over a marking AQM; None: the namespaces' default (2, accept ECN
+    /// when asked; ABC's sender asks through its TCP_CONG_NEEDS_ECN).
+    pub fn host_ecn(&self) -> Option<u8> {
+        match self.kind {
+            Kind::CubicOverAqm { ecn: true, .. } => Some(1),
+            _ => None,
+        }
+    }
+
+    /// The congestion control the receivers must run (the namespaces'
+    /// default, so accepted sockets get it): ABC's, whose receiver side
+    /// echoes each CE mark as DCTCP does (bpf/abc_logic.h).
+    pub fn receiver_cc(&self) -> Option<&'static str> {
+        match self.kind {
+            Kind::Abc => Some("abc"),
+            _ => None,
+        }
+    }
 }
 
-/// The flow parameter that sets an AQM's timing argument:
-/// `codel_target_ms` for CoDel's `target`.
-fn aqm_knob(aqm: QueueKind, arg: &str) -> String {
-    format!("{}_{arg}_ms", aqm.name())
-}
 
 #[cfg(test)]
 mod tests {
@@ -825,10 +837,28 @@ mod tests {
         let over = |scheme: &str, queue: &str, p: &BTreeMap<String, toml::Value>| {
             lookup(scheme)
                 .unwrap()
-                .queue_override(&q(queue), p)
+                .queue_override(&q(queue), true, p)
                 .unwrap()
                 .map(|q| q.to_string())
         };
+        assert_eq!(
+            over("cubic-codel-ecn", "droptail:packets=100", &BTreeMap::new()).as_deref(),
+            Some("codel:target=5,interval=100,ecn=1,packets=100")
+        );
+        assert_eq!(
+            over("cubic-fq-codel", "droptail:packets=100", &BTreeMap::new()).as_deref(),
+            Some("fq_codel:target=5,interval=100,packets=100")
+        );
+        assert_eq!(
+            over("abc", "droptail:packets=250", &BTreeMap::new()).as_deref(),
+            Some("abc:qdelay_ref=50,delta=133.333,packets=250")
+        );
+        // ABC marks the downlink only: its ACKs cross the scenario's uplink queue.
+        let abc = lookup("abc").unwrap();
+        assert_eq!(abc.queue_override(&q("droptail:packets=250"), false, &BTreeMap::new()).unwrap(), None);
+        assert_eq!((abc.sender_cc(), abc.needs_bpf(), abc.receiver_cc()), (Some("abc"), Some("abc"), Some("abc")));
+        assert_eq!(lookup("cubic-codel-ecn").unwrap().host_ecn(), Some(1));
+        assert_eq!(lookup("cubic-codel").unwrap().host_ecn(), None);
         assert_eq!(
             over("cubic-codel", "droptail:packets=100", &BTreeMap::new()).as_deref(),
             Some("codel:target=5,interval=100,packets=100")
@@ -846,7 +876,7 @@ mod tests {
         p.insert("pie_max_burst_ms".to_string(), toml::Value::Integer(0));
         let e = lookup("cubic-pie")
             .unwrap()
-            .queue_override(&q("infinite"), &p)
+            .queue_override(&q("infinite"), false, &p)
             .unwrap_err();
         assert!(format!("{e:#}").contains("pie_max_burst_ms"), "{e:#}");
     }
@@ -855,10 +885,13 @@ mod tests {
     fn aqm_knobs_are_the_queues_timing_arguments_with_emus_defaults() {
         for (name, aqm) in [
             ("cubic-codel", QueueKind::CoDel),
+            ("cubic-codel-ecn", QueueKind::CoDel),
             ("cubic-pie", QueueKind::Pie),
+            ("cubic-fq-codel", QueueKind::FqCodel),
+            ("abc", QueueKind::Abc),
         ] {
             let s = lookup(name).unwrap();
-            assert_eq!(s.kind, Kind::CubicOverAqm { aqm });
+            assert!(matches!(s.kind, Kind::CubicOverAqm { aqm: a, .. } if a == aqm) || s.kind == Kind::Abc);
             assert_eq!(s.knobs.len(), aqm.timing_args().len());
             for (arg, default) in aqm.timing_args() {
                 let knob = aqm_knob(aqm, arg);

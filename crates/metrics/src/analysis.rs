@@ -71,6 +71,8 @@ pub struct Metrics {
     pub dropped_packets: u64,
     /// Drops by reason (tail, head, codel, pie, loss, oversize); zeros left out.
     pub drops: BTreeMap<String, u64>,
+    /// Departures the queue marked CE (ECN instead of a drop, ABC's brakes).
+    pub ce_marks: u64,
 }
 
 /// One reported flow: a single 5-tuple, or a labelled group of them.
@@ -160,6 +162,7 @@ pub fn analyze_reader<R: BufRead>(
 struct Tally {
     bytes: u64,
     packets: u64,
+    ce_marks: u64,
     drops: [u64; DropReason::ALL.len()],
     queue_delay: DelayStats,
     e2e: EndToEndDelay,
@@ -270,6 +273,7 @@ impl<'c> Analyzer<'c> {
                 bytes,
                 queue_delay,
                 flow,
+                ce,
             } => {
                 self.last_t = self.last_t.max(t);
                 let Some(slot) = self.slot_of(flow, None) else {
@@ -284,6 +288,7 @@ impl<'c> Analyzer<'c> {
                     if in_window {
                         tally.bytes += u64::from(bytes);
                         tally.packets += 1;
+                        tally.ce_marks += u64::from(ce);
                         tally.queue_delay.record(queue_delay);
                     }
                 }
@@ -418,6 +423,7 @@ impl Measure<'_> {
             avg_rtt_ms: None,
             retransmits: None,
             packets: tally.packets,
+            ce_marks: tally.ce_marks,
             bytes: tally.bytes,
             dropped_packets,
             drops: DropReason::ALL

@@ -99,6 +99,8 @@ pub enum Event {
         bytes: u32,
         queue_delay: Micros,
         flow: u32,
+        /// The queue marked it CE (a trailing `ce` field; never in mm-link logs).
+        ce: bool,
     },
     Drop {
         t: Micros,
@@ -243,11 +245,18 @@ fn parse_data(line: &str, header: &LogHeader) -> Result<Event, String> {
                 .ok_or("departure without its queueing delay")?;
             let queue_delay =
                 parse_ms(delay).ok_or("queueing delay is not a non-negative number of ms")?;
+            let flow = parse_flow_id(fields.next())?;
+            let ce = match fields.next() {
+                None => false,
+                Some("ce") => true,
+                Some(other) => return Err(format!("departure mark {other:?} is not `ce`")),
+            };
             Event::Departure {
                 t,
                 bytes,
                 queue_delay,
-                flow: parse_flow_id(fields.next())?,
+                flow,
+                ce,
             }
         }
         "d" => {

@@ -302,6 +302,8 @@ fn bad_lines_are_reported_with_file_and_line() {
     assert_eq!(parse_error(&format!("{HEADER}1.000 - 1500\n")).0, 3);
     assert_eq!(parse_error(&format!("{HEADER}-1.000 # 1500\n")).0, 3);
     assert_eq!(parse_error(&format!("{HEADER}1.000 + 1500 1 7\n")).0, 3);
+    let (line, msg) = parse_error(&format!("{HEADER}1.000 - 1500 0.5 1 ect\n"));
+    assert!(line == 3 && msg.contains("is not `ce`"), "{msg}");
     assert_eq!(
         parse_error("# base timestamp: 0\n# flow x tcp a:1 > b:2\n").0,
         2
@@ -379,4 +381,41 @@ fn files_round_trip_and_fct_can_be_filled_in() {
         (cdf[0].queue_delay_ms, cdf.last().unwrap().queue_delay_ms),
         (2.0, 4.0)
     );
+}
+
+/// Departures marked `ce` are counted per flow and in the aggregate; the
+/// marks change nothing else (a log without them reads the same).
+#[test]
+fn ce_marks_are_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut log = format!("{HEADER}# flow 1 tcp 10.0.0.1:5000 > 10.0.0.2:6000\n# flow 2 tcp 10.0.0.1:5001 > 10.0.0.2:6000\n");
+    opportunities(&mut log, 0, 100);
+    for k in 0..10 {
+        let t = 5.0 + 10.0 * k as f64;
+        let flow = 1 + k % 2;
+        writeln!(log, "{:.3} + 1500 {flow}", t - 2.0).unwrap();
+        // Flow 1 (k even) has its k = 0, 4, 8 packets marked; flow 2 none.
+        let mark = if k % 4 == 0 { " ce" } else { "" };
+        writeln!(log, "{t:.3} - 1500 2.000 {flow}{mark}").unwrap();
+    }
+    let marked = analyze(&write_log(&dir, "ce.log", &log), &window(0.1)).unwrap();
+    assert_eq!(marked.aggregate.ce_marks, 3);
+    let by_flow: Vec<u64> = marked.flows.iter().map(|f| f.metrics.ce_marks).collect();
+    assert_eq!(by_flow, vec![3, 0]);
+    let plain = analyze(
+        &write_log(&dir, "plain.log", &log.replace(" ce\n", "\n")),
+        &window(0.1),
+    )
+    .unwrap();
+    assert_eq!(plain.aggregate.ce_marks, 0);
+    assert_eq!(
+        plain.aggregate.throughput_mbps,
+        marked.aggregate.throughput_mbps
+    );
+    assert_eq!(
+        plain.aggregate.avg_queue_delay_ms,
+        marked.aggregate.avg_queue_delay_ms
+    );
+    let json = serde_json::to_value(&marked.aggregate).unwrap();
+    assert_eq!(json["ce_marks"], 3);
 }

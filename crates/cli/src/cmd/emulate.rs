@@ -21,8 +21,10 @@ COMMAND's own. The exit status is COMMAND's.\n\n\
 Mahimahi equivalent:\n  \
 mm-delay 10 mm-link up down --downlink-queue=droptail --downlink-queue-args=packets=100 -- cmd\n  \
 c2tcp emulate --delay 10 --uplink up --downlink down --downlink-queue=droptail --downlink-queue-args=packets=100 -- cmd\n\n\
-Queues: infinite | droptail | drophead (bytes=N or packets=N) | codel (target=MS, interval=MS, size limit) | \
-pie (qdelay_ref=MS, max_burst=MS, size limit); either `--downlink-queue droptail --downlink-queue-args packets=100` \
+Queues: infinite | droptail | drophead (bytes=N or packets=N) | codel (target=MS, interval=MS, ecn=0|1, size limit) | \
+pie (qdelay_ref=MS, max_burst=MS, ecn=0|1, size limit) | fq_codel (target=MS, interval=MS, ecn=1 by default, size limit) | \
+abc (ABC's accelerate/brake marking: qdelay_ref=MS, delta=MS, size limit); with ecn=1 ECN-capable packets are marked \
+CE instead of dropped (logged as a trailing `ce` on the departure); either `--downlink-queue droptail --downlink-queue-args packets=100` \
 or `--downlink-queue droptail:packets=100`.\n\n\
 Ctrl-C and SIGTERM stop COMMAND and tear everything down (with a terminal, Ctrl-C goes to COMMAND, as in a \
 shell, and the run ends when COMMAND does)."
@@ -308,7 +310,7 @@ fn terminate(
 fn report(s: &EmulatorStats) {
     for (name, d) in [("downlink", &s.downlink), ("uplink", &s.uplink)] {
         eprintln!(
-            "c2tcp emulate: {name}: {} packets in, {} out ({:.1} of {:.1} MB offered), dropped {} (tail {}, head {}, codel {}, pie {}, loss {}, oversize {})",
+            "c2tcp emulate: {name}: {} packets in, {} out ({:.1} of {:.1} MB offered), dropped {} (tail {}, head {}, codel {}, pie {}, loss {}, oversize {}), CE-marked {}",
             d.arrivals,
             d.departures,
             d.departure_bytes as f64 / 1e6,
@@ -319,7 +321,8 @@ fn report(s: &EmulatorStats) {
             d.drops.codel,
             d.drops.pie,
             d.drops.loss,
-            d.drops.oversize
+            d.drops.oversize,
+            d.ce_marks
         );
     }
 }

@@ -2,6 +2,12 @@
 //! CoDel (RFC 8289), with µs times: drops at dequeue once the sojourn time
 //! has stayed above `target` for an `interval`, then at intervals shrinking
 //! as interval/√count while it stays above. The size limit drops at the tail.
+//! With `ecn`, a packet that would be dropped is marked CE instead when it is
+//! ECN-capable (RFC 8289 §5.5, as Linux's codel_impl.h: the schedule moves on
+//! as if it had been dropped, and the marked packet is sent).
+//!
+//! The control law's state ([`CodelVars`]) is apart from the FIFO so that
+//! fq_codel runs one per flow.
 use super::{DropReason, Drops, Fifo, Limit, Queue};
 use crate::clock::Micros;
 use crate::packet::Packet;
@@ -9,11 +15,24 @@ use crate::packet::Packet;
 /// Below this backlog CoDel never drops (RFC 8289's maxpacket: one MTU).
 const MAX_PACKET: usize = 1500;
 
-#[derive(Debug)]
-pub struct CoDel {
-    fifo: Fifo,
-    target: Micros,
-    interval: Micros,
+/// CoDel's parameters.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct CodelParams {
+    pub target: Micros,
+    pub interval: Micros,
+    /// Mark ECN-capable packets instead of dropping them.
+    pub ecn: bool,
+}
+
+impl CodelParams {
+    fn control_law(&self, t: Micros, count: u32) -> Micros {
+        t + (self.interval as f64 / (count as f64).sqrt()) as Micros
+    }
+}
+
+/// CoDel's control-law state for one FIFO.
+#[derive(Debug, Default)]
+pub(super) struct CodelVars {
     first_above_time: Micros,
     drop_next: Micros,
     count: u32,
@@ -21,40 +40,99 @@ pub struct CoDel {
     dropping: bool,
 }
 
-impl CoDel {
-    pub fn new(limit: Limit, target: Micros, interval: Micros) -> CoDel {
-        CoDel {
-            fifo: Fifo::new(limit),
-            target,
-            interval,
-            first_above_time: 0,
-            drop_next: 0,
-            count: 0,
-            lastcount: 0,
-            dropping: false,
-        }
-    }
-
-    fn control_law(&self, t: Micros, count: u32) -> Micros {
-        t + (self.interval as f64 / (count as f64).sqrt()) as Micros
-    }
-
-    /// Pops the head and says whether it may be dropped.
-    fn dodequeue(&mut self, now: Micros) -> (Option<Packet>, bool) {
-        let Some(p) = self.fifo.pop() else {
+impl CodelVars {
+    /// Pops the head of `fifo` and says whether it may be dropped.
+    fn dodequeue(
+        &mut self,
+        fifo: &mut Fifo,
+        c: &CodelParams,
+        now: Micros,
+    ) -> (Option<Packet>, bool) {
+        let Some(p) = fifo.pop() else {
             self.first_above_time = 0;
             return (None, false);
         };
         let sojourn = now.saturating_sub(p.arrival);
         let mut ok_to_drop = false;
-        if sojourn < self.target || self.fifo.bytes() <= MAX_PACKET {
+        if sojourn < c.target || fifo.bytes() <= MAX_PACKET {
             self.first_above_time = 0;
         } else if self.first_above_time == 0 {
-            self.first_above_time = now + self.interval;
+            self.first_above_time = now + c.interval;
         } else if now >= self.first_above_time {
             ok_to_drop = true;
         }
         (Some(p), ok_to_drop)
+    }
+
+    /// RFC 8289's dequeue over `fifo`: the packet to send, if any; CoDel's
+    /// drops go to `drops`.
+    pub fn dequeue(
+        &mut self,
+        fifo: &mut Fifo,
+        c: &CodelParams,
+        now: Micros,
+        drops: &mut Drops,
+    ) -> Option<Packet> {
+        let (mut p, ok_to_drop) = self.dodequeue(fifo, c, now);
+        p.as_ref()?;
+        if self.dropping {
+            if !ok_to_drop {
+                self.dropping = false;
+            }
+            while self.dropping && now >= self.drop_next {
+                self.count += 1;
+                self.drop_next = c.control_law(self.drop_next, self.count);
+                let mut head = p.take().expect("head present while dropping");
+                if c.ecn && head.mark_ce() {
+                    return Some(head);
+                }
+                drops.push((head, DropReason::Codel));
+                let (next, ok) = self.dodequeue(fifo, c, now);
+                p = next;
+                if p.is_none() || !ok {
+                    self.dropping = false;
+                }
+            }
+        } else if ok_to_drop {
+            let mut head = p.take().expect("head present");
+            if c.ecn && head.mark_ce() {
+                p = Some(head);
+            } else {
+                drops.push((head, DropReason::Codel));
+                p = self.dodequeue(fifo, c, now).0;
+            }
+            self.dropping = true;
+            let delta = self.count.wrapping_sub(self.lastcount);
+            self.count = if delta > 1 && now.saturating_sub(self.drop_next) < 16 * c.interval {
+                delta
+            } else {
+                1
+            };
+            self.drop_next = c.control_law(now, self.count);
+            self.lastcount = self.count;
+        }
+        p
+    }
+}
+
+#[derive(Debug)]
+pub struct CoDel {
+    fifo: Fifo,
+    params: CodelParams,
+    vars: CodelVars,
+}
+
+impl CoDel {
+    pub fn new(limit: Limit, target: Micros, interval: Micros, ecn: bool) -> CoDel {
+        CoDel {
+            fifo: Fifo::new(limit),
+            params: CodelParams {
+                target,
+                interval,
+                ecn,
+            },
+            vars: CodelVars::default(),
+        }
     }
 }
 
@@ -68,47 +146,14 @@ impl Queue for CoDel {
     }
 
     fn dequeue(&mut self, now: Micros, drops: &mut Drops) -> Option<Packet> {
-        let (mut p, ok_to_drop) = self.dodequeue(now);
-        p.as_ref()?;
-        if self.dropping {
-            if !ok_to_drop {
-                self.dropping = false;
-            }
-            while self.dropping && now >= self.drop_next {
-                drops.push((
-                    p.take().expect("head present while dropping"),
-                    DropReason::Codel,
-                ));
-                self.count += 1;
-                let (next, ok) = self.dodequeue(now);
-                p = next;
-                if p.is_none() || !ok {
-                    self.dropping = false;
-                } else {
-                    self.drop_next = self.control_law(self.drop_next, self.count);
-                }
-            }
-        } else if ok_to_drop {
-            drops.push((p.take().expect("head present"), DropReason::Codel));
-            p = self.dodequeue(now).0;
-            self.dropping = true;
-            let delta = self.count.wrapping_sub(self.lastcount);
-            self.count = if delta > 1 && now.saturating_sub(self.drop_next) < 16 * self.interval {
-                delta
-            } else {
-                1
-            };
-            self.drop_next = self.control_law(now, self.count);
-            self.lastcount = self.count;
-        }
-        p
+        self.vars.dequeue(&mut self.fifo, &self.params, now, drops)
     }
 
-    fn fifo(&self) -> &Fifo {
-        &self.fifo
+    fn packets(&self) -> usize {
+        self.fifo.packets()
     }
-    fn fifo_mut(&mut self) -> &mut Fifo {
-        &mut self.fifo
+    fn bytes(&self) -> usize {
+        self.fifo.bytes()
     }
 }
 
@@ -122,7 +167,7 @@ mod tests {
     /// whose spacing follows interval/√count.
     #[test]
     fn drop_schedule_on_a_standing_queue() {
-        let mut q = CoDel::new(Limit::default(), 5_000, 100_000);
+        let mut q = CoDel::new(Limit::default(), 5_000, 100_000, false);
         let mut drops = Drops::new();
         let mut drop_times = Vec::new();
         let mut arrivals = 0u64;
@@ -169,6 +214,7 @@ mod tests {
             },
             5_000,
             100_000,
+            false,
         );
         assert_eq!(
             offer(&mut q, &[1500, 1500, 1500], 0),
@@ -180,5 +226,52 @@ mod tests {
         assert!(q.dequeue(4_000, &mut drops).is_some());
         assert!(q.dequeue(4_000, &mut drops).is_none());
         assert!(drops.is_empty());
+    }
+
+    /// A standing queue of packets with ECN field `ecn` served one per ms
+    /// for 1 s: (CE marks among the departures, CoDel drops).
+    fn standing(ecn_on: bool, field: u8) -> (usize, usize) {
+        use crate::packet::testpkt::ipv4;
+        let mut q = CoDel::new(Limit::default(), 5_000, 100_000, ecn_on);
+        let mut drops = Drops::new();
+        let (mut marks, mut dropped, mut arrivals) = (0, 0, 0u64);
+        for ms in 0..1000u64 {
+            let now = ms * 1000;
+            while arrivals < ms + 50 {
+                q.enqueue(ipv4(1500, field, 1, now), now, &mut drops);
+                arrivals += 1;
+            }
+            if let Some(p) = q.dequeue(now, &mut drops) {
+                marks += p.marked as usize;
+                assert_eq!(p.marked, p.ecn() == crate::packet::ecn::CE);
+            }
+            dropped += drops
+                .drain(..)
+                .filter(|(_, r)| *r == DropReason::Codel)
+                .count();
+        }
+        (marks, dropped)
+    }
+
+    #[test]
+    fn ecn_marks_ect_packets_instead_of_dropping_them() {
+        use crate::packet::ecn;
+        let (no_ecn_marks, no_ecn_drops) = standing(false, ecn::ECT0);
+        assert!(no_ecn_marks == 0 && no_ecn_drops > 10, "{no_ecn_drops}");
+        for field in [ecn::ECT0, ecn::ECT1] {
+            let (marks, drops) = standing(true, field);
+            assert_eq!(drops, 0, "an ECT packet is never dropped by CoDel with ecn");
+            // Marking does not shorten the queue the way dropping does, so the
+            // sojourn stays high and marks come at least as often as drops did.
+            assert!(
+                marks >= no_ecn_drops,
+                "{marks} marks vs {no_ecn_drops} drops"
+            );
+        }
+        let (marks, drops) = standing(true, ecn::NOT_ECT);
+        assert!(
+            marks == 0 && drops > 10,
+            "Not-ECT is still dropped: {drops}"
+        );
     }
 }

@@ -21,12 +21,7 @@ impl Queue for DropTail {
             drops.push((p, DropReason::Tail));
         }
     }
-    fn fifo(&self) -> &Fifo {
-        &self.0
-    }
-    fn fifo_mut(&mut self) -> &mut Fifo {
-        &mut self.0
-    }
+    super::fifo_backed!(0);
 }
 
 #[cfg(test)]

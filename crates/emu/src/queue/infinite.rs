@@ -23,12 +23,7 @@ impl Queue for Infinite {
     fn enqueue(&mut self, p: Packet, _now: Micros, _drops: &mut Drops) {
         self.0.push(p);
     }
-    fn fifo(&self) -> &Fifo {
-        &self.0
-    }
-    fn fifo_mut(&mut self) -> &mut Fifo {
-        &mut self.0
-    }
+    super::fifo_backed!(0);
 }
 
 #[cfg(test)]

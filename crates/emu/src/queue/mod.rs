@@ -7,16 +7,20 @@ use std::collections::VecDeque;
 use crate::clock::Micros;
 use crate::packet::Packet;
 
+mod abc;
 mod codel;
 mod drophead;
 mod droptail;
+mod fq_codel;
 mod infinite;
 mod pie;
 mod spec;
 
+pub use abc::Abc;
 pub use codel::CoDel;
 pub use drophead::DropHead;
 pub use droptail::DropTail;
+pub use fq_codel::FqCodel;
 pub use infinite::Infinite;
 pub use pie::Pie;
 pub use spec::{QueueKind, QueueSpec};
@@ -26,25 +30,38 @@ pub use logformat::DropReason;
 /// Packets a queue dropped during one call, for the caller to log and recycle.
 pub type Drops = Vec<(Packet, DropReason)>;
 
-/// A bottleneck queue discipline over a [`Fifo`]. `now` is the emulator
-/// clock in µs; a packet's `arrival` is when it entered this queue.
+/// A bottleneck queue discipline (most are built on one [`Fifo`]; fq_codel
+/// on many). `now` is the emulator clock in µs; a packet's `arrival` is when
+/// it entered this queue. An AQM that marks instead of dropping sets CE with
+/// [`Packet::mark_ce`], which flags the packet `marked` for the log.
 pub trait Queue: Send {
     /// Offers an arriving packet; whatever gets dropped (it, or packets
     /// already queued) goes to `drops`.
     fn enqueue(&mut self, p: Packet, now: Micros, drops: &mut Drops);
     /// The next packet to send, or None when empty; AQM drops go to `drops`.
-    fn dequeue(&mut self, _now: Micros, _drops: &mut Drops) -> Option<Packet> {
-        self.fifo_mut().pop()
-    }
-    fn fifo(&self) -> &Fifo;
-    fn fifo_mut(&mut self) -> &mut Fifo;
-    fn packets(&self) -> usize {
-        self.fifo().packets()
-    }
-    fn bytes(&self) -> usize {
-        self.fifo().bytes()
-    }
+    /// The link calls it at every delivery opportunity it has room in, so
+    /// also when the queue is empty (ABC counts those calls as capacity).
+    fn dequeue(&mut self, now: Micros, drops: &mut Drops) -> Option<Packet>;
+    fn packets(&self) -> usize;
+    fn bytes(&self) -> usize;
 }
+
+/// The [`Queue`] methods of a discipline whose packets are all in one
+/// [`Fifo`] field and that drops only at enqueue.
+macro_rules! fifo_backed {
+    ($field:tt) => {
+        fn dequeue(&mut self, _now: Micros, _drops: &mut Drops) -> Option<Packet> {
+            self.$field.pop()
+        }
+        fn packets(&self) -> usize {
+            self.$field.packets()
+        }
+        fn bytes(&self) -> usize {
+            self.$field.bytes()
+        }
+    };
+}
+pub(crate) use fifo_backed;
 
 /// A size limit in bytes and/or packets (None = unlimited).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -63,8 +80,14 @@ pub struct Fifo {
 
 impl Fifo {
     pub fn new(limit: Limit) -> Fifo {
+        Fifo::with_capacity(limit, 4096)
+    }
+
+    /// A FIFO with room for `capacity` packets before it first grows
+    /// (fq_codel's per-flow queues start at 0: most buckets stay unused).
+    pub fn with_capacity(limit: Limit, capacity: usize) -> Fifo {
         Fifo {
-            q: VecDeque::with_capacity(4096),
+            q: VecDeque::with_capacity(capacity),
             bytes: 0,
             limit,
         }
@@ -86,6 +109,12 @@ impl Fifo {
     pub fn push(&mut self, p: Packet) {
         self.bytes += p.len as usize;
         self.q.push_back(p);
+    }
+
+    /// The packet at the head, if any.
+    #[inline]
+    pub fn head(&self) -> Option<&Packet> {
+        self.q.front()
     }
 
     #[inline]

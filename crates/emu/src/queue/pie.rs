@@ -4,6 +4,9 @@
 //! the queueing delay's distance from `qdelay_ref` and its trend. The delay
 //! is estimated from the backlog and the measured departure rate. Constants
 //! and auto-scaling follow Mahimahi's PIE; times here are µs, delays ms.
+//! With `ecn`, an ECN-capable arrival PIE picked to drop is marked CE and
+//! queued instead while the probability is at most 10 % (RFC 8033 §5.1's
+//! mark_ecnth, as Linux's sch_pie); above it PIE drops ECT packets too.
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -18,6 +21,8 @@ const T_UPDATE: Micros = 30_000;
 const DQ_THRESHOLD: usize = 16_384;
 /// Below two MTUs of backlog PIE never drops.
 const MIN_BACKLOG: usize = 2 * 1500;
+/// Above this drop probability ECN-capable packets are dropped too.
+const MARK_ECN_THRESHOLD: f64 = 0.1;
 
 #[derive(Debug)]
 pub struct Pie {
@@ -35,10 +40,11 @@ pub struct Pie {
     avg_dq_rate: f64,
     last_update: Option<Micros>,
     rng: StdRng,
+    ecn: bool,
 }
 
 impl Pie {
-    pub fn new(limit: Limit, qdelay_ref: Micros, max_burst: Micros, seed: u64) -> Pie {
+    pub fn new(limit: Limit, qdelay_ref: Micros, max_burst: Micros, ecn: bool, seed: u64) -> Pie {
         Pie {
             fifo: Fifo::new(limit),
             qdelay_ref_ms: qdelay_ref as f64 / 1000.0,
@@ -52,6 +58,7 @@ impl Pie {
             avg_dq_rate: 0.0,
             last_update: None,
             rng: StdRng::seed_from_u64(seed),
+            ecn,
         }
     }
 
@@ -127,12 +134,16 @@ impl Pie {
 }
 
 impl Queue for Pie {
-    fn enqueue(&mut self, p: Packet, now: Micros, drops: &mut Drops) {
+    fn enqueue(&mut self, mut p: Packet, now: Micros, drops: &mut Drops) {
         self.update(now);
         if !self.fifo.fits(p.len) {
             drops.push((p, DropReason::Tail));
         } else if self.drop_early(p.len) {
-            drops.push((p, DropReason::Pie));
+            if self.ecn && self.drop_prob <= MARK_ECN_THRESHOLD && p.mark_ce() {
+                self.fifo.push(p);
+            } else {
+                drops.push((p, DropReason::Pie));
+            }
         } else {
             self.fifo.push(p);
         }
@@ -169,11 +180,11 @@ impl Queue for Pie {
         Some(p)
     }
 
-    fn fifo(&self) -> &Fifo {
-        &self.fifo
+    fn packets(&self) -> usize {
+        self.fifo.packets()
     }
-    fn fifo_mut(&mut self) -> &mut Fifo {
-        &mut self.fifo
+    fn bytes(&self) -> usize {
+        self.fifo.bytes()
     }
 }
 
@@ -186,7 +197,7 @@ mod tests {
     /// drops; returns the drop probability every 30 ms for `ms` ms and the
     /// PIE drops seen.
     fn run(backlog: u64, ms: u64) -> (Vec<f64>, usize) {
-        let mut q = Pie::new(Limit::default(), 15_000, 150_000, 7);
+        let mut q = Pie::new(Limit::default(), 15_000, 150_000, false, 7);
         let mut drops = Drops::new();
         let mut probs = Vec::new();
         let mut pie_drops = 0;
@@ -230,5 +241,53 @@ mod tests {
             r20.windows(2).all(|w| w[1] >= w[0]) && r20[19] > 2.0 * r20[1],
             "{r20:?}"
         );
+    }
+
+    /// PIE held at drop probability `prob` (no controller update: every
+    /// arrival at time 0, past the burst allowance, with a standing queue)
+    /// offered 10 000 packets with ECN field `field`: (marked, dropped).
+    fn at_probability(prob: f64, ecn_on: bool, field: u8) -> (usize, usize) {
+        use crate::packet::testpkt::ipv4;
+        let mut q = Pie::new(Limit::default(), 15_000, 150_000, ecn_on, 7);
+        let mut drops = Drops::new();
+        for _ in 0..10 {
+            q.fifo.push(ipv4(1500, field, 1, 0));
+        }
+        q.last_update = Some(0);
+        q.burst_allowance = 0;
+        q.qdelay_old_ms = 15.0;
+        q.drop_prob = prob;
+        let (mut marked, mut dropped) = (0, 0);
+        for _ in 0..10_000 {
+            q.enqueue(ipv4(1500, field, 1, 0), 0, &mut drops);
+            dropped += drops
+                .drain(..)
+                .filter(|(_, r)| *r == DropReason::Pie)
+                .count();
+            if q.packets() > 10 {
+                marked += q.fifo.pop().unwrap().marked as usize;
+            }
+        }
+        (marked, dropped)
+    }
+
+    #[test]
+    fn ecn_marks_ect_arrivals_up_to_ten_percent() {
+        use crate::packet::ecn;
+        let near = |n: usize, p: f64| (n as f64 / 10_000.0 - p).abs() < 0.01;
+        let (m, d) = at_probability(0.05, false, ecn::ECT0);
+        assert!(m == 0 && near(d, 0.05), "no ecn: {m} marks, {d} drops");
+        let (m, d) = at_probability(0.05, true, ecn::ECT0);
+        assert!(
+            near(m, 0.05) && d == 0,
+            "ecn, p = 5 %: {m} marks, {d} drops"
+        );
+        let (m, d) = at_probability(0.3, true, ecn::ECT1);
+        assert!(
+            m == 0 && near(d, 0.3),
+            "ecn, p = 30 %: {m} marks, {d} drops"
+        );
+        let (m, d) = at_probability(0.05, true, ecn::NOT_ECT);
+        assert!(m == 0 && near(d, 0.05), "Not-ECT: {m} marks, {d} drops");
     }
 }

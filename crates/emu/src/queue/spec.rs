@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use anyhow::{bail, Context, Result};
 
-use super::{CoDel, DropHead, DropTail, Infinite, Limit, Pie, Queue};
+use super::{Abc, CoDel, DropHead, DropTail, FqCodel, Infinite, Limit, Pie, Queue};
 use crate::clock::Micros;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,6 +17,8 @@ pub enum QueueKind {
     DropHead,
     CoDel,
     Pie,
+    FqCodel,
+    Abc,
 }
 
 impl QueueKind {
@@ -28,6 +30,30 @@ impl QueueKind {
             QueueKind::DropHead => "drophead",
             QueueKind::CoDel => "codel",
             QueueKind::Pie => "pie",
+            QueueKind::FqCodel => "fq_codel",
+            QueueKind::Abc => "abc",
+        }
+    }
+
+    /// Every kind, in the order `--help` lists them.
+    pub const ALL: [QueueKind; 7] = [
+        QueueKind::Infinite,
+        QueueKind::DropTail,
+        QueueKind::DropHead,
+        QueueKind::CoDel,
+        QueueKind::Pie,
+        QueueKind::FqCodel,
+        QueueKind::Abc,
+    ];
+
+    /// Whether the kind takes `ecn=0|1`, and its default: marking instead
+    /// of dropping is off for codel and pie (Mahimahi's behaviour) and on
+    /// for fq_codel (Linux's default). ABC always marks ECT packets.
+    pub fn ecn_default(self) -> Option<bool> {
+        match self {
+            QueueKind::CoDel | QueueKind::Pie => Some(false),
+            QueueKind::FqCodel => Some(true),
+            _ => None,
         }
     }
 
@@ -38,6 +64,9 @@ impl QueueKind {
         match self {
             QueueKind::CoDel => &[("target", 5.0), ("interval", 100.0)],
             QueueKind::Pie => &[("qdelay_ref", 15.0), ("max_burst", 150.0)],
+            QueueKind::FqCodel => &[("target", 5.0), ("interval", 100.0)],
+            // ABC's dt and δ (= 100 ms / β 0.75): see queue/abc.rs.
+            QueueKind::Abc => &[("qdelay_ref", 50.0), ("delta", 133.333)],
             _ => &[],
         }
     }
@@ -45,6 +74,9 @@ impl QueueKind {
     /// The error for an argument this kind does not take.
     fn no_such_argument(self, key: &str) -> String {
         let mut known: Vec<&str> = self.timing_args().iter().map(|(k, _)| *k).collect();
+        if self.ecn_default().is_some() {
+            known.push("ecn");
+        }
         if self != QueueKind::Infinite {
             known.extend(["bytes", "packets"]);
         }
@@ -67,6 +99,9 @@ pub struct QueueSpec {
     pub limit: Limit,
     /// (name, value in µs) for codel's target/interval or pie's qdelay_ref/max_burst.
     pub timing: Vec<(&'static str, Micros)>,
+    /// Mark ECN-capable packets CE instead of dropping them (kinds with an
+    /// `ecn_default` only; false for the others).
+    pub ecn: bool,
 }
 
 impl Default for QueueSpec {
@@ -75,6 +110,7 @@ impl Default for QueueSpec {
             kind: QueueKind::Infinite,
             limit: Limit::default(),
             timing: Vec::new(),
+            ecn: false,
         }
     }
 }
@@ -95,6 +131,7 @@ impl QueueSpec {
                 .iter()
                 .map(|(k, default)| (*k, (default * 1000.0) as Micros))
                 .collect(),
+            ecn: kind.ecn_default().unwrap_or(false),
         }
     }
 
@@ -113,15 +150,13 @@ impl QueueSpec {
 
     /// Parses a discipline name and its comma-separated `key=value` args.
     pub fn from_parts(name: &str, args: Option<&str>) -> Result<QueueSpec> {
-        let kind = match name.trim() {
-            "infinite" => QueueKind::Infinite,
-            "droptail" => QueueKind::DropTail,
-            "drophead" => QueueKind::DropHead,
-            "codel" => QueueKind::CoDel,
-            "pie" => QueueKind::Pie,
-            other => bail!(
-                "unknown queue `{other}` (expected infinite, droptail, drophead, codel or pie)"
-            ),
+        let name = name.trim();
+        let Some(kind) = QueueKind::ALL.into_iter().find(|k| k.name() == name) else {
+            let names: Vec<&str> = QueueKind::ALL.iter().map(|k| k.name()).collect();
+            bail!(
+                "unknown queue `{name}` (expected one of {})",
+                names.join(", ")
+            );
         };
         let mut spec = QueueSpec::with_defaults(kind, Limit::default());
         for arg in args
@@ -144,6 +179,13 @@ impl QueueSpec {
                     } else {
                         spec.limit.packets = Some(n);
                     }
+                }
+                "ecn" if kind.ecn_default().is_some() => {
+                    spec.ecn = match value {
+                        "1" => true,
+                        "0" => false,
+                        _ => bail!("queue argument ecn=`{value}` must be 0 or 1"),
+                    };
                 }
                 _ => {
                     if !kind.timing_args().iter().any(|(k, _)| *k == key) {
@@ -192,12 +234,25 @@ impl QueueSpec {
                 self.limit,
                 self.timing_us("target"),
                 self.timing_us("interval"),
+                self.ecn,
             )),
             QueueKind::Pie => Box::new(Pie::new(
                 self.limit,
                 self.timing_us("qdelay_ref"),
                 self.timing_us("max_burst"),
+                self.ecn,
                 seed,
+            )),
+            QueueKind::FqCodel => Box::new(FqCodel::new(
+                self.limit,
+                self.timing_us("target"),
+                self.timing_us("interval"),
+                self.ecn,
+            )),
+            QueueKind::Abc => Box::new(Abc::new(
+                self.limit,
+                self.timing_us("qdelay_ref"),
+                self.timing_us("delta"),
             )),
         }
     }
@@ -222,6 +277,9 @@ impl fmt::Display for QueueSpec {
             .iter()
             .map(|(k, us)| format!("{k}={}", *us as f64 / 1000.0))
             .collect();
+        if self.kind.ecn_default().is_some_and(|d| d != self.ecn) {
+            args.push(format!("ecn={}", self.ecn as u8));
+        }
         if let Some(n) = self.limit.packets {
             args.push(format!("packets={n}"));
         }
@@ -273,6 +331,25 @@ mod tests {
     }
 
     #[test]
+    fn ecn_defaults_and_canonical_forms() {
+        let c: QueueSpec = "codel:ecn=1,packets=100".parse().unwrap();
+        assert!(c.ecn);
+        assert_eq!(
+            c.to_string(),
+            "codel:target=5,interval=100,ecn=1,packets=100"
+        );
+        let f: QueueSpec = "fq_codel".parse().unwrap();
+        assert!(f.ecn, "fq_codel marks by default, as in Linux");
+        assert_eq!(f.to_string(), "fq_codel:target=5,interval=100");
+        let f0: QueueSpec = "fq_codel:ecn=0".parse().unwrap();
+        assert_eq!(f0.to_string(), "fq_codel:target=5,interval=100,ecn=0");
+        assert_eq!(f0.to_string().parse::<QueueSpec>().unwrap(), f0);
+        let a: QueueSpec = "abc:packets=250".parse().unwrap();
+        assert_eq!(a.to_string(), "abc:qdelay_ref=50,delta=133.333,packets=250");
+        assert!(!"pie".parse::<QueueSpec>().unwrap().ecn);
+    }
+
+    #[test]
     fn a_queue_built_in_code_equals_the_one_parsed() {
         let limit = Limit {
             packets: Some(100),
@@ -298,6 +375,8 @@ mod tests {
     fn bad_specs_say_what_is_wrong() {
         let err = |s: &str| s.parse::<QueueSpec>().unwrap_err().to_string();
         assert!(err("red:packets=1").contains("unknown queue `red`"));
+        assert!(err("codel:ecn=yes").contains("ecn=`yes` must be 0 or 1"));
+        assert!(err("droptail:ecn=1,packets=3").contains("no argument `ecn`"));
         assert!(err("droptail").contains("needs a size limit"));
         assert!(err("droptail:packets=x").contains("packets=`x`"));
         assert!(err("droptail:packets=0").contains("positive integer"));

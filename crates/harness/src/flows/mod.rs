@@ -170,7 +170,9 @@ pub fn start<'a>(
         }
         Kind::Verus => verus::start(ctx, plan),
         Kind::WebrtcGcc => webrtc_gcc::start(ctx, plan),
-        Kind::Kernel { .. } | Kind::Bpf { .. } | Kind::CubicOverAqm { .. } => own::start(ctx, plan),
+        Kind::Kernel { .. } | Kind::Bpf { .. } | Kind::CubicOverAqm { .. } | Kind::Abc => {
+            own::start(ctx, plan)
+        }
         Kind::ReceiverSide { .. } => rxside::start(ctx, plan),
         Kind::NetAssisted { cc } => {
             let cc = *cc;
