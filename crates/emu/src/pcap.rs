@@ -47,8 +47,8 @@ const LINKTYPE_RAW: u16 = 101;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
     Arrival,
-    /// With its queueing delay.
-    Departure(Micros),
+    /// With its queueing delay, and whether the queue marked it CE.
+    Departure(Micros, bool),
     Drop(DropReason),
 }
 
@@ -204,7 +204,12 @@ fn wall_us() -> Micros {
 pub fn comment(event: Event) -> String {
     match event {
         Event::Arrival => "arrival".into(),
-        Event::Departure(q) => format!("departure queue_delay={}.{:03}ms", q / 1000, q % 1000),
+        Event::Departure(q, ce) => format!(
+            "departure queue_delay={}.{:03}ms{}",
+            q / 1000,
+            q % 1000,
+            if ce { " ce" } else { "" }
+        ),
         Event::Drop(r) => format!("drop {}", r.name()),
     }
 }
@@ -273,7 +278,7 @@ pub fn write_epb(
     // epb_flags bits 0-1: direction, 1 inbound, 2 outbound (0 for a drop).
     let flags: u32 = match event {
         Event::Arrival => 1,
-        Event::Departure(_) => 2,
+        Event::Departure(..) => 2,
         Event::Drop(_) => 0,
     };
     option(&mut epb, 2, &flags.to_ne_bytes());

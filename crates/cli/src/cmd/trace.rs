@@ -30,7 +30,7 @@ enum TraceCommand {
 
 #[derive(clap::Args)]
 #[command(
-    after_help = "Each arrival, departure and drop line becomes one packet record with a comment saying     which (`arrival`, `departure queue_delay=<ms>`, `drop <reason>`), as `c2tcp emulate --pcap` writes.     A log has no packet bytes: each record holds a made-up IPv4 header (and ports) from the line's flow     (`# flow` lines; 0.0.0.0 when the log has none, as Mahimahi's) and the packet's real length. Times     are the log's base timestamp plus the line's time, µs."
+    after_help = "Each arrival, departure and drop line becomes one packet record with a comment saying     which (`arrival`, `departure queue_delay=<ms>` with ` ce` if the queue marked it, `drop <reason>`), as `c2tcp emulate --pcap` writes.     A log has no packet bytes: each record holds a made-up IPv4 header (and ports) from the line's flow     (`# flow` lines; 0.0.0.0 when the log has none, as Mahimahi's) and the packet's real length. Times     are the log's base timestamp plus the line's time, µs."
 )]
 struct LogToPcapArgs {
     /// The log (docs/log-format.md, or a Mahimahi --downlink-log/--uplink-log)
@@ -284,7 +284,8 @@ fn log_to_pcap(a: LogToPcapArgs) -> Result<ExitCode> {
                 bytes,
                 queue_delay,
                 flow,
-            } => (t, bytes, flow, Event::Departure(queue_delay)),
+                ce,
+            } => (t, bytes, flow, Event::Departure(queue_delay, ce)),
             Line::Drop {
                 t,
                 bytes,
