@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 pub mod bench;
 pub mod bpf;
+pub mod claims;
 pub mod cleanup;
 pub mod doctor;
 pub mod emulate;
