@@ -187,7 +187,10 @@ fn table_one_normalises_per_trace_then_averages() {
     let power_a = (5.0 / 150.0 + 7.0 / 250.0) / 2.0 / 0.2;
     assert!((ratio(&r, "cubic", "power") - (power_a + 0.5) / 2.0).abs() < 1e-12);
     let md = std::fs::read_to_string(&r.markdown).unwrap();
-    assert!(md.contains("| cubic | 1.25 | 6.00 | 3.00 | 6.00 | 5.50 |"), "{md}");
+    assert!(
+        md.contains("| cubic | 1.25 | 6.00 | 3.00 | 6.00 | 5.50 |"),
+        "{md}"
+    );
     assert!(r.table_markdown.starts_with("| Scheme | Throughput | Avg. delay | Jitter | Jitter (paper: mean deviation) | 95th %ile delay | Power | Power95 | Traces |"));
     assert!(
         md.contains("| c2tcp | 1 | 4.00 | 0.400 | 20.0 | 40.0 |"),

@@ -105,7 +105,7 @@ fn holds_differs_and_not_run() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&w.json).unwrap()).unwrap();
     assert_eq!(json["tally"]["holds"], 1);
-    assert_eq!(json["tally"]["not run"], 3);
+    assert_eq!(json["tally"]["not-run"], 3);
     assert!(std::fs::read_to_string(&w.html)
         .unwrap()
         .contains("<table>"));

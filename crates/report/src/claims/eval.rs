@@ -27,6 +27,17 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// As claims.json writes it.
+    pub fn key(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::NotRun => "not-run",
+            Verdict::Differs => "differs",
+            Verdict::Error => "error",
+        }
+    }
+
+    /// As the tables write it.
     pub fn text(self) -> &'static str {
         match self {
             Verdict::Holds => "holds",

@@ -21,11 +21,11 @@ pub struct Written {
     pub table_markdown: String,
 }
 
-/// Counts of each verdict.
+/// Counts of each verdict, keyed as claims.json writes verdicts.
 pub fn tally(results: &[ClaimResult]) -> BTreeMap<&'static str, usize> {
     let mut t = BTreeMap::new();
     for r in results {
-        *t.entry(r.verdict.text()).or_insert(0) += 1;
+        *t.entry(r.verdict.key()).or_insert(0) += 1;
     }
     t
 }
@@ -47,7 +47,7 @@ pub fn document(bench_root: &Path, files: &[ClaimsFile], results: &[ClaimResult]
     doc.push(Block::Heading(1, "Claims: the papers beside ours".into()));
     let counts: Vec<String> = tally(results)
         .into_iter()
-        .map(|(k, n)| format!("{n} {k}"))
+        .map(|(k, n)| format!("{n} {}", k.replace('-', " ")))
         .collect();
     doc.push(Block::Paragraph(format!(
         "{} claims over the bench parts under `{}`: {}. A claim holds when every check's value is within its bound; \
