@@ -87,7 +87,7 @@ bench: build
 bench-emulator: build
 	./scripts/bench-emulator.sh
 
-# Installs exactly: bin/c2tcp, bin/webrtc-gcc, include/c2tcp.h, share/c2tcp/{scenarios,traces};
+# Installs exactly: bin/c2tcp, bin/webrtc-gcc, include/c2tcp.h, share/c2tcp/{scenarios,claims,traces};
 # `make uninstall` removes exactly that.
 install: build $(WEBRTC_GCC)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/c2tcp
@@ -95,6 +95,8 @@ install: build $(WEBRTC_GCC)
 	install -D -m 644 include/c2tcp.h $(DESTDIR)$(PREFIX)/include/c2tcp.h
 	install -d $(DATADIR)/scenarios
 	install -m 644 scenarios/*.toml $(DATADIR)/scenarios/
+	install -d $(DATADIR)/claims
+	install -m 644 claims/*.toml claims/README.md $(DATADIR)/claims/
 	for d in traces traces/*/; do install -d $(DATADIR)/$$d; done
 	for f in traces/README.md traces/MANIFEST.tsv traces/*/*; do install -m 644 $$f $(DATADIR)/$$f; done
 

@@ -8,9 +8,14 @@
 #   ablation      C2TCP: paper + each of the authors' five behaviours, jsac - each
 #   full-length   Table I's headline schemes over each whole trace (hours)
 #   orange        Table I's schemes over the Orange 4G traces in traces/orange
-#   target-sweep  C2TCP Fig. 20: Target 25-75 ms vs Cubic and Cubic+CoDel
+#   mobile-edge   C2TCP Fig. 17: 4 ms RTT, Target 10 ms, the trace scaled 3x
+#   target-sweep  C2TCP Fig. 20: Target 25-100 ms vs Cubic, Cubic+CoDel and
+#                 Cubic+PIE, on every downlink trace
 #   buffer-sweep  C2TCP Fig. 21: bottleneck buffer 75 KB - 1.5 MB
-#   friendliness  C2TCP Fig. 18: a Cubic flow, then the scheme under test
+#   friendliness  C2TCP Fig. 18-19: a Cubic flow, then the scheme under test
+#                 (C2TCP at Targets 50/80/100); NewReno vs C2TCP; two C2TCP
+#                 flows; C2TCP vs Cubic in a 5x BDP buffer
+#                 (friendliness{,-newreno,-c2tcp-pair,-deep})
 #   sprout        Sprout NSDI'13 set-up (20 ms each way, unlimited queue)
 #   competing     Sprout 5.7, Direct: Cubic bulk + a two-way webrtc-gcc call, Verizon LTE
 #   natcp         NATCP/NACubic over live NetAssist, the MEC set-up, 60 s runs
@@ -22,6 +27,9 @@
 #                 (scripts/bench-capture.sh; CAPTURE_TRACES=all for every trace)
 #   ecn           Table I's set-up: Cubic over CoDel with/without ECN, over fq_codel, and ABC
 #
+# At the end `c2tcp claims` checks every paper's claims (claims/*.toml)
+# against the parts in BENCH_OUT: $BENCH_OUT/claims.{md,html,json}.
+#
 # BENCH_OUT (default bench-out) holds one directory per part with its report;
 # BENCH_JOBS (default 2) runs at a time; BENCH_PARTS selects parts.
 set -euo pipefail
@@ -29,7 +37,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/c2tcp}
 OUT=${BENCH_OUT:-bench-out}
 JOBS=${BENCH_JOBS:-2}
-PARTS=${BENCH_PARTS:-"table1 ablation full-length orange target-sweep buffer-sweep friendliness sprout competing natcp natcp-table2 dfcsd capture ecn"}
+PARTS=${BENCH_PARTS:-"table1 ablation full-length orange mobile-edge target-sweep buffer-sweep friendliness sprout competing natcp natcp-table2 dfcsd capture ecn"}
 TRACES=${C2TCP_TRACES:-traces}
 
 [ "$(id -u)" = 0 ] || { echo "make bench needs root (BPF, network namespaces, TUN): run it with sudo" >&2; exit 1; }
@@ -41,9 +49,12 @@ part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 # Each part is a scenario that carries its experiment in its [bench] table
 # (schemes, traces, reference, repetitions); extra flags follow it.
 bench() { # PART SCENARIO [FLAGS...]
+  part "$1" || return 0
+  run_bench "$@"
+}
+run_bench() { # DIRECTORY SCENARIO [FLAGS...], whatever the parts
   local name=$1 scenario=$2
   shift 2
-  part "$name" || return 0
   echo "== $name: $BIN bench scenarios/$scenario.toml $*"
   $BIN bench "scenarios/$scenario.toml" --jobs "$JOBS" --out "$OUT/$name" "$@"
 }
@@ -63,9 +74,21 @@ bench full-length c2tcp-variants --schemes cubic,bbr,cubic-codel,c2tcp \
 # downlinks are not in this repository: traces/README.md), gzip read directly.
 bench orange c2tcp-variants \
   --traces "$TRACES/orange/orange-4G-traces-A-up.pps.gz,$TRACES/orange/orange-4G-traces-highway-up.pps.gz"
+# Fig. 17 on the trace scaled 3x, as the paper's (c2tcp trace scale).
+if part mobile-edge; then
+  mkdir -p "$OUT/mobile-edge-traces"
+  EDGE_TRACE="$OUT/mobile-edge-traces/TMobile-LTE-short-x3.down"
+  $BIN trace scale "$TRACES/mahimahi/TMobile-LTE-short.down" --factor 3 -o "$EDGE_TRACE"
+  bench mobile-edge mobile-edge --traces "$EDGE_TRACE"
+fi
 bench target-sweep target-sweep
 bench buffer-sweep buffer-sweep
 bench friendliness tcp-friendliness
+if part friendliness; then
+  for case in newreno c2tcp-pair deep; do
+    run_bench "friendliness-$case" "tcp-friendliness-$case"
+  done
+fi
 bench sprout sprout-paper
 bench competing sprout-competing
 bench natcp natcp-mec
@@ -83,3 +106,5 @@ if part capture; then
   CAPTURE_OUT="$OUT/capture" BIN="$BIN" C2TCP_TRACES="$TRACES" ./scripts/bench-capture.sh
 fi
 echo "reports: $(ls -d "$OUT"/*/report.md 2>/dev/null | tr '\n' ' ')"
+# Every paper's claims against what the parts hold (a part not run: "not run").
+$BIN claims "$OUT"

@@ -56,6 +56,8 @@ enum Command {
     Bench(cmd::bench::Args),
     /// Write the Markdown/HTML report, tables and plots of a bench or run directory
     Report(cmd::report::Args),
+    /// Each paper's claims (claims/*.toml) checked against a bench root: holds / differs / not run
+    Claims(cmd::claims::Args),
     /// Sprout receiver: one flow over UDP, JSON summary on exit
     #[command(name = "sprout-recv", hide = true)]
     SproutRecv(cmd::sprout::RecvArgs),
@@ -85,6 +87,7 @@ fn main() -> ExitCode {
         Command::Run(a) => cmd::run::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Report(a) => cmd::report::run(a),
+        Command::Claims(a) => cmd::claims::run(a),
         Command::SproutRecv(a) => cmd::sprout::recv(a),
         Command::SproutSend(a) => cmd::sprout::send(a),
         Command::VerusRecv(a) => cmd::verus::recv(a),

@@ -21,6 +21,7 @@ pub mod stats;
 pub mod synth;
 pub mod topology;
 pub mod trace;
+pub mod transform;
 pub mod tun;
 
 pub use emulator::{DirectionConfig, Emulator, EmulatorConfig, EmulatorStats, RunningEmulator};

@@ -42,6 +42,9 @@ pub struct Metrics {
     pub avg_delay_ms: Option<f64>,
     pub p95_delay_ms: Option<f64>,
     pub jitter_ms: Option<f64>,
+    /// The C2TCP paper's jitter (Table I): mean absolute deviation of the
+    /// queueing delay from its mean (`delay.rs` says why two jitters).
+    pub jitter_mean_deviation_ms: Option<f64>,
     /// Throughput ÷ mean queueing delay, in (Mbit/s)/ms (NATCP).
     pub power: Option<f64>,
     /// Throughput ÷ 95th-percentile queueing delay, in (Mbit/s)/ms (NATCP).
@@ -409,6 +412,7 @@ impl Measure<'_> {
             avg_delay_ms: avg_queue_delay_ms.map(plus_propagation),
             p95_delay_ms: p95_queue_delay_ms.map(plus_propagation),
             jitter_ms: tally.queue_delay.jitter_ms(),
+            jitter_mean_deviation_ms: tally.queue_delay.mean_deviation_ms(),
             power: per_ms_of(avg_queue_delay_ms),
             power95: per_ms_of(p95_queue_delay_ms),
             loss_rate: (self.loss_known && sent_on > 0)

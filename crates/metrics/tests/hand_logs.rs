@@ -75,6 +75,7 @@ fn single_flow_metrics_have_their_known_values() {
     );
     assert_eq!((m.avg_delay_ms, m.p95_delay_ms), (Some(13.0), Some(14.0)));
     assert_eq!(m.jitter_ms, Some(2.0));
+    assert!(m.jitter_mean_deviation_ms.is_some_and(|j| j > 0.0));
     assert!(close(m.power.unwrap(), 1.2 / 3.0) && close(m.power95.unwrap(), 1.2 / 4.0));
     assert!(close(m.loss_rate.unwrap(), 2.0 / 12.0));
     assert_eq!((m.packets, m.bytes, m.dropped_packets), (10, 15_000, 2));

@@ -18,6 +18,7 @@
 mod document;
 mod figures;
 pub use results as layout;
+pub mod claims;
 mod plot;
 pub mod summary;
 

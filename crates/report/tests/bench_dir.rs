@@ -16,6 +16,7 @@ fn metrics_with(throughput: f64, avg_delay: f64, p95_delay: f64, jitter: f64) ->
         avg_delay_ms: Some(avg_delay + 10.0),
         p95_delay_ms: Some(p95_delay + 10.0),
         jitter_ms: Some(jitter),
+        jitter_mean_deviation_ms: Some(avg_delay / 2.0),
         power: Some(throughput / avg_delay),
         power95: Some(throughput / p95_delay),
         loss_rate: Some(0.01),
@@ -179,13 +180,18 @@ fn table_one_normalises_per_trace_then_averages() {
     assert_eq!(ratio(&r, "cubic", "throughput_mbps"), 1.25);
     assert_eq!(ratio(&r, "cubic", "avg_queue_delay_ms"), 6.0);
     assert_eq!(ratio(&r, "cubic", "jitter_ms"), 3.0);
+    // the paper's jitter, half the mean delay here: as the avg delay's
+    assert_eq!(ratio(&r, "cubic", "jitter_mean_deviation_ms"), 6.0);
     assert_eq!(ratio(&r, "cubic", "p95_queue_delay_ms"), 5.5);
     // power averages per rep first: A (5/150 + 7/250)/2 vs 4/20; B 0.02 vs 0.04
     let power_a = (5.0 / 150.0 + 7.0 / 250.0) / 2.0 / 0.2;
     assert!((ratio(&r, "cubic", "power") - (power_a + 0.5) / 2.0).abs() < 1e-12);
     let md = std::fs::read_to_string(&r.markdown).unwrap();
-    assert!(md.contains("| cubic | 1.25 | 6.00 | 3.00 | 5.50 |"), "{md}");
-    assert!(r.table_markdown.starts_with("| Scheme | Throughput | Avg. delay | Jitter | 95th %ile delay | Power | Power95 | Traces |"));
+    assert!(
+        md.contains("| cubic | 1.25 | 6.00 | 3.00 | 6.00 | 5.50 |"),
+        "{md}"
+    );
+    assert!(r.table_markdown.starts_with("| Scheme | Throughput | Avg. delay | Jitter | Jitter (paper: mean deviation) | 95th %ile delay | Power | Power95 | Traces |"));
     assert!(
         md.contains("| c2tcp | 1 | 4.00 | 0.400 | 20.0 | 40.0 |"),
         "per-trace table, absolute values:\n{md}"

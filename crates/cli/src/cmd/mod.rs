@@ -2,6 +2,7 @@
 pub mod bench;
 pub mod bpf;
 pub mod capture;
+pub mod claims;
 pub mod cleanup;
 pub mod doctor;
 pub mod emulate;

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! `c2tcp trace`: look at traces and make new ones.
+//! `c2tcp trace`: look at traces and make new ones (synthetic, from a rate
+//! schedule, or derived: scaled, windowed, concatenated).
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use clap::Subcommand;
-use emu::synth;
 use emu::trace::{Summary, Trace, OUTAGE_GAP_MS};
+use emu::{synth, transform};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -26,6 +27,12 @@ enum TraceCommand {
     LogToPcap(LogToPcapArgs),
     /// Record a real link as a trace: Saturator's sender and receiver (docs/capture.md)
     Capture(super::capture::Args),
+    /// Multiply a trace's rate by a factor, its timing kept (C2TCP Fig. 17: 3x)
+    Scale(ScaleArgs),
+    /// Cut a time window out of a trace
+    Window(WindowArgs),
+    /// Join traces one after the other
+    Concat(ConcatArgs),
 }
 
 #[derive(clap::Args)]
@@ -36,6 +43,58 @@ struct LogToPcapArgs {
     /// The log (docs/log-format.md, or a Mahimahi --downlink-log/--uplink-log)
     log: PathBuf,
     /// Where to write the pcapng file
+    #[arg(short, long)]
+    output: PathBuf,
+}
+
+#[derive(clap::Args)]
+#[command(
+    after_help = "Each millisecond's delivery opportunities are multiplied by FACTOR, the \
+fraction carried to the next (so every stretch keeps its shape and the total is FACTOR times the \
+input's to within one opportunity); the loop period (the last line) is kept.\n\nExample:\n  \
+c2tcp trace scale traces/mahimahi/TMobile-LTE-short.down --factor 3 -o lte-3x.down"
+)]
+struct ScaleArgs {
+    /// The input trace
+    input: PathBuf,
+    /// Rate factor, in (0, 100]
+    #[arg(long)]
+    factor: f64,
+    /// Where to write the trace
+    #[arg(short, long)]
+    output: PathBuf,
+}
+
+#[derive(clap::Args)]
+#[command(
+    after_help = "Keeps the opportunities in (START, END], shifted by START, so consecutive \
+windows concatenated give back the trace. The result loops at its last opportunity.\n\nExample:\n  \
+c2tcp trace window traces/mahimahi/ATT-LTE-driving.down --start 0 --end 60 -o att-60s.down"
+)]
+struct WindowArgs {
+    /// The input trace
+    input: PathBuf,
+    /// Window start, seconds from the trace's start
+    #[arg(long, default_value_t = 0.0)]
+    start: f64,
+    /// Window end, seconds from the trace's start
+    #[arg(long)]
+    end: f64,
+    /// Where to write the trace
+    #[arg(short, long)]
+    output: PathBuf,
+}
+
+#[derive(clap::Args)]
+#[command(
+    after_help = "Each trace is shifted by the periods (last timestamps) of those before it.\n\n\
+Example:\n  c2tcp trace concat a.down b.down -o ab.down"
+)]
+struct ConcatArgs {
+    /// The traces, in order (two or more)
+    #[arg(required = true, num_args = 2..)]
+    inputs: Vec<PathBuf>,
+    /// Where to write the trace
     #[arg(short, long)]
     output: PathBuf,
 }
@@ -114,12 +173,41 @@ pub fn run(args: Args) -> Result<ExitCode> {
         TraceCommand::FromRate(a) => from_rate(a),
         TraceCommand::LogToPcap(a) => log_to_pcap(a),
         TraceCommand::Capture(a) => super::capture::run(a),
+        TraceCommand::Scale(a) => {
+            let input = Trace::load(&a.input)?;
+            let out = transform::scale(&input.opportunities, a.factor)
+                .with_context(|| format!("scaling {}", a.input.display()))?;
+            write_and_report(&a.output, out)
+        }
+        TraceCommand::Window(a) => {
+            let input = Trace::load(&a.input)?;
+            let (start, end) = (seconds_ms("--start", a.start)?, seconds_ms("--end", a.end)?);
+            let out = transform::window(&input.opportunities, start, end)
+                .with_context(|| format!("windowing {}", a.input.display()))?;
+            write_and_report(&a.output, out)
+        }
+        TraceCommand::Concat(a) => {
+            let inputs = a
+                .inputs
+                .iter()
+                .map(|p| Trace::load(p).map(|t| t.opportunities))
+                .collect::<Result<Vec<_>, _>>()?;
+            let refs: Vec<&[u64]> = inputs.iter().map(Vec::as_slice).collect();
+            write_and_report(&a.output, transform::concat(&refs)?)
+        }
     }
 }
 
 fn duration_ms(secs: f64) -> Result<u64> {
     if !(secs.is_finite() && secs >= 0.001) {
         bail!("--duration must be at least 0.001 s, got {secs}");
+    }
+    Ok((secs * 1000.0).round() as u64)
+}
+
+fn seconds_ms(flag: &str, secs: f64) -> Result<u64> {
+    if !(secs.is_finite() && secs >= 0.0) {
+        bail!("{flag} must be a time in seconds, at least 0, got {secs}");
     }
     Ok((secs * 1000.0).round() as u64)
 }

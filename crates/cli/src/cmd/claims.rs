@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! `c2tcp claims BENCH_ROOT`: every paper's claims (`claims/*.toml`,
+//! claims/README.md) evaluated over a bench root's parts, written as
+//! `claims.md`, `claims.html`, `claims.json`; `--check` only parses.
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+
+#[derive(clap::Args)]
+#[command(
+    after_help = "BENCH_ROOT holds one directory per bench part, as `make bench` writes it \
+(bench-out/table1, bench-out/target-sweep, ...); each claim names its part. Verdicts: holds, differs \
+(out of bound, or undefined where the runs exist), not run (its runs are absent), error (the claim \
+cannot be read against these runs).\n\n\
+Examples:\n  c2tcp claims bench-out\n  c2tcp claims bench-out --claims claims/c2tcp.toml --out /tmp/claims\n  \
+c2tcp claims --check claims/natcp.toml"
+)]
+pub struct Args {
+    /// The bench root (not needed with --check)
+    #[arg(required_unless_present = "check")]
+    bench_root: Option<PathBuf>,
+    /// Claims files or directories of them (default: the repository's or installed claims/)
+    #[arg(long = "claims", value_name = "PATH")]
+    claims: Vec<PathBuf>,
+    /// Where to write claims.{md,html,json} (default: BENCH_ROOT)
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Only parse the claims files and say how many claims each has
+    #[arg(long)]
+    check: bool,
+}
+
+pub fn run(a: Args) -> Result<ExitCode> {
+    let paths = if a.claims.is_empty() {
+        let root = harness::data::data_root().context("no claims/ found (give --claims PATH)")?;
+        vec![root.join("claims")]
+    } else {
+        a.claims
+    };
+    let mut files = Vec::new();
+    for p in &paths {
+        files.extend(report::claims::load_all(p)?);
+    }
+    let mut papers = std::collections::BTreeSet::new();
+    for f in &files {
+        if !papers.insert(f.paper.clone()) {
+            bail!("paper {:?} appears in two claims files", f.paper);
+        }
+    }
+    if a.check {
+        for f in &files {
+            println!("{}: {} claims ({})", f.paper, f.claims.len(), f.title);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let root = a.bench_root.expect("clap requires it without --check");
+    if !root.is_dir() {
+        bail!("{}: no such bench root", root.display());
+    }
+    let results = report::claims::evaluate(&root, &files)?;
+    let out = a.out.unwrap_or_else(|| root.clone());
+    let w = report::claims::write(&out, &root, &files, &results)?;
+    println!("{}", w.table_markdown);
+    println!(
+        "claims: {}  (also {}, {})",
+        w.markdown.display(),
+        w.html.display(),
+        w.json.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}

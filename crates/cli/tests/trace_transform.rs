@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! `c2tcp trace scale / window / concat` on a real trace: the output's rate
+//! is the factor times the input's, its timing kept; bad factors refused.
+mod common;
+
+use common::c2tcp;
+
+fn stats(path: &std::path::Path) -> serde_json::Value {
+    let (ok, text) = c2tcp(&["trace", "stats", "--json", path.to_str().unwrap()]);
+    assert!(ok, "{text}");
+    serde_json::from_str::<serde_json::Value>(&text).unwrap()[0]["stats"].clone()
+}
+
+#[test]
+fn scale_window_concat_a_real_trace() {
+    let Some(traces) = testkit::traces_dir("scale_window_concat_a_real_trace") else {
+        return;
+    };
+    let input = traces.join("mahimahi/TMobile-LTE-short.down");
+    let tmp = tempfile::tempdir().unwrap();
+    let scaled = tmp.path().join("x3.down");
+    let (ok, text) = c2tcp(&[
+        "trace",
+        "scale",
+        input.to_str().unwrap(),
+        "--factor",
+        "3",
+        "-o",
+        scaled.to_str().unwrap(),
+    ]);
+    assert!(ok, "{text}");
+    let (a, b) = (stats(&input), stats(&scaled));
+    assert_eq!(
+        a["duration_ms"], b["duration_ms"],
+        "the loop period is kept"
+    );
+    let ratio = b["mean_mbps"].as_f64().unwrap() / a["mean_mbps"].as_f64().unwrap();
+    assert!((ratio - 3.0).abs() < 0.001, "mean rate ×{ratio}");
+    let peak = b["peak_mbps"].as_f64().unwrap() / a["peak_mbps"].as_f64().unwrap();
+    assert!(
+        (peak - 3.0).abs() < 0.01,
+        "the busiest second is the same second, ×{peak}"
+    );
+    assert_eq!(
+        a["outage_ms"], b["outage_ms"],
+        "outages stay where they were"
+    );
+
+    let (first, rest, joined) = (
+        tmp.path().join("first"),
+        tmp.path().join("rest"),
+        tmp.path().join("joined"),
+    );
+    // Split at an opportunity (a window loops at its last one).
+    let text = std::fs::read_to_string(&input).unwrap();
+    let split_ms: u64 = text
+        .lines()
+        .map(|l| l.trim().parse::<u64>().unwrap())
+        .find(|&t| t >= 10_000)
+        .unwrap();
+    let split = split_ms as f64 / 1000.0;
+    let end = a["duration_ms"].as_f64().unwrap() / 1000.0;
+    for (out, start, stop) in [(&first, 0.0, split), (&rest, split, end)] {
+        let (ok, text) = c2tcp(&[
+            "trace",
+            "window",
+            input.to_str().unwrap(),
+            "--start",
+            &start.to_string(),
+            "--end",
+            &stop.to_string(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(ok, "{text}");
+    }
+    let (ok, text) = c2tcp(&[
+        "trace",
+        "concat",
+        first.to_str().unwrap(),
+        rest.to_str().unwrap(),
+        "-o",
+        joined.to_str().unwrap(),
+    ]);
+    assert!(ok, "{text}");
+    let numbers = |p: &std::path::Path| -> Vec<u64> {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .map(|l| l.trim().parse().unwrap())
+            .collect()
+    };
+    let (got, want) = (numbers(&joined), numbers(&input));
+    let first_difference = got.iter().zip(&want).position(|(a, b)| a != b);
+    assert!(
+        got.len() == want.len() && first_difference.is_none(),
+        "two consecutive windows concatenated give back the trace: {} vs {} lines, first difference at line {:?}",
+        got.len(),
+        want.len(),
+        first_difference.map(|i| i + 1)
+    );
+
+    for bad in ["0", "-2", "nan", "inf", "1000"] {
+        let (ok, text) = c2tcp(&[
+            "trace",
+            "scale",
+            input.to_str().unwrap(),
+            &format!("--factor={bad}"),
+            "-o",
+            tmp.path().join("bad").to_str().unwrap(),
+        ]);
+        assert!(
+            !ok && text.contains("scale factor must be"),
+            "{bad}: {text}"
+        );
+    }
+}

@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Evaluates claims over a bench root: each claim's bench part is read once
+//! (finished runs, repetitions averaged per configuration, as the report
+//! does), each check's quantity computed per trace and reduced across traces,
+//! and the claim given a verdict.
+//!
+//! Verdicts, strongest first: `error` (the claim cannot be read against
+//! these runs: a selector matching several configurations where it needs
+//! one), `differs` (a check computed and out of bound, or undefined where the
+//! runs exist), `not run` (runs a check needs are absent), `holds`.
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::spec::{Across, Check, Claim, ClaimsFile, Metric, Quantity, Selector, FCT_PREFIX};
+use crate::summary::{self, ConfigSummary};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    Holds,
+    NotRun,
+    Differs,
+    Error,
+}
+
+impl Verdict {
+    /// As claims.json writes it.
+    pub fn key(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::NotRun => "not-run",
+            Verdict::Differs => "differs",
+            Verdict::Error => "error",
+        }
+    }
+
+    /// As the tables write it.
+    pub fn text(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::NotRun => "not run",
+            Verdict::Differs => "differs",
+            Verdict::Error => "error",
+        }
+    }
+}
+
+/// One check's outcome.
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckResult {
+    /// What was computed, for a reader: `cubic ÷ c2tcp [variant=jsac], avg_queue_delay_ms`.
+    pub quantity: String,
+    pub bound: String,
+    /// The figure the bound applies to (reduced across traces).
+    pub value: Option<f64>,
+    /// The per-trace values it came from.
+    pub per_trace: Vec<(String, f64)>,
+    pub verdict: Verdict,
+    /// Why it is not run, undefined or an error.
+    pub reason: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ClaimResult {
+    pub paper: String,
+    pub id: String,
+    pub section: String,
+    pub statement: String,
+    pub paper_figure: Option<String>,
+    pub bench: String,
+    pub note: Option<String>,
+    /// The plot, as a path relative to the bench root, when it exists.
+    pub plot: Option<String>,
+    pub checks: Vec<CheckResult>,
+    pub verdict: Verdict,
+}
+
+/// The configurations of each bench part, read once.
+#[derive(Default)]
+struct Benches {
+    parts: BTreeMap<String, Option<Vec<ConfigSummary>>>,
+}
+
+impl Benches {
+    fn get(&mut self, root: &Path, part: &str) -> Result<Option<&[ConfigSummary]>> {
+        if !self.parts.contains_key(part) {
+            let dir = root.join(part);
+            let summaries = if dir.is_dir() {
+                let (runs, _skipped) = results::discover(&dir)?;
+                Some(summary::summarise(&runs))
+            } else {
+                None
+            };
+            self.parts.insert(part.to_owned(), summaries);
+        }
+        Ok(self.parts[part].as_deref())
+    }
+}
+
+/// Evaluates every claim of `files` over the parts under `root`.
+pub fn evaluate(root: &Path, files: &[ClaimsFile]) -> Result<Vec<ClaimResult>> {
+    let mut benches = Benches::default();
+    let mut out = Vec::new();
+    for file in files {
+        for claim in &file.claims {
+            let summaries = benches.get(root, &claim.bench)?;
+            out.push(evaluate_claim(root, &file.paper, claim, summaries));
+        }
+    }
+    Ok(out)
+}
+
+fn evaluate_claim(
+    root: &Path,
+    paper: &str,
+    claim: &Claim,
+    summaries: Option<&[ConfigSummary]>,
+) -> ClaimResult {
+    let checks: Vec<CheckResult> = claim
+        .checks
+        .iter()
+        .map(|check| match summaries {
+            None => not_run(
+                check,
+                format!("no bench part {}", root.join(&claim.bench).display()),
+            ),
+            Some(s) => evaluate_check(check, s, &claim.bench),
+        })
+        .collect();
+    let verdict = checks
+        .iter()
+        .map(|c| c.verdict)
+        .max()
+        .unwrap_or(Verdict::NotRun);
+    let plot = claim.plot.as_ref().and_then(|p| {
+        let rel: PathBuf = Path::new(&claim.bench).join(p);
+        root.join(&rel)
+            .exists()
+            .then(|| rel.to_string_lossy().into_owned())
+    });
+    ClaimResult {
+        paper: paper.to_owned(),
+        id: claim.id.clone(),
+        section: claim.section.clone(),
+        statement: claim.statement.clone(),
+        paper_figure: claim.paper_figure.clone(),
+        bench: claim.bench.clone(),
+        note: claim.note.clone(),
+        plot,
+        checks,
+        verdict,
+    }
+}
+
+fn not_run(check: &Check, reason: String) -> CheckResult {
+    CheckResult {
+        quantity: describe(&check.quantity),
+        bound: check.bound_text(),
+        value: None,
+        per_trace: Vec::new(),
+        verdict: Verdict::NotRun,
+        reason: Some(reason),
+    }
+}
+
+/// Why a trace gives no sample.
+enum Miss {
+    /// A side has no runs (or the metric is undefined in them).
+    Absent(String),
+    /// The runs exist but the quantity is undefined there.
+    Undefined(String),
+    /// The claim is ambiguous against these runs.
+    Ambiguous(String),
+}
+
+fn evaluate_check(check: &Check, summaries: &[ConfigSummary], bench: &str) -> CheckResult {
+    let mut base = not_run(check, String::new());
+    let mut traces: Vec<&str> = summaries.iter().map(|s| s.trace.as_str()).collect();
+    traces.dedup();
+    let mut samples: Vec<(String, f64)> = Vec::new();
+    let mut misses: Vec<(String, Miss)> = Vec::new();
+    for trace in traces {
+        let on_trace: Vec<&ConfigSummary> = summaries.iter().filter(|s| s.trace == trace).collect();
+        match per_trace(&check.quantity, &on_trace) {
+            Ok(values) => samples.extend(values.into_iter().map(|v| (trace.to_owned(), v))),
+            Err(miss) => misses.push((trace.to_owned(), miss)),
+        }
+    }
+    let first = |pick: fn(&Miss) -> Option<&String>| {
+        misses
+            .iter()
+            .find_map(|(t, m)| pick(m).map(|r| format!("{t}: {r}")))
+    };
+    if let Some(r) = first(|m| match m {
+        Miss::Ambiguous(r) => Some(r),
+        _ => None,
+    }) {
+        base.verdict = Verdict::Error;
+        base.reason = Some(r);
+        return base;
+    }
+    let undefined = first(|m| match m {
+        Miss::Undefined(r) => Some(r),
+        _ => None,
+    });
+    base.per_trace = samples.clone();
+    if samples.is_empty() {
+        if let Some(r) = undefined {
+            base.verdict = Verdict::Differs;
+            base.reason = Some(r);
+        } else {
+            base.reason = Some(format!(
+                "in {bench}: {}",
+                first(|m| match m {
+                    Miss::Absent(r) => Some(r),
+                    _ => None,
+                })
+                .unwrap_or_else(|| "no finished runs".into())
+            ));
+        }
+        return base;
+    }
+    let values = samples.iter().map(|(_, v)| *v);
+    let value = match check.across {
+        Across::Mean => summary_mean(values),
+        Across::Min => values.fold(f64::INFINITY, f64::min),
+        Across::Max => values.fold(f64::NEG_INFINITY, f64::max),
+    };
+    base.value = Some(value);
+    base.verdict = if undefined.is_some() {
+        // Defined on some traces only: the claim cannot hold everywhere.
+        base.reason = undefined;
+        Verdict::Differs
+    } else if check.holds(value) {
+        base.reason = None;
+        Verdict::Holds
+    } else {
+        base.reason = None;
+        Verdict::Differs
+    };
+    base
+}
+
+fn summary_mean(values: impl Iterator<Item = f64>) -> f64 {
+    let (n, s) = values.fold((0usize, 0.0), |(n, s), v| (n + 1, s + v));
+    s / n as f64
+}
+
+/// The sample(s) a quantity gives on one trace.
+fn per_trace(q: &Quantity, on_trace: &[&ConfigSummary]) -> Result<Vec<f64>, Miss> {
+    match q {
+        Quantity::Value { metric, of } => Ok(vec![get(one(on_trace, of)?, metric)?]),
+        Quantity::Ratio {
+            metric,
+            of,
+            to,
+            pair: None,
+        } => {
+            let (a, b) = (one(on_trace, of)?, one(on_trace, to)?);
+            Ok(vec![ratio(get(a, metric)?, get(b, metric)?)?])
+        }
+        Quantity::Ratio {
+            metric,
+            of,
+            to,
+            pair: Some(param),
+        } => {
+            let tos = all(on_trace, to)?;
+            let mut out = Vec::new();
+            for a in all(on_trace, of)? {
+                let key = number(a, param)?;
+                let partners: Vec<_> = tos
+                    .iter()
+                    .filter(|b| number(b, param).ok() == Some(key))
+                    .collect();
+                match partners[..] {
+                    [] => {}
+                    [b] => out.push(ratio(get(a, metric)?, get(b, metric)?)?),
+                    _ => return Err(ambiguous(to, partners.len())),
+                }
+            }
+            if out.is_empty() {
+                return Err(Miss::Absent(format!(
+                    "no {} with a {} of {} to pair with",
+                    to.scheme, param, of.scheme
+                )));
+            }
+            Ok(out)
+        }
+        Quantity::Spread { metric, of } => {
+            let values = all(on_trace, of)?
+                .iter()
+                .map(|c| get(c, metric))
+                .collect::<Result<Vec<_>, _>>()?;
+            if values.len() < 2 {
+                return Err(Miss::Absent(format!(
+                    "{} ran with one configuration only",
+                    of.scheme
+                )));
+            }
+            let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            Ok(vec![ratio(hi, lo)?])
+        }
+        Quantity::Growth { metric, of, over } => {
+            let pts = curve(on_trace, of, |c| number(c, over), metric)?;
+            Ok(vec![ratio(pts[pts.len() - 1].1, pts[0].1)?])
+        }
+        Quantity::Tracking { metric, of, over } => {
+            let pts = curve(on_trace, of, |c| number(c, over), metric)?;
+            let errors = pts.iter().map(|(p, v)| (v - p).abs() / p);
+            Ok(vec![summary_mean(errors)])
+        }
+        Quantity::Interp {
+            metric,
+            x_metric,
+            of,
+            to,
+        } => {
+            let pts = curve(on_trace, of, |c| get(c, x_metric), metric)?;
+            let point = one(on_trace, to)?;
+            let (x0, y0) = (get(point, x_metric)?, get(point, metric)?);
+            let (lo, hi) = (pts[0].0, pts[pts.len() - 1].0);
+            if x0 < lo || x0 > hi {
+                return Err(Miss::Undefined(format!(
+                    "{}'s {} {x0:.1} lies outside {}'s curve [{lo:.1}, {hi:.1}]",
+                    to.scheme, x_metric.0, of.scheme
+                )));
+            }
+            let i = pts.iter().position(|p| p.0 >= x0).unwrap_or(pts.len() - 1);
+            let y = if i == 0 || pts[i].0 == pts[i - 1].0 {
+                pts[i].1
+            } else {
+                let (a, b) = (pts[i - 1], pts[i]);
+                a.1 + (b.1 - a.1) * (x0 - a.0) / (b.0 - a.0)
+            };
+            Ok(vec![ratio(y, y0)?])
+        }
+    }
+}
+
+/// `of`'s configurations as (x, metric) points ordered by x; two at least.
+fn curve(
+    on_trace: &[&ConfigSummary],
+    of: &Selector,
+    x: impl Fn(&ConfigSummary) -> Result<f64, Miss>,
+    metric: &Metric,
+) -> Result<Vec<(f64, f64)>, Miss> {
+    let mut pts = all(on_trace, of)?
+        .iter()
+        .map(|c| Ok((x(c)?, get(c, metric)?)))
+        .collect::<Result<Vec<_>, Miss>>()?;
+    if pts.len() < 2 {
+        return Err(Miss::Absent(format!(
+            "{} ran with one configuration only",
+            of.scheme
+        )));
+    }
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    Ok(pts)
+}
+
+fn ratio(a: f64, b: f64) -> Result<f64, Miss> {
+    if b == 0.0 || !a.is_finite() || !b.is_finite() {
+        return Err(Miss::Undefined(format!("ratio {a} ÷ {b} undefined")));
+    }
+    Ok(a / b)
+}
+
+fn get(c: &ConfigSummary, metric: &Metric) -> Result<f64, Miss> {
+    let value = match metric.0.strip_prefix(FCT_PREFIX) {
+        Some(flow) => c.fct_s.get(flow).copied(),
+        None => c.means.get(&metric.0).copied().flatten(),
+    };
+    value.ok_or_else(|| Miss::Absent(format!("{} undefined for {}", metric.0, c.config.name())))
+}
+
+fn number(c: &ConfigSummary, param: &str) -> Result<f64, Miss> {
+    c.params.get(param).and_then(|v| v.as_f64()).ok_or_else(|| {
+        Miss::Ambiguous(format!(
+            "{} has no numeric parameter {param}",
+            c.config.name()
+        ))
+    })
+}
+
+fn matches(c: &ConfigSummary, sel: &Selector) -> bool {
+    c.config.scheme == sel.scheme
+        && sel.label.as_ref().is_none_or(|l| *l == c.config.label)
+        && sel.trace.as_ref().is_none_or(|t| *t == c.trace)
+        && sel.params.iter().all(|(k, want)| {
+            c.params
+                .get(k)
+                .is_some_and(|have| match (have.as_f64(), want.as_f64()) {
+                    (Some(h), Some(w)) => h == w,
+                    _ => have == want,
+                })
+        })
+}
+
+fn all<'a>(on_trace: &[&'a ConfigSummary], sel: &Selector) -> Result<Vec<&'a ConfigSummary>, Miss> {
+    let found: Vec<_> = on_trace
+        .iter()
+        .copied()
+        .filter(|c| matches(c, sel))
+        .collect();
+    if found.is_empty() {
+        return Err(Miss::Absent(format!(
+            "no finished runs of {}",
+            selector_name(sel)
+        )));
+    }
+    Ok(found)
+}
+
+fn one<'a>(on_trace: &[&'a ConfigSummary], sel: &Selector) -> Result<&'a ConfigSummary, Miss> {
+    let found = all(on_trace, sel)?;
+    match found[..] {
+        [c] => Ok(c),
+        _ => Err(ambiguous(sel, found.len())),
+    }
+}
+
+fn ambiguous(sel: &Selector, n: usize) -> Miss {
+    Miss::Ambiguous(format!(
+        "{} matches {n} configurations where one is needed (narrow it with label or params)",
+        selector_name(sel)
+    ))
+}
+
+pub fn selector_name(sel: &Selector) -> String {
+    let mut narrow: Vec<String> = Vec::new();
+    if let Some(l) = &sel.label {
+        narrow.push(if l.is_empty() {
+            "unlabelled".into()
+        } else {
+            l.clone()
+        });
+    }
+    narrow.extend(sel.params.iter().map(|(k, v)| format!("{k}={v}")));
+    if let Some(t) = &sel.trace {
+        narrow.push(t.clone());
+    }
+    if narrow.is_empty() {
+        sel.scheme.clone()
+    } else {
+        format!("{} [{}]", sel.scheme, narrow.join(", "))
+    }
+}
+
+/// A quantity in words: `avg_queue_delay_ms: cubic ÷ c2tcp [variant=jsac]`.
+pub fn describe(q: &Quantity) -> String {
+    match q {
+        Quantity::Value { metric, of } => format!("{} of {}", metric.0, selector_name(of)),
+        Quantity::Ratio {
+            metric,
+            of,
+            to,
+            pair,
+        } => format!(
+            "{}: {} ÷ {}{}",
+            metric.0,
+            selector_name(of),
+            selector_name(to),
+            pair.as_ref()
+                .map(|p| format!(" (paired by {p})"))
+                .unwrap_or_default()
+        ),
+        Quantity::Spread { metric, of } => {
+            format!("{}: max ÷ min over {}'s runs", metric.0, selector_name(of))
+        }
+        Quantity::Growth { metric, of, over } => format!(
+            "{}: {} at largest ÷ smallest {over}",
+            metric.0,
+            selector_name(of)
+        ),
+        Quantity::Interp {
+            metric,
+            x_metric,
+            of,
+            to,
+        } => format!(
+            "{}: {}'s curve at {}'s {} ÷ {}'s",
+            metric.0,
+            selector_name(of),
+            selector_name(to),
+            x_metric.0,
+            to.scheme
+        ),
+        Quantity::Tracking { metric, of, over } => format!(
+            "{}: mean |value − {over}| ÷ {over} over {}'s runs",
+            metric.0,
+            selector_name(of)
+        ),
+    }
+}

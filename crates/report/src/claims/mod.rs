@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The claims report: each paper's checkable claims (`claims/<paper>.toml`,
+//! parsed by `spec`) evaluated over a bench root's parts (`eval`) into a
+//! table of claim, paper's figure, ours and verdict (`render`).
+//!
+//! ```no_run
+//! let files = report::claims::load_all("claims".as_ref())?;
+//! let results = report::claims::evaluate("bench-out".as_ref(), &files)?;
+//! report::claims::write("bench-out".as_ref(), "bench-out".as_ref(), &files, &results)?;
+//! # Ok::<(), anyhow::Error>(())
+//! ```
+pub mod eval;
+pub mod render;
+pub mod spec;
+
+pub use eval::{evaluate, CheckResult, ClaimResult, Verdict};
+pub use render::{tally, write, Written};
+pub use spec::{load_all, parse, Check, Claim, ClaimsFile, Quantity, Selector};
