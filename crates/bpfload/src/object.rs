@@ -35,9 +35,9 @@ pub fn inspect(path: &Path) -> Result<String> {
     if !path.is_file() {
         bail!("{}: no such file", path.display());
     }
-    let open = ObjectBuilder::default()
-        .open_file(path)
-        .map_err(|e| anyhow::anyhow!("{}: not a BPF object libbpf can open ({e})", path.display()))?;
+    let open = ObjectBuilder::default().open_file(path).map_err(|e| {
+        anyhow::anyhow!("{}: not a BPF object libbpf can open ({e})", path.display())
+    })?;
     let ops: Vec<String> = open
         .maps()
         .filter(|m| m.map_type() == MapType::StructOps)
@@ -68,10 +68,15 @@ pub fn is_loaded(cc: &str) -> bool {
 pub fn load(obj: &UserObject) -> Result<LoadOutcome> {
     sys::require_root("loading a BPF congestion control")?;
     if crate::cc::spec(&obj.cc).is_ok() {
-        bail!("`{}` is one of c2tcp's own congestion controls; give your object another name", obj.cc);
+        bail!(
+            "`{}` is one of c2tcp's own congestion controls; give your object another name",
+            obj.cc
+        );
     }
     if is_loaded(&obj.cc) {
-        return Ok(LoadOutcome::AlreadyLoaded { reconfigured: false });
+        return Ok(LoadOutcome::AlreadyLoaded {
+            reconfigured: false,
+        });
     }
     let dir = sys::pin_dir(&obj.cc);
     crate::cc::remove_pins(&dir)?; // half-loaded by a crashed run
@@ -127,12 +132,17 @@ mod tests {
     #[test]
     fn inspect_refuses_what_is_not_a_struct_ops_object() {
         let tmp = tempfile::tempdir().unwrap();
-        let e = inspect(&tmp.path().join("none.bpf.o")).unwrap_err().to_string();
+        let e = inspect(&tmp.path().join("none.bpf.o"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no such file"), "{e}");
         let junk = tmp.path().join("junk.bpf.o");
         fs::write(&junk, "not an ELF file").unwrap();
         let e = inspect(&junk).unwrap_err().to_string();
         assert!(e.contains("not a BPF object"), "{e}");
-        assert_eq!(inspect(Path::new(crate::EXAMPLE_OBJECT)).unwrap(), "c2t_example");
+        assert_eq!(
+            inspect(Path::new(crate::EXAMPLE_OBJECT)).unwrap(),
+            "c2t_example"
+        );
     }
 }

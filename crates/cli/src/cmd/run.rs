@@ -198,7 +198,6 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     if let Some(p) = &a.scenario {
         a.scenario = Some(harness::data::find_scenario(p)?);
     }
-    bpfload::sys::require_root("c2tcp run")?;
     let interrupt = super::interrupt::install();
     if a.job.is_some() && !harness::bench::die_with_bench()? {
         eprintln!("c2tcp run: the bench that started this run is gone; not starting");
@@ -228,6 +227,8 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
             (sc, None, a.seed, dir, Vec::new(), None)
         }
     };
+    // After the scenario and its schemes are checked: those errors need no root.
+    bpfload::sys::require_root("c2tcp run")?;
     let Some(out) = a.out.clone().or(job_dir) else {
         bail!("--out DIR is required")
     };

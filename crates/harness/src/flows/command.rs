@@ -46,10 +46,18 @@ struct Endpoint {
     ended: Option<ExitStatus>,
 }
 
-pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, spec: &CommandSpec) -> Result<Box<dyn RunningFlow>> {
+pub fn start(
+    ctx: &RunCtx<'_>,
+    plan: FlowPlan<'_>,
+    spec: &CommandSpec,
+) -> Result<Box<dyn RunningFlow>> {
     let out = ctx.out.join(format!("command-flow{}", plan.index));
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-    let duration = plan.stop_at.saturating_duration_since(plan.start_at).as_secs().max(1);
+    let duration = plan
+        .stop_at
+        .saturating_duration_since(plan.start_at)
+        .as_secs()
+        .max(1);
     let flow = plan.flow;
     let value = |name: &str| -> Option<String> {
         Some(match name {
@@ -68,12 +76,20 @@ pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, spec: &CommandSpec) -> Result
     let fill = |words: &[String], role: &str| -> Result<Vec<String>> {
         words
             .iter()
-            .map(|w| substitute(w, &value).map_err(|e| anyhow!("{role}: {e} (a knob with no default needs a value)")))
+            .map(|w| {
+                substitute(w, &value)
+                    .map_err(|e| anyhow!("{role}: {e} (a knob with no default needs a value)"))
+            })
             .collect()
     };
     let receiver_argv = fill(&spec.receiver, "receiver")?;
     let sender_argv = fill(&spec.sender, "sender")?;
-    let mut receiver = Endpoint::spawn(plan.receiver_ns.command(&receiver_argv[0]), &receiver_argv, &out, "receiver")?;
+    let mut receiver = Endpoint::spawn(
+        plan.receiver_ns.command(&receiver_argv[0]),
+        &receiver_argv,
+        &out,
+        "receiver",
+    )?;
     // The sender starts at the flow's start time (at least a moment after
     // the receiver, which must be listening by then).
     std::thread::sleep(
@@ -83,9 +99,18 @@ pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, spec: &CommandSpec) -> Result
     );
     if let Some(status) = receiver.child.try_wait()?.filter(|s| !s.success()) {
         let _ = receiver.stop();
-        bail!("the receiver `{}` exited ({status}) before the sender started: {}", receiver_argv.join(" "), last_line(&receiver.log));
+        bail!(
+            "the receiver `{}` exited ({status}) before the sender started: {}",
+            receiver_argv.join(" "),
+            last_line(&receiver.log)
+        );
     }
-    let sender = match Endpoint::spawn(plan.sender_ns.command(&sender_argv[0]), &sender_argv, &out, "sender") {
+    let sender = match Endpoint::spawn(
+        plan.sender_ns.command(&sender_argv[0]),
+        &sender_argv,
+        &out,
+        "sender",
+    ) {
         Ok(s) => s,
         Err(e) => {
             let _ = receiver.stop();
@@ -100,9 +125,15 @@ pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, spec: &CommandSpec) -> Result
 }
 
 impl Endpoint {
-    fn spawn(mut cmd: Command, argv: &[String], out: &Path, role: &'static str) -> Result<Endpoint> {
+    fn spawn(
+        mut cmd: Command,
+        argv: &[String],
+        out: &Path,
+        role: &'static str,
+    ) -> Result<Endpoint> {
         let log = out.join(format!("{role}.log"));
-        let file = std::fs::File::create(&log).with_context(|| format!("creating {}", log.display()))?;
+        let file =
+            std::fs::File::create(&log).with_context(|| format!("creating {}", log.display()))?;
         let child = cmd
             .args(&argv[1..])
             .process_group(0)
@@ -111,7 +142,12 @@ impl Endpoint {
             .stderr(file)
             .spawn()
             .with_context(|| format!("starting the {role} `{}`", argv.join(" ")))?;
-        Ok(Endpoint { role, child, log, ended: None })
+        Ok(Endpoint {
+            role,
+            child,
+            log,
+            ended: None,
+        })
     }
 
     /// Waits up to `limit` for it to exit by itself.
@@ -147,7 +183,11 @@ impl Endpoint {
     /// Why it failed on its own, if it did.
     fn failure(&self) -> Option<String> {
         let status = self.ended.filter(|s| !s.success())?;
-        Some(format!("{} exited ({status}): {}", self.role, last_line(&self.log)))
+        Some(format!(
+            "{} exited ({status}): {}",
+            self.role,
+            last_line(&self.log)
+        ))
     }
 }
 
@@ -155,7 +195,12 @@ impl Endpoint {
 fn last_line(log: &Path) -> String {
     std::fs::read_to_string(log)
         .ok()
-        .and_then(|t| t.lines().rev().find(|l| !l.trim().is_empty()).map(str::to_string))
+        .and_then(|t| {
+            t.lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .map(str::to_string)
+        })
         .unwrap_or_else(|| format!("(nothing in {})", log.display()))
 }
 
@@ -174,7 +219,11 @@ impl RunningFlow for CommandFlow {
         let errors: Vec<String> = [sender.failure(), receiver.failure()]
             .into_iter()
             .flatten()
-            .chain(stopped.into_iter().filter_map(|r| r.err().map(|e| format!("{e:#}"))))
+            .chain(
+                stopped
+                    .into_iter()
+                    .filter_map(|r| r.err().map(|e| format!("{e:#}"))),
+            )
             .collect();
         if !errors.is_empty() {
             outcome.error = Some(errors.join("; "));

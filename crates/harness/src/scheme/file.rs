@@ -100,12 +100,18 @@ fn line_of(text: &str, offset: usize) -> usize {
 pub fn parse(c: &Carried) -> Result<FileScheme> {
     let file = c.path.display();
     let m: Model = toml::from_str(&c.text).map_err(|e| anyhow!("{file}: {e}"))?;
-    let at = |span: std::ops::Range<usize>, field: &str| format!("{file}:{}: {field}", line_of(&c.text, span.start));
+    let at = |span: std::ops::Range<usize>, field: &str| {
+        format!("{file}:{}: {field}", line_of(&c.text, span.start))
+    };
     let dir = c.path.parent().map(Path::to_path_buf).unwrap_or_default();
     let name = match &m.name {
         Some(n) => {
             if !name_ok(n.get_ref()) {
-                bail!("{}: `{}` is not a scheme name (letters, digits, - _ .)", at(n.span(), "name"), n.get_ref());
+                bail!(
+                    "{}: `{}` is not a scheme name (letters, digits, - _ .)",
+                    at(n.span(), "name"),
+                    n.get_ref()
+                );
             }
             n.get_ref().clone()
         }
@@ -114,10 +120,16 @@ pub fn parse(c: &Carried) -> Result<FileScheme> {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .filter(|s| name_ok(s))
-            .with_context(|| format!("{file}: name: give the scheme a name (the file's stem is not one)"))?,
+            .with_context(|| {
+                format!("{file}: name: give the scheme a name (the file's stem is not one)")
+            })?,
     };
     if super::builtin::find(&name).is_some() || super::is_parametric(&name) {
-        let at = m.name.as_ref().map(|n| at(n.span(), "name")).unwrap_or_else(|| format!("{file}: name"));
+        let at = m
+            .name
+            .as_ref()
+            .map(|n| at(n.span(), "name"))
+            .unwrap_or_else(|| format!("{file}: name"));
         bail!("{at}: `{name}` is a built-in scheme; give yours another name");
     }
     let mut knobs = Vec::new();
@@ -133,7 +145,12 @@ pub fn parse(c: &Carried) -> Result<FileScheme> {
         }
         if let Some(d) = v.default {
             if !(v.min..=v.max).contains(&d) {
-                bail!("{}: default {d} is outside [{}, {}]", at(spec.span(), &field), v.min, v.max);
+                bail!(
+                    "{}: default {d} is outside [{}, {}]",
+                    at(spec.span(), &field),
+                    v.min,
+                    v.max
+                );
             }
         }
         // Read once per process and kept for its life, as the built-in
@@ -149,17 +166,30 @@ pub fn parse(c: &Carried) -> Result<FileScheme> {
         defaults.push((kname, v.default.map(number_text)));
     }
     let need = |f: &Option<Spanned<String>>, field: &str| -> Result<Spanned<String>> {
-        f.clone().ok_or_else(|| anyhow!("{file}: {field}: a `{}` scheme needs `{field}`", m.kind.get_ref()))
+        f.clone().ok_or_else(|| {
+            anyhow!(
+                "{file}: {field}: a `{}` scheme needs `{field}`",
+                m.kind.get_ref()
+            )
+        })
     };
     let refuse = |f: &Option<Spanned<String>>, field: &str| -> Result<()> {
         match f {
-            Some(v) => bail!("{}: a `{}` scheme takes no `{field}`", at(v.span(), field), m.kind.get_ref()),
+            Some(v) => bail!(
+                "{}: a `{}` scheme takes no `{field}`",
+                at(v.span(), field),
+                m.kind.get_ref()
+            ),
             None => Ok(()),
         }
     };
     let kind = match m.kind.get_ref().as_str() {
         "kernel" => {
-            for (f, n) in [(&m.object, "object"), (&m.sender, "sender"), (&m.receiver, "receiver")] {
+            for (f, n) in [
+                (&m.object, "object"),
+                (&m.sender, "sender"),
+                (&m.receiver, "receiver"),
+            ] {
                 refuse(f, n)?;
             }
             if !knobs.is_empty() {
@@ -167,7 +197,9 @@ pub fn parse(c: &Carried) -> Result<FileScheme> {
             }
             let cc = need(&m.cc, "cc")?;
             check_cc(cc.get_ref()).map_err(|e| anyhow!("{}: {e}", at(cc.span(), "cc")))?;
-            Kind::Kernel { cc: leak(cc.get_ref()) }
+            Kind::Kernel {
+                cc: leak(cc.get_ref()),
+            }
         }
         "bpf" => {
             for (f, n) in [(&m.sender, "sender"), (&m.receiver, "receiver")] {
@@ -179,42 +211,73 @@ pub fn parse(c: &Carried) -> Result<FileScheme> {
             let cc = need(&m.cc, "cc")?;
             check_cc(cc.get_ref()).map_err(|e| anyhow!("{}: {e}", at(cc.span(), "cc")))?;
             if bpfload::cc::spec(cc.get_ref()).is_ok() {
-                bail!("{}: `{}` is one of c2tcp's own BPF congestion controls", at(cc.span(), "cc"), cc.get_ref());
+                bail!(
+                    "{}: `{}` is one of c2tcp's own BPF congestion controls",
+                    at(cc.span(), "cc"),
+                    cc.get_ref()
+                );
             }
             let obj = need(&m.object, "object")?;
             let path = dir.join(obj.get_ref());
-            bpfload::object::inspect(&path).map_err(|e| anyhow!("{}: {e:#}", at(obj.span(), "object")))?;
+            bpfload::object::inspect(&path)
+                .map_err(|e| anyhow!("{}: {e:#}", at(obj.span(), "object")))?;
             let path = path.canonicalize().unwrap_or(path);
-            Kind::BpfObject { cc: leak(cc.get_ref()), object: path }
+            Kind::BpfObject {
+                cc: leak(cc.get_ref()),
+                object: path,
+            }
         }
         "command" => {
             for (f, n) in [(&m.cc, "cc"), (&m.object, "object")] {
                 refuse(f, n)?;
             }
-            let known: Vec<&str> = PLACEHOLDERS.iter().copied().chain(knobs.iter().map(|k| k.name)).collect();
+            let known: Vec<&str> = PLACEHOLDERS
+                .iter()
+                .copied()
+                .chain(knobs.iter().map(|k| k.name))
+                .collect();
             let words = |f: &Option<Spanned<String>>, field: &str| -> Result<Vec<String>> {
                 let line = need(f, field)?;
                 let w = shlex::split(line.get_ref())
                     .filter(|w| !w.is_empty())
-                    .ok_or_else(|| anyhow!("{}: not a command line (unbalanced quotes?)", at(line.span(), field)))?;
+                    .ok_or_else(|| {
+                        anyhow!(
+                            "{}: not a command line (unbalanced quotes?)",
+                            at(line.span(), field)
+                        )
+                    })?;
                 for word in &w {
-                    check_placeholders(word, &known).map_err(|e| anyhow!("{}: {e}", at(line.span(), field)))?;
+                    check_placeholders(word, &known)
+                        .map_err(|e| anyhow!("{}: {e}", at(line.span(), field)))?;
                 }
                 Ok(w)
             };
             let receiver = words(&m.receiver, "receiver")?;
             let sender = words(&m.sender, "sender")?;
-            Kind::Command(CommandSpec { receiver, sender, dir: dir.clone(), defaults })
+            Kind::Command(CommandSpec {
+                receiver,
+                sender,
+                dir: dir.clone(),
+                defaults,
+            })
         }
         other => bail!(
             "{}: unknown kind `{other}`; a scheme file's kind is kernel, bpf or command",
             at(m.kind.span(), "kind")
         ),
     };
-    let summary = m.summary.clone().unwrap_or_else(|| format!("{} (from {file})", m.kind.get_ref()));
+    let summary = m
+        .summary
+        .clone()
+        .unwrap_or_else(|| format!("{} (from {file})", m.kind.get_ref()));
     Ok(FileScheme {
         carried: c.clone(),
-        scheme: Scheme { name, summary: leak(&summary), kind, knobs },
+        scheme: Scheme {
+            name,
+            summary: leak(&summary),
+            kind,
+            knobs,
+        },
     })
 }
 
@@ -223,14 +286,18 @@ fn leak(s: &str) -> &'static str {
 }
 
 fn name_ok(s: &str) -> bool {
-    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
 }
 
 fn check_cc(cc: &str) -> Result<(), String> {
     if super::cc_name_ok(cc) {
         Ok(())
     } else {
-        Err(format!("`{cc}` is not a congestion-control name (1-15 letters, digits, - _)"))
+        Err(format!(
+            "`{cc}` is not a congestion-control name (1-15 letters, digits, - _)"
+        ))
     }
 }
 
@@ -265,7 +332,9 @@ pub fn substitute(word: &str, value: &dyn Fn(&str) -> Option<String>) -> Result<
             return Err(format!("`{word}`: a lone `}}` (write `}}}}` for a brace)"));
         }
         let Some(end) = tail.find('}') else {
-            return Err(format!("`{word}`: `{{` is not closed (write `{{{{` for a brace)"));
+            return Err(format!(
+                "`{word}`: `{{` is not closed (write `{{{{` for a brace)"
+            ));
         };
         let name = &tail[1..end];
         match value(name) {
@@ -300,8 +369,12 @@ fn toml_files(dir: &Path) -> Result<Vec<PathBuf>> {
 }
 
 fn read(path: &Path) -> Result<Carried> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading scheme file {}", path.display()))?;
-    Ok(Carried { path: path.to_path_buf(), text })
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading scheme file {}", path.display()))?;
+    Ok(Carried {
+        path: path.to_path_buf(),
+        text,
+    })
 }
 
 fn defaults() -> Result<Vec<FileScheme>> {
@@ -354,7 +427,10 @@ fn with_loaded<R>(f: impl FnOnce(&mut Vec<FileScheme>) -> Result<R>) -> Result<R
 
 /// Reads and adds `--scheme-file`s (each checked whole first).
 pub fn add(paths: &[PathBuf]) -> Result<()> {
-    let parsed: Vec<FileScheme> = paths.iter().map(|p| read(p).and_then(|c| parse(&c))).collect::<Result<_>>()?;
+    let parsed: Vec<FileScheme> = paths
+        .iter()
+        .map(|p| read(p).and_then(|c| parse(&c)))
+        .collect::<Result<_>>()?;
     with_loaded(|all| parsed.into_iter().try_for_each(|s| insert(all, s, false)))
 }
 
@@ -367,7 +443,12 @@ pub fn add_carried(carried: &[Carried]) -> Result<()> {
 
 /// The file scheme named `name`, if any.
 pub(crate) fn find(name: &str) -> Result<Option<Scheme>> {
-    with_loaded(|all| Ok(all.iter().find(|s| s.scheme.name == name).map(|s| s.scheme.clone())))
+    with_loaded(|all| {
+        Ok(all
+            .iter()
+            .find(|s| s.scheme.name == name)
+            .map(|s| s.scheme.clone()))
+    })
 }
 
 /// The `bpf` file scheme that registers the kernel name `cc`, if any.
