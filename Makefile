@@ -74,13 +74,15 @@ bench: build
 bench-emulator: build
 	./scripts/bench-emulator.sh
 
-# Installs exactly: bin/c2tcp, include/c2tcp.h, share/c2tcp/{scenarios,traces};
+# Installs exactly: bin/c2tcp, include/c2tcp.h, share/c2tcp/{scenarios,schemes,traces};
 # `make uninstall` removes exactly that.
 install: build
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/c2tcp
 	install -D -m 644 include/c2tcp.h $(DESTDIR)$(PREFIX)/include/c2tcp.h
 	install -d $(DATADIR)/scenarios
 	install -m 644 scenarios/*.toml $(DATADIR)/scenarios/
+	install -d $(DATADIR)/schemes
+	install -m 644 schemes/*.toml $(DATADIR)/schemes/
 	for d in traces traces/*/; do install -d $(DATADIR)/$$d; done
 	for f in traces/README.md traces/MANIFEST.tsv traces/*/*; do install -m 644 $$f $(DATADIR)/$$f; done
 
