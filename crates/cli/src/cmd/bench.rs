@@ -168,7 +168,7 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
         .reference
         .clone()
         .or(table.reference.clone())
-        .unwrap_or_else(|| "c2tcp".into());
+        .unwrap_or_else(|| report::DEFAULT_REFERENCE.into());
     let reference_label = a.reference_label.clone().or(table.reference_label.clone());
     for s in &schemes {
         harness::scheme::lookup(s).context("--schemes")?;
