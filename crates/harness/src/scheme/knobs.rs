@@ -33,15 +33,15 @@ pub(super) const C2TCP_KNOBS: &[Knob] = &[
     Knob {
         name: "target_ms",
         about: "average-delay Target given through SOL_C2TCP",
-        min: 1.0,
-        max: 10_000.0,
+        min: sockopt::C2TCP_TARGET_MIN_MS,
+        max: sockopt::C2TCP_TARGET_MAX_MS,
         word: None,
     },
     Knob {
         name: "alpha",
         about: "pin alpha (Setpoint = alpha x minRTT) and stop the Tuner",
-        min: 1.0,
-        max: 10.0,
+        min: sockopt::C2TCP_ALPHA_MIN,
+        max: sockopt::C2TCP_ALPHA_MAX,
         word: None,
     },
 ];
