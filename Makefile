@@ -87,7 +87,7 @@ bench: build
 bench-emulator: build
 	./scripts/bench-emulator.sh
 
-# Installs exactly: bin/c2tcp, bin/webrtc-gcc, include/c2tcp.h, share/c2tcp/{scenarios,claims,traces};
+# Installs exactly: bin/c2tcp, bin/webrtc-gcc, include/c2tcp.h, share/c2tcp/{scenarios,schemes,claims,traces};
 # `make uninstall` removes exactly that.
 install: build $(WEBRTC_GCC)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/c2tcp
@@ -97,6 +97,8 @@ install: build $(WEBRTC_GCC)
 	install -m 644 scenarios/*.toml $(DATADIR)/scenarios/
 	install -d $(DATADIR)/claims
 	install -m 644 claims/*.toml claims/README.md $(DATADIR)/claims/
+	install -d $(DATADIR)/schemes
+	install -m 644 schemes/*.toml $(DATADIR)/schemes/
 	for d in traces traces/*/; do install -d $(DATADIR)/$$d; done
 	for f in traces/README.md traces/MANIFEST.tsv traces/*/*; do install -m 644 $$f $(DATADIR)/$$f; done
 

@@ -81,6 +81,27 @@ fn main() {
             .unwrap_or_else(|e| panic!("building {}: {e:#}", src.display()));
         println!("cargo:rerun-if-changed={}", src.display());
     }
+    // Example objects (no skeleton): what a user's own `bpf` scheme file
+    // names, for the tests and docs/schemes.md.
+    let examples = bpf_dir.join("examples");
+    let examples_out = out.join("examples");
+    fs::create_dir_all(&examples_out).expect("creating OUT_DIR/examples");
+    for entry in fs::read_dir(&examples).unwrap().flatten() {
+        let src = entry.path();
+        let Some(stem) = src.file_name().unwrap().to_string_lossy().strip_suffix(".bpf.c").map(str::to_string)
+        else {
+            continue;
+        };
+        SkeletonBuilder::new()
+            .source(&src)
+            .obj(examples_out.join(format!("{stem}.bpf.o")))
+            .clang(&clang)
+            .clang_args(vec![OsString::from("-I"), out.clone().into(), "-Wall".into(), "-Werror".into()])
+            .build()
+            .unwrap_or_else(|e| panic!("building {}: {e:#}", src.display()));
+        println!("cargo:rerun-if-changed={}", src.display());
+    }
+    println!("cargo:rerun-if-changed={}", examples.display());
     for entry in fs::read_dir(&bpf_dir).unwrap().flatten() {
         if entry.path().extension().is_some_and(|e| e == "h") {
             println!("cargo:rerun-if-changed={}", entry.path().display());

@@ -187,32 +187,59 @@ pub fn unload(names: &[String]) -> Result<Vec<&'static str>> {
     let specs = select(names)?;
     let mut removed = Vec::new();
     for cc in specs {
-        let dir = sys::pin_dir(cc.name);
-        let was_there = dir.exists() || sys::is_registered(cc.name);
-        // The default congestion control holds a reference that would keep
-        // new sockets on the old programs: hand the default back to Cubic.
-        if sys::default_cc() == cc.name {
-            sys::set_default_cc("cubic")?;
-        }
-        remove_pins(&dir)?;
-        if !wait_unregistered(cc.name, Duration::from_secs(2)) {
-            leftovers::unregister(cc.name)?;
-        }
-        if !wait_unregistered(cc.name, Duration::from_secs(2)) {
-            bail!(
-                "{} is still registered: something outside c2tcp holds it (see `bpftool struct_ops show`)",
-                cc.name
-            );
-        }
-        if was_there {
+        if unload_one(cc.name)? {
             removed.push(cc.name);
         }
     }
+    release_pin_root();
+    Ok(removed)
+}
+
+/// Unloads congestion controls by name: ours, or a user's object that
+/// `object::load` pinned (`bpf` schemes); names neither are refused.
+/// Returns those that were loaded. Callers hold the exclusive lock.
+pub fn unload_any(names: &[String]) -> Result<Vec<String>> {
+    sys::require_root("c2tcp unload")?;
+    let mut removed = Vec::new();
+    for name in names {
+        if spec(name).is_err() && !sys::pin_dir(name).exists() {
+            bail!("`{name}` is neither one of c2tcp's congestion controls nor a loaded bpf scheme's");
+        }
+        if unload_one(name)? {
+            removed.push(name.clone());
+        }
+    }
+    release_pin_root();
+    Ok(removed)
+}
+
+/// Unregisters one congestion control by removing its pins; true when it
+/// was there.
+fn unload_one(name: &str) -> Result<bool> {
+    let dir = sys::pin_dir(name);
+    let was_there = dir.exists() || sys::is_registered(name);
+    // The default congestion control holds a reference that would keep
+    // new sockets on the old programs: hand the default back to Cubic.
+    if sys::default_cc() == name {
+        sys::set_default_cc("cubic")?;
+    }
+    remove_pins(&dir)?;
+    if !wait_unregistered(name, Duration::from_secs(2)) {
+        leftovers::unregister(name)?;
+    }
+    if !wait_unregistered(name, Duration::from_secs(2)) {
+        bail!(
+            "{name} is still registered: something outside c2tcp holds it (see `bpftool struct_ops show`)"
+        );
+    }
+    Ok(was_there)
+}
+
+fn release_pin_root() {
     // Leave no empty directory, and no bpffs we mounted, behind.
     if fs::remove_dir(sys::PIN_ROOT).is_ok() || !std::path::Path::new(sys::PIN_ROOT).exists() {
         sys::release_bpffs();
     }
-    Ok(removed)
 }
 
 fn wait_unregistered(name: &str, limit: Duration) -> bool {
@@ -227,7 +254,7 @@ fn wait_unregistered(name: &str, limit: Duration) -> bool {
 }
 
 /// Removing a pin drops the kernel object it kept alive.
-fn remove_pins(dir: &Path) -> Result<()> {
+pub(crate) fn remove_pins(dir: &Path) -> Result<()> {
     if !dir.exists() {
         return Ok(());
     }

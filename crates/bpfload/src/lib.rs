@@ -15,6 +15,7 @@ pub mod doctor;
 pub mod leftovers;
 pub mod lock;
 pub mod netassist;
+pub mod object;
 pub mod status;
 pub mod sys;
 pub mod usage;
@@ -59,6 +60,14 @@ mod skel {
         include!(concat!(env!("OUT_DIR"), "/abc.skel.rs"));
     }
 }
+
+/// The example user congestion control (`bpf/examples/c2t_example.bpf.c`,
+/// registered as `c2t_example`), built with the crate: what a `bpf` scheme
+/// file's `object` can name (tests, docs/schemes.md).
+pub const EXAMPLE_OBJECT: &str = concat!(env!("OUT_DIR"), "/examples/c2t_example.bpf.o");
+/// A BPF object with no struct_ops map (`bpf/examples/not_a_cc.bpf.c`), which
+/// a `bpf` scheme must refuse.
+pub const NOT_A_CC_OBJECT: &str = concat!(env!("OUT_DIR"), "/examples/not_a_cc.bpf.o");
 
 pub use cc::{load, unload, LoadOptions, LoadOutcome, CCS};
 pub use status::{status, CcStatus, Status};

@@ -12,6 +12,7 @@ use std::fs;
 use std::path::PathBuf;
 
 use crate::lock::BpfLock;
+use crate::object::{self, UserObject};
 use crate::{LoadOptions, LoadOutcome};
 use anyhow::Result;
 
@@ -53,37 +54,61 @@ impl BpfUse {
     /// Makes sure `ccs` are loaded (loading and marking those that are not)
     /// and holds them loaded until dropped. No-op for an empty list.
     pub fn acquire(ccs: &[&str]) -> Result<BpfUse> {
-        if ccs.is_empty() {
+        BpfUse::acquire_with(ccs, &[])
+    }
+
+    /// As [`acquire`](Self::acquire), with users' own objects (`bpf`
+    /// schemes) too: loaded, marked and unloaded by the last user exactly
+    /// as ours are.
+    pub fn acquire_with(ccs: &[&str], objects: &[UserObject]) -> Result<BpfUse> {
+        if ccs.is_empty() && objects.is_empty() {
             return Ok(BpfUse { lock: None });
         }
-        let missing = |ccs: &[&str]| -> Vec<String> {
-            ccs.iter()
+        let missing = || -> (Vec<String>, Vec<&UserObject>) {
+            let ours = ccs
+                .iter()
                 .filter(|cc| {
                     crate::cc::spec(cc)
                         .map(|s| !crate::cc::is_loaded(s))
                         .unwrap_or(true)
                 })
                 .map(|cc| cc.to_string())
-                .collect()
+                .collect();
+            let theirs = objects.iter().filter(|o| !object::is_loaded(&o.cc)).collect();
+            (ours, theirs)
         };
         // Usually everything is loaded already (by `c2tcp load`, or by the
         // bench this run is a child of, which holds the shared side): then
         // sharing is all we need, and asking for sole ownership would wait
         // for that parent forever.
         let shared = BpfLock::shared()?;
-        if missing(ccs).is_empty() {
+        let (ours, theirs) = missing();
+        if ours.is_empty() && theirs.is_empty() {
             return Ok(BpfUse { lock: Some(shared) });
         }
         drop(shared);
         let lock = BpfLock::exclusive()?;
-        let todo = missing(ccs);
-        if !todo.is_empty() {
-            for (cc, outcome) in crate::load(&todo, &LoadOptions::default())? {
+        let (ours, theirs) = missing();
+        // Each mark is written as soon as its load succeeds, so a later
+        // failure leaves nothing unmarked (`c2tcp cleanup` finds the marks).
+        let marked_now = |cc: &str| -> Result<()> {
+            fs::create_dir_all(AUTOLOAD_DIR)?;
+            fs::write(mark(cc), std::process::id().to_string())?;
+            Ok(())
+        };
+        if !ours.is_empty() {
+            for (cc, outcome) in crate::load(&ours, &LoadOptions::default())? {
                 debug(&format!("loaded {cc}: {outcome:?}"));
                 if outcome == LoadOutcome::Loaded {
-                    fs::create_dir_all(AUTOLOAD_DIR)?;
-                    fs::write(mark(cc), std::process::id().to_string())?;
+                    marked_now(cc)?;
                 }
+            }
+        }
+        for obj in theirs {
+            let outcome = object::load(obj)?;
+            debug(&format!("loaded {} from {}: {outcome:?}", obj.cc, obj.path.display()));
+            if outcome == LoadOutcome::Loaded {
+                marked_now(&obj.cc)?;
             }
         }
         lock.downgrade()?;
@@ -103,7 +128,7 @@ impl Drop for BpfUse {
         if marked.is_empty() {
             return;
         }
-        match crate::unload(&marked) {
+        match crate::cc::unload_any(&marked) {
             Ok(_) => clear_marks(&[]),
             Err(e) => eprintln!(
                 "c2tcp: could not unload auto-loaded {}: {e:#}",
@@ -134,7 +159,7 @@ pub fn cleanup_autoloaded() -> Result<Vec<String>> {
             marked.join(", ")
         );
     }
-    let done = crate::unload(&marked)?;
+    let done = crate::cc::unload_any(&marked)?;
     clear_marks(&[]);
-    Ok(done.into_iter().map(str::to_string).collect())
+    Ok(done)
 }

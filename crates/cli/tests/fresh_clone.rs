@@ -149,6 +149,7 @@ fn an_installed_c2tcp_runs_a_scenario_from_outside_the_repository() {
         "bin/webrtc-gcc",
         "include/c2tcp.h",
         "share/c2tcp/scenarios/c2tcp-default.toml",
+        "share/c2tcp/schemes/cubic.toml",
         "share/c2tcp/traces/MANIFEST.tsv",
         "share/c2tcp/traces/mahimahi/Verizon-LTE-short.down",
     ] {

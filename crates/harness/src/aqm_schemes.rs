@@ -3,7 +3,7 @@
 //! bottleneck (`cubic-codel`, `cubic-codel-ecn`, `cubic-pie`,
 //! `cubic-fq-codel`, `abc`): `<queue>_<argument>_ms`, one per timing
 //! argument of emu's queue; the defaults they mention are emu's (checked
-//! by a test in `scheme.rs`).
+//! by a test in `scheme/tests.rs`).
 use emu::queue::QueueKind;
 
 use crate::scheme::Knob;

@@ -55,6 +55,10 @@ pub struct Job {
     pub traces: Vec<TraceRef>,
     /// The concrete scenario this run executes.
     pub scenario: Scenario,
+    /// The scheme files its flows' schemes come from (`scheme::file`), so
+    /// the child that runs it knows them as its bench did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scheme_files: Vec<crate::scheme::file::Carried>,
 }
 
 impl Job {
@@ -121,6 +125,9 @@ pub struct Plan {
     /// Downlink traces to substitute (empty: the scenario's own link).
     pub traces: Vec<PathBuf>,
     pub schemes: Vec<String>,
+    /// `--set KNOB=VALUE`s, applied to each job's flows that take them
+    /// (and named in its params, so they are part of its identity).
+    pub set: Vec<crate::plan::KnobSetting>,
     pub reps: u32,
     /// Seed of repetition 1 (rep N uses seed + N - 1).
     pub seed: u64,
@@ -296,13 +303,16 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
     }
     let mut jobs = Vec::new();
     let mut sums = Checksums::default();
+    let mut set_somewhere = std::collections::BTreeSet::new();
     for rep in 1..=plan.reps.max(1) {
         for (trace, sc) in &traces {
             for scheme in &schemes {
-                let base = match scheme {
+                let mut base = match scheme {
                     Some(s) => sc.with_scheme(s)?,
                     None => sc.clone(),
                 };
+                let set = base.set_knobs(&plan.set)?;
+                set_somewhere.extend(set.iter().map(|(k, _)| k.clone()));
                 let scheme_label = scheme.map(str::to_string).unwrap_or_else(|| {
                     let mut names: Vec<&str> =
                         base.flows.iter().map(|f| f.scheme.as_str()).collect();
@@ -329,13 +339,12 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
                     let mut concrete = concrete;
                     let traces =
                         pin_traces(&mut concrete, plan.scenario_dir.as_deref(), &mut sums)?;
-                    let id = RunId::new(
-                        &plan.scenario_name,
-                        &scheme_label,
-                        trace,
-                        params.clone(),
-                        rep,
-                    );
+                    let mut params = params.clone();
+                    for (k, v) in &set {
+                        // A swept value of the same knob wins (applied last).
+                        params.entry(k.clone()).or_insert(serde_json::to_value(v)?);
+                    }
+                    let id = RunId::new(&plan.scenario_name, &scheme_label, trace, params, rep);
                     let run = id.relative_dir();
                     jobs.push(Job {
                         index: jobs.len(),
@@ -345,11 +354,17 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
                         run,
                         id,
                         traces,
+                        scheme_files: crate::scheme::file::carried_for(
+                            concrete.flows.iter().map(|f| f.scheme.as_str()),
+                        )?,
                         scenario: concrete,
                     });
                 }
             }
         }
+    }
+    if let Some((key, _)) = plan.set.iter().find(|(k, _)| !set_somewhere.contains(k)) {
+        anyhow::bail!("--set {key}: none of the bench's schemes takes `{key}` (see c2tcp run --list-schemes)");
     }
     Ok(jobs)
 }
@@ -604,6 +619,7 @@ mod tests {
             scenario_dir: None,
             traces: vec![],
             schemes: vec!["c2tcp".into(), "cubic".into()],
+            set: vec![],
             reps: 2,
             seed: 1,
             out: out.to_path_buf(),

@@ -77,6 +77,23 @@ impl Scenario {
         Ok(sweep::set_param(self, key, value, &schemes))
     }
 
+    /// Applies `--set KNOB=VALUE`s: each on every flow whose scheme takes
+    /// it, then the whole scenario checked as a scenario file's flows are
+    /// (an error names the `--set`). Returns the settings some flow took.
+    pub fn set_knobs(&mut self, sets: &[KnobSetting]) -> Result<Vec<KnobSetting>> {
+        let mut taken = Vec::new();
+        for (key, value) in sets {
+            if self.set_param(key, value)? > 0 {
+                taken.push((key.clone(), value.clone()));
+            }
+        }
+        if !sets.is_empty() {
+            let given: Vec<String> = sets.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            self.validate().with_context(|| format!("--set {}", given.join(" --set ")))?;
+        }
+        Ok(taken)
+    }
+
     /// Replaces every flow's scheme (`c2tcp run --scheme`) but those that
     /// keep theirs, dropping the parameters the new scheme does not take,
     /// and the swept ones no flow takes any more; checked.
@@ -92,6 +109,28 @@ impl Scenario {
         sc.validate()?;
         Ok(sc)
     }
+}
+
+/// One `--set KNOB=VALUE`: a flow parameter as a scenario file would
+/// give it.
+pub type KnobSetting = (String, toml::Value);
+
+/// Parses `--set KNOB=VALUE`: VALUE as a TOML value (`50`, `1.5`,
+/// `"jsac"`), a bare word as a string (`variant=paper`).
+pub fn parse_knob_setting(arg: &str) -> std::result::Result<KnobSetting, String> {
+    let (key, value) = arg
+        .split_once('=')
+        .ok_or_else(|| format!("`{arg}`: give KNOB=VALUE, e.g. variant=paper"))?;
+    let key = key.trim();
+    if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(format!("`{arg}`: `{key}` is not a knob name"));
+    }
+    let value = value.trim();
+    let parsed = toml::from_str::<toml::Table>(&format!("v = {value}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(value.to_string()));
+    Ok((key.to_string(), parsed))
 }
 
 /// What checking a scenario found out on the way.
@@ -216,6 +255,8 @@ fn bottleneck_queues(sc: &Scenario, schemes: &[Scheme]) -> Result<(QueueSpec, Qu
 pub struct Needs {
     /// BPF congestion controls, each once, in the flows' order.
     pub bpf: Vec<&'static str>,
+    /// Users' own struct_ops objects (`bpf` scheme files), each once.
+    pub objects: Vec<bpfload::object::UserObject>,
     /// NATCP/NACubic: NetAssist, its agent and the UE's reporter.
     pub netassist: bool,
     /// A receiver-side rule: the UE's rxctl controller.
@@ -238,6 +279,11 @@ impl Needs {
                     n.bpf.push(cc);
                 }
             }
+            if let Some(o) = s.needs_object() {
+                if !n.objects.contains(&o) {
+                    n.objects.push(o);
+                }
+            }
             n.netassist |= s.needs_netassist();
             n.host_ecn = n.host_ecn.max(s.host_ecn());
             n.receiver_cc = n.receiver_cc.or(s.receiver_cc());
@@ -254,19 +300,26 @@ impl Needs {
         Ok(n)
     }
 
-    /// The BPF congestion controls a set of scenarios needs, each once.
+    /// The BPF congestion controls a set of scenarios needs, each once:
+    /// ours and users' objects.
     pub fn bpf_of<'a>(
         scenarios: impl IntoIterator<Item = &'a Scenario>,
-    ) -> Result<Vec<&'static str>> {
-        let mut ccs = Vec::new();
+    ) -> Result<(Vec<&'static str>, Vec<bpfload::object::UserObject>)> {
+        let (mut ccs, mut objects) = (Vec::new(), Vec::new());
         for sc in scenarios {
-            for cc in Needs::of(sc)?.bpf {
+            let n = Needs::of(sc)?;
+            for cc in n.bpf {
                 if !ccs.contains(&cc) {
                     ccs.push(cc);
                 }
             }
+            for o in n.objects {
+                if !objects.contains(&o) {
+                    objects.push(o);
+                }
+            }
         }
-        Ok(ccs)
+        Ok((ccs, objects))
     }
 }
 
@@ -415,6 +468,7 @@ duration_s = 5
             plan.needs(),
             Needs {
                 bpf: vec!["c2tcp"],
+                objects: vec![],
                 netassist: false,
                 rxctl: false,
                 host_ecn: None,

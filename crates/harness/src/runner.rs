@@ -169,7 +169,7 @@ fn execute(
     let needs = plan.needs();
     let stop = Arc::new(AtomicBool::new(false));
     // BPF congestion controls the flows need stay loaded while we run.
-    let _bpf = BpfUse::acquire(&needs.bpf)?;
+    let _bpf = BpfUse::acquire_with(&needs.bpf, &needs.objects)?;
 
     let server = Netns::new("server")?;
     let ue = Netns::new("ue")?;

@@ -50,10 +50,15 @@ pub struct ReportOptions {
     pub timeseries_plots: bool,
 }
 
+/// The scheme a report normalises to unless told otherwise (Table I's
+/// reference): named here once, for `c2tcp report`, `c2tcp bench` and the
+/// default options.
+pub const DEFAULT_REFERENCE: &str = "c2tcp";
+
 impl Default for ReportOptions {
     fn default() -> Self {
         ReportOptions {
-            reference_scheme: "c2tcp".into(),
+            reference_scheme: DEFAULT_REFERENCE.into(),
             reference_label: None,
             out_dir: None,
             plots: true,

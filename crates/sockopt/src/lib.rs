@@ -22,6 +22,26 @@ pub const C2TCP_TARGET_MIN_US: u32 = 1_000;
 pub const C2TCP_TARGET_MAX_US: u32 = 10_000_000;
 pub const C2TCP_ALPHA_MIN_PCT: u32 = 100;
 pub const C2TCP_ALPHA_MAX_PCT: u32 = 1_000;
+/// The Target's range in milliseconds, as flags and scenario knobs give it:
+/// the header's bounds, converted here once.
+pub const C2TCP_TARGET_MIN_MS: f64 = C2TCP_TARGET_MIN_US as f64 / 1000.0;
+pub const C2TCP_TARGET_MAX_MS: f64 = C2TCP_TARGET_MAX_US as f64 / 1000.0;
+/// α's range as a number (Setpoint = α × minRTT), from the header's percent.
+pub const C2TCP_ALPHA_MIN: f64 = C2TCP_ALPHA_MIN_PCT as f64 / 100.0;
+pub const C2TCP_ALPHA_MAX: f64 = C2TCP_ALPHA_MAX_PCT as f64 / 100.0;
+
+/// A Target given in milliseconds as the socket option takes it (µs,
+/// rounded): the one ms → µs conversion, refusing what is out of range.
+pub fn target_us_from_ms(ms: f64) -> Result<u32, String> {
+    let us = (ms * 1000.0).round();
+    if !(C2TCP_TARGET_MIN_US as f64..=C2TCP_TARGET_MAX_US as f64).contains(&us) {
+        return Err(format!(
+            "a Target of {ms} ms is out of range: it must be between {C2TCP_TARGET_MIN_MS} and {C2TCP_TARGET_MAX_MS} ms"
+        ));
+    }
+    Ok(us as u32)
+}
+
 pub const C2TCP_INFO_VERSION: u32 = 2;
 pub const C2TCP_INFO_V1_SIZE: usize = 40;
 pub const C2TCP_INFO_V2_SIZE: usize = 52;

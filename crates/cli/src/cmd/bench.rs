@@ -44,6 +44,12 @@ pub struct Args {
     /// Downlink traces, comma-separated files or directories (their *.down); `all` = $C2TCP_TRACES/mahimahi [default: the scenario's [bench] traces, else its own downlink]
     #[arg(long, value_delimiter = ',')]
     traces: Vec<String>,
+    /// Set a knob of the schemes that take it, e.g. variant=paper (part of each run's identity); repeatable
+    #[arg(long = "set", value_name = "KNOB=VALUE", value_parser = harness::plan::parse_knob_setting)]
+    set: Vec<harness::plan::KnobSetting>,
+    /// A scheme file (docs/schemes.md) whose scheme --schemes or the scenario can name; repeatable
+    #[arg(long = "scheme-file", value_name = "FILE")]
+    scheme_file: Vec<PathBuf>,
     /// Repetitions of every run [default: the scenario's [bench] reps, else 1]
     #[arg(long)]
     reps: Option<u32>,
@@ -119,6 +125,8 @@ fn collect_traces(specs: &[String]) -> Result<Vec<PathBuf>> {
 }
 
 pub fn run(mut a: Args) -> Result<ExitCode> {
+    // Scheme files first: a bad one is refused before anything starts.
+    harness::scheme::file::add(&a.scheme_file)?;
     if let Some(p) = &a.scenario {
         a.scenario = Some(harness::data::find_scenario(p)?);
     }
@@ -160,7 +168,7 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
         .reference
         .clone()
         .or(table.reference.clone())
-        .unwrap_or_else(|| "c2tcp".into());
+        .unwrap_or_else(|| report::DEFAULT_REFERENCE.into());
     let reference_label = a.reference_label.clone().or(table.reference_label.clone());
     for s in &schemes {
         harness::scheme::lookup(s).context("--schemes")?;
@@ -180,6 +188,7 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
             .map(Path::to_path_buf),
         traces: collect_traces(&trace_specs)?,
         schemes,
+        set: a.set.clone(),
         reps: a.reps.or(table.reps).unwrap_or(1),
         seed: a.seed,
         out: std::path::absolute(&a.out).with_context(|| format!("--out {}", a.out.display()))?,
@@ -229,8 +238,8 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     );
 
     // Load what the schemes need once, for every child to share.
-    let ccs = harness::plan::Needs::bpf_of(jobs.iter().map(|j| &j.scenario))?;
-    let _bpf = BpfUse::acquire(&ccs)?;
+    let (ccs, objects) = harness::plan::Needs::bpf_of(jobs.iter().map(|j| &j.scenario))?;
+    let _bpf = BpfUse::acquire_with(&ccs, &objects)?;
 
     let progress = Progress::new(&jobs, a.jobs.max(1));
     let exe = std::env::current_exe().context("locating the c2tcp binary")?;

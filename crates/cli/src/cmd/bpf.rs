@@ -35,11 +35,7 @@ pub struct StatusArgs {
 
 fn target_us(ms: Option<f64>) -> Result<u32> {
     let Some(ms) = ms else { return Ok(0) };
-    let us = (ms * 1000.0).round();
-    if !(1000.0..=10_000_000.0).contains(&us) {
-        bail!("--default-target must be between 1 and 10000 ms, got {ms}");
-    }
-    Ok(us as u32)
+    sockopt::target_us_from_ms(ms).map_err(|e| anyhow::anyhow!("--default-target: {e}"))
 }
 
 pub fn load(args: LoadArgs) -> Result<ExitCode> {

@@ -5,15 +5,13 @@
 //! cgroups that no longer exist, and cgroups killed tests left.
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 
 #[derive(clap::Args)]
 pub struct Args {}
 
 pub fn run(_args: Args) -> Result<ExitCode> {
-    if !nix::unistd::geteuid().is_root() {
-        bail!("cleanup needs root (it removes network devices, routes and processes)");
-    }
+    bpfload::sys::require_root("c2tcp cleanup (it removes network devices, routes, processes and BPF programs)")?;
     let mut removed = emu::topology::cleanup()?;
     match bpfload::usage::cleanup_autoloaded() {
         Ok(ccs) => removed.extend(

@@ -194,9 +194,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             d.delay_trace = Some(std::sync::Arc::new(t));
         }
     }
-    if !nix::unistd::geteuid().is_root() {
-        bail!("emulate needs root: it creates a network namespace and TUN devices (try sudo)");
-    }
+    bpfload::sys::require_root("c2tcp emulate (a network namespace and TUN devices)")?;
     let mut cfg = EmulatorConfig::new(downlink, uplink);
     cfg.delay_us = (a.delay * 1000.0).round() as u64;
     cfg.once = a.once;

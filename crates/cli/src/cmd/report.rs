@@ -20,7 +20,7 @@ pub struct Args {
     #[arg(required = true, num_args = 1..)]
     dirs: Vec<PathBuf>,
     /// Scheme the Table-I-style table normalises to
-    #[arg(long, default_value = "c2tcp")]
+    #[arg(long, default_value = report::DEFAULT_REFERENCE)]
     reference: String,
     /// Parameter label of the reference runs in a sweep, e.g. target_ms=50
     #[arg(long)]

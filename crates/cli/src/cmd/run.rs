@@ -19,7 +19,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 #[derive(clap::Args)]
 #[command(after_help = "Examples:\n  \
 c2tcp run --scheme c2tcp --target 50 --downlink TMobile-LTE-driving.down --out out/c2tcp\n  \
-c2tcp run scenarios/c2tcp-default.toml --scheme cubic --out out/cubic\n\n\
+c2tcp run scenarios/c2tcp-default.toml --scheme cubic --out out/cubic\n  \
+c2tcp run --scheme c2tcp --set variant=paper --set alpha=2 --downlink constant:12 --out out/paper\n  \
+c2tcp run --scheme-file my-quic.toml --scheme my-quic --downlink constant:12 --out out/mine\n\n\
+Schemes: built in, or files (docs/schemes.md): schemes/*.toml of the repository or PREFIX/share/c2tcp, \
+$C2TCP_SCHEMES (a folder of them), --scheme-file.\n\n\
 Queues: droptail:packets=100, droptail:bytes=150000, drophead:..., codel:target=5,interval=100,packets=100, \
 pie:qdelay_ref=15,max_burst=150,packets=100 (codel and pie take ecn=1), fq_codel:packets=1000, \
 abc:qdelay_ref=50,delta=133.333,packets=250, infinite. Traces: a Mahimahi file (looked up as given, then in \
@@ -33,6 +37,12 @@ pub struct Args {
     /// C2TCP's Target, ms
     #[arg(long, value_name = "MS")]
     target: Option<f64>,
+    /// Set a knob of the flows' scheme (any --list-schemes shows), e.g. variant=paper; repeatable
+    #[arg(long = "set", value_name = "KNOB=VALUE", value_parser = harness::plan::parse_knob_setting)]
+    set: Vec<harness::plan::KnobSetting>,
+    /// A scheme file (docs/schemes.md) whose scheme --scheme or the scenario can name; repeatable
+    #[arg(long = "scheme-file", value_name = "FILE")]
+    scheme_file: Vec<PathBuf>,
     /// Downlink trace (server -> UE)
     #[arg(long, value_name = "TRACE")]
     downlink: Option<String>,
@@ -143,6 +153,11 @@ fn scenario_of(a: &Args) -> Result<Scenario> {
             bail!("--target: scheme `{}` takes no Target", sc.flows[0].scheme);
         }
     }
+    let taken = sc.set_knobs(&a.set)?;
+    if let Some((key, _)) = a.set.iter().find(|(k, _)| !taken.iter().any(|(t, _)| t == k)) {
+        let schemes: Vec<&str> = sc.flows.iter().map(|f| f.scheme.as_str()).collect();
+        bail!("--set {key}: no flow's scheme ({}) takes `{key}` (see --list-schemes)", schemes.join(", "));
+    }
     if let Some(u) = &a.uplink {
         sc.link.uplink = Some(u.clone());
     }
@@ -182,6 +197,8 @@ pub fn progress_bar(total_s: f64, quiet: bool) -> Option<ProgressBar> {
 }
 
 pub fn run(mut a: Args) -> Result<ExitCode> {
+    // Scheme files first: a bad one is refused before anything starts.
+    harness::scheme::file::add(&a.scheme_file)?;
     if a.list_schemes {
         list_schemes();
         return Ok(ExitCode::SUCCESS);
@@ -189,7 +206,6 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     if let Some(p) = &a.scenario {
         a.scenario = Some(harness::data::find_scenario(p)?);
     }
-    bpfload::sys::require_root("c2tcp run")?;
     let interrupt = super::interrupt::install();
     if a.job.is_some() && !harness::bench::die_with_bench()? {
         eprintln!("c2tcp run: the bench that started this run is gone; not starting");
@@ -198,6 +214,8 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     let (sc, identity, seed, scenario_dir, traces, job_dir) = match &a.job {
         Some(path) => {
             let job = read_job(path)?;
+            harness::scheme::file::add_carried(&job.scheme_files)
+                .with_context(|| format!("{}: its scheme files", path.display()))?;
             (
                 job.scenario,
                 Some(job.id),
@@ -217,6 +235,8 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
             (sc, None, a.seed, dir, Vec::new(), None)
         }
     };
+    // After the scenario and its schemes are checked: those errors need no root.
+    bpfload::sys::require_root("c2tcp run")?;
     let Some(out) = a.out.clone().or(job_dir) else {
         bail!("--out DIR is required")
     };

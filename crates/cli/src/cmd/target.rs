@@ -89,12 +89,9 @@ fn ms(us: u32) -> String {
 }
 
 fn target_us(ms: f64) -> Result<u32> {
-    let us = (ms * 1000.0).round();
-    if !us.is_finite() || us < 0.0 || us > u32::MAX as f64 {
-        bail!("--target {ms} ms is out of range: it must be between 1 and 10000 ms");
-    }
-    cgroups::check_target_us(us as u32)?;
-    Ok(us as u32)
+    let us = sockopt::target_us_from_ms(ms).map_err(|e| anyhow::anyhow!("--target: {e}"))?;
+    cgroups::check_target_us(us)?;
+    Ok(us)
 }
 
 fn describe(cg: &Cgroup, s: &Setting) -> String {

@@ -13,6 +13,8 @@
 //! - `udp_endpoints`: the pair of UDP endpoint processes all three run.
 //! - `rxside`: `own` flows whose receivers the run's receiver-side
 //!   controller drives (DFCSD, DRWA).
+//! - `command`: a `command` scheme file's receiver and sender command
+//!   lines as child processes (docs/schemes.md).
 //!
 //! Either way a flow ends with a [`FlowOutcome`]: what the endpoints saw
 //! (bytes, completion time, retransmissions, TCP_INFO samples, Sprout's
@@ -32,6 +34,7 @@ use crate::scenario::{Direction, Flow};
 use crate::scheme::{Kind, Scheme};
 use crate::traffic;
 
+mod command;
 mod iperf3;
 mod netassisted;
 mod own;
@@ -170,8 +173,14 @@ pub fn start<'a>(
         }
         Kind::Verus => verus::start(ctx, plan),
         Kind::WebrtcGcc => webrtc_gcc::start(ctx, plan),
-        Kind::Kernel { .. } | Kind::Bpf { .. } | Kind::CubicOverAqm { .. } | Kind::Abc => {
-            own::start(ctx, plan)
+        Kind::Kernel { .. }
+        | Kind::Bpf { .. }
+        | Kind::BpfObject { .. }
+        | Kind::CubicOverAqm { .. }
+        | Kind::Abc => own::start(ctx, plan),
+        Kind::Command(spec) => {
+            let spec = spec.clone();
+            command::start(ctx, plan, &spec)
         }
         Kind::ReceiverSide { .. } => rxside::start(ctx, plan),
         Kind::NetAssisted { cc } => {

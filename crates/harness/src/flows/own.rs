@@ -44,7 +44,9 @@ pub fn start_with(
             .to_string(),
         target_us: flow
             .param_f64("target_ms")
-            .map(|ms| (ms * 1000.0).round() as u32),
+            .map(sockopt::target_us_from_ms)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("target_ms: {e}"))?,
         alpha_pct: flow.param_f64("alpha").map(|a| (a * 100.0).round() as u32),
         variant: if plan.scheme.takes("variant") {
             crate::scheme::c2tcp_variant(&flow.params)?
