@@ -28,9 +28,9 @@ use results::{RunId, RunInfo};
 use serde::{Deserialize, Serialize};
 
 use crate::ownership::{self, Claim, Ownership};
+use crate::plan::uplink_sibling;
 use crate::scenario::Scenario;
 use crate::sweep::SweepKey;
-use crate::plan::uplink_sibling;
 use crate::trace_ref::{is_file_spec, Checksums, TraceRef};
 
 /// One run of the matrix: everything a machine needs to do it, as
@@ -259,10 +259,8 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>> {
         .into_iter()
         .map(|(name, mut sc)| {
             if sc.link.duration_from_trace {
-                let path = crate::data::resolve_trace(
-                    &sc.link.downlink,
-                    plan.scenario_dir.as_deref(),
-                )?;
+                let path =
+                    crate::data::resolve_trace(&sc.link.downlink, plan.scenario_dir.as_deref())?;
                 let trace = emu::trace::Trace::load(&path)?;
                 sc.link.resolve_length(trace.period_ms())?;
             }

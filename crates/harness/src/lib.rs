@@ -10,6 +10,7 @@ pub mod analysis;
 pub mod bench;
 pub mod data;
 pub mod flows;
+pub mod measured;
 pub mod ownership;
 pub mod plan;
 pub mod runner;

@@ -138,7 +138,9 @@ impl std::str::FromStr for RunLength {
         }
         match s.parse::<f64>() {
             Ok(v) if v.is_finite() && v > 0.0 => Ok(RunLength::Seconds(v)),
-            _ => Err(format!("`{s}`: give seconds (> 0) or `trace` (the downlink trace's own length)")),
+            _ => Err(format!(
+                "`{s}`: give seconds (> 0) or `trace` (the downlink trace's own length)"
+            )),
         }
     }
 }

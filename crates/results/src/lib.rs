@@ -157,6 +157,10 @@ pub struct RunInfo {
     /// Why a failed run failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What a `done` run says about itself beside its metrics, e.g. a flow
+    /// that moved nothing because its trace offered no capacity.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -192,6 +196,7 @@ impl RunInfo {
             duration_s: None,
             duration_from_trace: false,
             error: None,
+            notes: Vec::new(),
         }
     }
 

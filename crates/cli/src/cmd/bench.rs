@@ -12,8 +12,8 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use bpfload::usage::BpfUse;
 use harness::bench::{self, Job, Plan, RunStatus, Shard, WhenBusy};
-use harness::ownership::{self, Claim, Ownership};
 use harness::data::traces_dir;
+use harness::ownership::{self, Claim, Ownership};
 use harness::scenario::Scenario;
 
 /// The authors' set-up, used when no scenario is given.
