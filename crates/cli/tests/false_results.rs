@@ -84,3 +84,46 @@ fn a_flow_over_a_link_in_outage_is_done_with_a_note_and_on_time() {
     // 3 s of run plus set-up and teardown; the SYN retries took 60 s.
     assert!(took.as_secs_f64() < 30.0, "a 3 s run took {took:?}");
 }
+
+/// Ctrl-C during a run used to print a partial summary and a report path
+/// whose report said the run was left out: now only where the partial
+/// files are, and status 130.
+#[test]
+fn an_interrupted_run_prints_no_summary_or_report() {
+    if !testkit::require_root("an_interrupted_run_prints_no_summary_or_report") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_c2tcp"))
+        .args(["run", "--scheme", "cubic", "--downlink", "constant:12"])
+        .args(["--duration", "30", "--out", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the flow is under way (run.json exists from the start).
+    let t = std::time::Instant::now();
+    while !out.join("downlink.log").exists() && t.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let pid = child.id().to_string();
+    assert!(std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let done = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&done.stdout),
+        String::from_utf8_lossy(&done.stderr),
+    );
+    assert_eq!(done.status.code(), Some(130), "{stdout}{stderr}");
+    assert!(
+        !stdout.contains("report:") && !stdout.contains("Mbit/s"),
+        "an interrupted run printed results: {stdout}"
+    );
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert_eq!(run_json(&out)["status"], "interrupted");
+}

@@ -236,7 +236,9 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
         pb.finish_and_clear();
     }
     let status = status?;
-    if a.job.is_none() {
+    // An interrupted run has no results to summarise or report: only the
+    // line below says where its partial files are.
+    if a.job.is_none() && status == RunStatus::Done {
         let rep = report::build(&out, &report::ReportOptions::default());
         if !a.quiet {
             summarize(&out, status);
