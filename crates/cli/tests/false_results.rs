@@ -127,3 +127,99 @@ fn an_interrupted_run_prints_no_summary_or_report() {
     assert!(stderr.contains("interrupted"), "{stderr}");
     assert_eq!(run_json(&out)["status"], "interrupted");
 }
+
+/// A run directory as the runner leaves it: run.json `status`, and a
+/// metrics.json that is a real analysis of a small log (or `metrics`).
+fn fake_run(dir: &Path, scheme: &str, status: results::RunStatus, metrics: Option<&str>) {
+    use std::fmt::Write;
+    std::fs::create_dir_all(dir).unwrap();
+    let mut info = results::RunInfo::started(results::RunId::new(
+        "s",
+        scheme,
+        "constant:12",
+        Default::default(),
+        1,
+    ));
+    match status {
+        results::RunStatus::Done => info.finished(None),
+        results::RunStatus::Failed => info.finished(Some("flow 0 failed: boom".into())),
+        results::RunStatus::Interrupted => {}
+    }
+    info.write(dir).unwrap();
+    let text = match metrics {
+        Some(t) => t.to_string(),
+        None => {
+            let mut log = String::from(
+                "# base timestamp: 1000\n# c2tcp-emu v1 direction=downlink opportunity_bytes=1500 \
+                 delay_ms=10 queue=droptail:packets=100 loss=0\n",
+            );
+            for t in 0..=100 {
+                writeln!(
+                    log,
+                    "{t}.000 # 1500\n{t}.000 + 1500 1\n{t}.000 - 1500 0.000 1"
+                )
+                .unwrap();
+            }
+            let path = dir.join("downlink.log");
+            std::fs::write(&path, log).unwrap();
+            let a = metrics::analyze(&path, &metrics::AnalysisConfig::default()).unwrap();
+            serde_json::to_string(&a).unwrap()
+        }
+    };
+    std::fs::write(dir.join("metrics.json"), text).unwrap();
+}
+
+/// `report` over runs whose files are garbage used to explain each and exit
+/// 0 with empty tables; a `done` run whose metrics.json was `{"foo":1}`
+/// counted at 0.00 Mbit/s. Now such runs are unreadable, named with the
+/// field, and the report exits 1 unless told `--allow-skipped`.
+#[test]
+fn report_exits_non_zero_when_it_left_runs_out_for_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bench = tmp.path();
+    let report = |args: &[&str]| {
+        let mut all = vec!["report", bench.to_str().unwrap(), "--no-plots"];
+        all.extend_from_slice(args);
+        c2tcp(&all)
+    };
+    // Only a run whose metrics are not metrics: nothing reported.
+    fake_run(
+        &bench.join("foo"),
+        "cubic",
+        results::RunStatus::Done,
+        Some("{\"foo\":1}"),
+    );
+    let (ok, text) = report(&[]);
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains("0 runs used") && text.contains("format"),
+        "{text}"
+    );
+    let (ok, text) = report(&["--allow-skipped"]);
+    assert!(!ok, "nothing was reported, yet: {text}");
+    // Garbage, truncated and empty run.json files are unreadable too.
+    for (name, body) in [
+        ("garbage", "not json"),
+        ("truncated", "{\"status\":\"do"),
+        ("empty", ""),
+    ] {
+        let d = bench.join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("run.json"), body).unwrap();
+    }
+    fake_run(&bench.join("good"), "cubic", results::RunStatus::Done, None);
+    fake_run(
+        &bench.join("bad"),
+        "cubic",
+        results::RunStatus::Failed,
+        None,
+    );
+    let (ok, text) = report(&[]);
+    assert!(!ok, "runs were left out for errors, yet: {text}");
+    assert!(
+        text.contains("1 run used") && text.contains("1 failed") && text.contains("4 unreadable"),
+        "{text}"
+    );
+    let (ok, text) = report(&["--allow-skipped"]);
+    assert!(ok, "--allow-skipped: {text}");
+}
