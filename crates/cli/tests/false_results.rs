@@ -223,3 +223,52 @@ fn report_exits_non_zero_when_it_left_runs_out_for_errors() {
     let (ok, text) = report(&["--allow-skipped"]);
     assert!(ok, "--allow-skipped: {text}");
 }
+
+/// `--jobs 0`, `--reps 0` (flag or `[bench] reps`) and `--reference nosuch`
+/// used to be accepted without a word. Refused now, before anything exists,
+/// with the same words for a flag and a scenario's table.
+#[test]
+fn out_of_range_flags_and_fields_are_refused_alike() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("bench");
+    let o = out.to_str().unwrap();
+    let refused = |args: &[&str], says: &[&str]| {
+        let (ok, text) = c2tcp(args);
+        assert!(!ok, "{args:?} was accepted: {text}");
+        for s in says {
+            assert!(text.contains(s), "{args:?}: `{s}` missing from: {text}");
+        }
+    };
+    refused(
+        &["bench", "--jobs", "0", "--out", o],
+        &["--jobs", "1..=256"],
+    );
+    refused(
+        &["bench", "--reps", "0", "--out", o],
+        &["--reps: 0 repetitions: give 1 to 1000"],
+    );
+    refused(
+        &["bench", "--reference", "nosuch", "--out", o],
+        &["--reference", "unknown scheme `nosuch`"],
+    );
+    refused(
+        &[
+            "report",
+            tmp.path().to_str().unwrap(),
+            "--reference",
+            "nosuch",
+        ],
+        &["unknown scheme `nosuch`"],
+    );
+    let sc = tmp.path().join("s.toml");
+    std::fs::write(
+        &sc,
+        "[link]\ndownlink = \"constant:12\"\n[[flows]]\nscheme = \"cubic\"\n[bench]\nreps = 0\n",
+    )
+    .unwrap();
+    refused(
+        &["bench", sc.to_str().unwrap(), "--out", o],
+        &["s.toml: [bench] reps: 0 repetitions: give 1 to 1000"],
+    );
+    assert!(!out.exists(), "a refused bench created its directory");
+}

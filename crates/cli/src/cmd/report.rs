@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use harness::ownership::{self, Claim};
 
 #[derive(clap::Args)]
@@ -37,6 +37,8 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
+    // Before anything is merged or written.
+    let reference = super::bench::check_reference(&a.reference).context("--reference")?;
     let (dir, out_dir, _owner) = match (&a.dirs[..], a.out) {
         ([one], out) => (one.clone(), out, None),
         (_, None) => bail!("several directories are merged: give --out MERGED"),
@@ -69,7 +71,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
     };
     let opts = report::ReportOptions {
-        reference_scheme: a.reference,
+        reference_scheme: reference,
         reference_label: a.reference_label,
         out_dir,
         plots: !a.no_plots,
