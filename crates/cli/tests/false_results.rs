@@ -272,3 +272,51 @@ fn out_of_range_flags_and_fields_are_refused_alike() {
     );
     assert!(!out.exists(), "a refused bench created its directory");
 }
+
+/// `c2tcp run --out DIR` over a directory that was not a run used to adopt
+/// it: the user's files stayed, and so did an old metrics.json beside the
+/// new run's run.json. Now it is refused (or, with --subdir, the run goes
+/// into a fresh DIR/run-N), and a run of ours is replaced whole.
+#[test]
+fn a_run_never_mixes_with_a_directory_it_does_not_own() {
+    if !testkit::require_root("a_run_never_mixes_with_a_directory_it_does_not_own") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("mine");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("notes.txt"), "the user's").unwrap();
+    std::fs::write(dir.join("metrics.json"), "{\"stale\":true}").unwrap();
+    let run = |out: &Path, scheme: &str, extra: &[&str]| {
+        let mut args = vec!["run", "--scheme", scheme, "--downlink", "constant:12"];
+        args.extend_from_slice(&["--duration", "2", "-q", "--out", out.to_str().unwrap()]);
+        args.extend_from_slice(extra);
+        c2tcp(&args)
+    };
+    let (ok, text) = run(&dir, "cubic", &[]);
+    assert!(
+        !ok && text.contains("not a run of ours") && text.contains("notes.txt"),
+        "{text}"
+    );
+    assert!(
+        !dir.join("run.json").exists(),
+        "the refused run wrote into it"
+    );
+    let (ok, text) = run(&dir, "cubic", &["--subdir"]);
+    assert!(ok, "{text}");
+    let sub = dir.join("run-1");
+    assert_eq!(run_json(&sub)["status"], "done");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+        "the user's"
+    );
+    // Our own run directory is replaced whole: nothing of the old one stays.
+    std::fs::write(sub.join("stale.txt"), "old").unwrap();
+    let (ok, text) = run(&sub, "iperf3:nosuchcc", &[]);
+    assert!(!ok, "{text}");
+    assert_eq!(run_json(&sub)["status"], "failed");
+    assert!(
+        !sub.join("stale.txt").exists(),
+        "an earlier run's file stayed"
+    );
+}
