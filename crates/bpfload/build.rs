@@ -88,9 +88,6 @@ fn main() {
     }
     println!("cargo:rerun-if-changed={}", bpf_dir.display());
     // The socket option's ABI, which bpf/c2tcp_logic.h includes.
-    println!(
-        "cargo:rerun-if-changed={}",
-        bpf_dir.join("../include/c2tcp.h").display()
-    );
+    println!("cargo:rerun-if-changed={}", bpf_dir.join("../include/c2tcp.h").display());
     println!("cargo:rerun-if-env-changed=CLANG");
 }

@@ -9,12 +9,7 @@ use clap::{Parser, Subcommand};
 mod cmd;
 
 /// `c2tcp --version`: the crate version and the commit it was built from.
-const VERSION: &str = concat!(
-    env!("CARGO_PKG_VERSION"),
-    " (git ",
-    env!("C2TCP_GIT_COMMIT"),
-    ")"
-);
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (git ", env!("C2TCP_GIT_COMMIT"), ")");
 
 #[derive(Parser)]
 #[command(

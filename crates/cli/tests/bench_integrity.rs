@@ -84,11 +84,7 @@ fn slots_of(pids: &[u32]) -> Vec<(PathBuf, u32)> {
     };
     rd.flatten()
         .filter_map(|e| {
-            let pid: u32 = std::fs::read_to_string(e.path())
-                .ok()?
-                .trim()
-                .parse()
-                .ok()?;
+            let pid: u32 = std::fs::read_to_string(e.path()).ok()?.trim().parse().ok()?;
             pids.contains(&pid).then(|| (e.path(), pid))
         })
         .collect()
@@ -99,11 +95,9 @@ fn slots_of(pids: &[u32]) -> Vec<(PathBuf, u32)> {
 /// and every emulator slot they held was given back.
 fn assert_kernel_clean(pids: &[u32], slots: &[(PathBuf, u32)], dir: &Path) {
     for &pid in pids {
-        wait_for(
-            &format!("run process {pid} to end"),
-            Duration::from_secs(10),
-            || !alive(pid),
-        );
+        wait_for(&format!("run process {pid} to end"), Duration::from_secs(10), || {
+            !alive(pid)
+        });
     }
     for (path, pid) in slots {
         let held_by = std::fs::read_to_string(path).unwrap_or_default();
@@ -144,11 +138,9 @@ fn a_second_bench_into_a_busy_directory_is_refused_at_once() {
     ];
     let mut first = spawn(&args);
     let first_pid = first.id();
-    wait_for(
-        "the first bench to own its directory",
-        Duration::from_secs(20),
-        || holder(&out) == Some((first_pid, "c2tcp bench".into())),
-    );
+    wait_for("the first bench to own its directory", Duration::from_secs(20), || {
+        holder(&out) == Some((first_pid, "c2tcp bench".into()))
+    });
     let started = Instant::now();
     let (ok, text) = c2tcp(&args);
     let took = started.elapsed();
@@ -165,21 +157,12 @@ fn a_second_bench_into_a_busy_directory_is_refused_at_once() {
 
     // A lone run into the first bench's running run is refused the same way.
     let run = out.join("runs/constant:12/cubic/default/rep1");
-    wait_for(
-        "the first bench's run to start",
-        Duration::from_secs(20),
-        || holder(&run).is_some_and(|(_, c)| c == "c2tcp run"),
-    );
+    wait_for("the first bench's run to start", Duration::from_secs(20), || {
+        holder(&run).is_some_and(|(_, c)| c == "c2tcp run")
+    });
     let (run_pid, _) = holder(&run).unwrap();
     let (ok, text) = c2tcp(&[
-        "run",
-        "--scheme",
-        "cubic",
-        "--downlink",
-        "constant:12",
-        "--duration",
-        "2",
-        "--out",
+        "run", "--scheme", "cubic", "--downlink", "constant:12", "--duration", "2", "--out",
         run.to_str().unwrap(),
     ]);
     assert!(!ok, "{text}");
@@ -195,12 +178,7 @@ fn a_second_bench_into_a_busy_directory_is_refused_at_once() {
     let err = stderr_of(&mut first);
     assert!(status_code.success(), "the first bench failed: {err}");
     assert_eq!(status(&run), "done");
-    assert!(
-        metrics(&run)["aggregate"]["throughput_mbps"]
-            .as_f64()
-            .unwrap()
-            > 5.0
-    );
+    assert!(metrics(&run)["aggregate"]["throughput_mbps"].as_f64().unwrap() > 5.0);
     assert_logs_parse(&run);
 }
 
@@ -251,11 +229,9 @@ fn a_killed_bench_takes_its_runs_with_it_and_resumes_at_once() {
     // The same command at once: it waits for the runs still winding down,
     // which end within moments of their bench (not at their own end, ~5 s on).
     let mut resumed = spawn(&args);
-    wait_for(
-        "the killed bench's runs to end",
-        Duration::from_millis(2500),
-        || children.iter().all(|&pid| !alive(pid)),
-    );
+    wait_for("the killed bench's runs to end", Duration::from_millis(2500), || {
+        children.iter().all(|&pid| !alive(pid))
+    });
     let orphans_gone = killed.elapsed();
     let code = resumed.wait().unwrap();
     let text = stderr_of(&mut resumed);
@@ -268,10 +244,7 @@ fn a_killed_bench_takes_its_runs_with_it_and_resumes_at_once() {
         assert_logs_parse(r);
     }
     for &pid in &children {
-        assert!(
-            !alive(pid),
-            "run process {pid} of the killed bench is alive"
-        );
+        assert!(!alive(pid), "run process {pid} of the killed bench is alive");
     }
     eprintln!(
         "killed bench's runs gone {orphans_gone:?} after the kill; resumed bench done {:?} after it",
@@ -320,14 +293,7 @@ fn a_full_disk_fails_the_run_at_once_naming_the_file() {
     let out = disk.0.join("run");
     // ~140 kB/s of logs: the 400 kB fill in about three seconds of ten.
     let mut run = spawn(&[
-        "run",
-        "--scheme",
-        "cubic",
-        "--downlink",
-        "constant:12",
-        "--duration",
-        "10",
-        "--out",
+        "run", "--scheme", "cubic", "--downlink", "constant:12", "--duration", "10", "--out",
         out.to_str().unwrap(),
     ]);
     let pid = run.id();
@@ -344,10 +310,7 @@ fn a_full_disk_fails_the_run_at_once_naming_the_file() {
         if full_at.is_none() && disk.free_bytes() < 4096 {
             full_at = Some(Instant::now());
         }
-        assert!(
-            started.elapsed() < Duration::from_secs(15),
-            "the run never ended"
-        );
+        assert!(started.elapsed() < Duration::from_secs(15), "the run never ended");
         std::thread::sleep(Duration::from_millis(20));
     };
     let ended = Instant::now();
@@ -359,16 +322,10 @@ fn a_full_disk_fails_the_run_at_once_naming_the_file() {
         "disk full {:?} into the run, which failed {after:?} later",
         full_at - started
     );
-    assert!(
-        after < Duration::from_secs(2),
-        "failed {after:?} after the disk filled"
-    );
+    assert!(after < Duration::from_secs(2), "failed {after:?} after the disk filled");
     let named = |s: &str| {
         ["downlink.log", "uplink.log"].iter().any(|log| {
-            s.contains(&format!(
-                "writing {}: No space left on device",
-                out.join(log).display()
-            ))
+            s.contains(&format!("writing {}: No space left on device", out.join(log).display()))
         })
     };
     assert!(named(&text), "{text}");

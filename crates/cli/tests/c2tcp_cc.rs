@@ -124,34 +124,13 @@ fn socket_option_validates_its_input() {
     for ok in [0u32, 1, 2, 2 | 0x1f << 8, 1 | 0x1f << 16, 0x04 << 8] {
         assert_eq!(set(C2TCP_VARIANT, &ok.to_ne_bytes()), None, "{ok:#x}");
     }
-    for bad in [
-        3u32,
-        0xff,
-        1 | 0x20 << 8,
-        1 | 0x40 << 16,
-        1 | 1 << 8 | 1 << 16,
-        1 << 24,
-    ] {
-        assert_eq!(
-            set(C2TCP_VARIANT, &bad.to_ne_bytes()),
-            Some(libc::EINVAL),
-            "{bad:#x}"
-        );
+    for bad in [3u32, 0xff, 1 | 0x20 << 8, 1 | 0x40 << 16, 1 | 1 << 8 | 1 << 16, 1 << 24] {
+        assert_eq!(set(C2TCP_VARIANT, &bad.to_ne_bytes()), Some(libc::EINVAL), "{bad:#x}");
     }
-    assert_eq!(
-        set(C2TCP_VARIANT, &[1, 0]),
-        Some(libc::EINVAL),
-        "short optlen"
-    );
-    assert_eq!(
-        sockopt::variant(&s).unwrap().to_string(),
-        "default+ms_good_test"
-    );
+    assert_eq!(set(C2TCP_VARIANT, &[1, 0]), Some(libc::EINVAL), "short optlen");
+    assert_eq!(sockopt::variant(&s).unwrap().to_string(), "default+ms_good_test");
     sockopt::set_variant(&s, "paper+blind_window".parse().unwrap()).unwrap();
-    assert_eq!(
-        sockopt::variant(&s).unwrap().to_string(),
-        "paper+blind_window"
-    );
+    assert_eq!(sockopt::variant(&s).unwrap().to_string(), "paper+blind_window");
 
     // C2TCP_INFO v2 appends; a version-1 reader (40 bytes) still gets its fields.
     let info = sockopt::c2tcp_info(&s).unwrap();
@@ -160,16 +139,10 @@ fn socket_option_validates_its_input() {
     assert_eq!(info.behaviours, 0x01);
     assert_eq!(info.skipped_samples, 0);
     let mut v1 = [0u8; 40];
-    assert_eq!(
-        sockopt::get_raw(fd, SOL_C2TCP, C2TCP_INFO, &mut v1).unwrap(),
-        40
-    );
+    assert_eq!(sockopt::get_raw(fd, SOL_C2TCP, C2TCP_INFO, &mut v1).unwrap(), 40);
     assert_eq!(u32::from_ne_bytes(v1[..4].try_into().unwrap()), 2);
     let mut long = [0u8; 64];
-    assert_eq!(
-        sockopt::get_raw(fd, SOL_C2TCP, C2TCP_INFO, &mut long).unwrap(),
-        52
-    );
+    assert_eq!(sockopt::get_raw(fd, SOL_C2TCP, C2TCP_INFO, &mut long).unwrap(), 52);
     // A socket that chose nothing reports the load-time default, jsac.
     let plain = sockopt::c2tcp_info(&tcp_socket()).unwrap();
     assert_eq!((plain.variant, plain.behaviours), (1, 0x1f));
@@ -331,14 +304,7 @@ fn real_transfer_between_namespaces_uses_c2tcp() {
     );
     assert_eq!(received, sent);
     assert_eq!(info_before.version, 2);
-    assert_eq!(
-        (
-            info_end.variant,
-            info_end.behaviours,
-            info_end.skipped_samples
-        ),
-        (2, 0, 0)
-    );
+    assert_eq!((info_end.variant, info_end.behaviours, info_end.skipped_samples), (2, 0, 0));
     assert_eq!(info_before.target_us, 30_000);
     assert_eq!(info_mid.target_us, 30_000);
     assert!(info_mid.min_rtt_us > 0, "{info_mid:?}");

@@ -63,14 +63,7 @@ fn socket_in_cgroup(cgroup: &Path, ns: &netns::Netns) -> OwnedFd {
     let mut pair = [0; 2];
     // SAFETY: plain socketpair(2) into a local array.
     assert_eq!(
-        unsafe {
-            libc::socketpair(
-                libc::AF_UNIX,
-                libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
-                0,
-                pair.as_mut_ptr(),
-            )
-        },
+        unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0, pair.as_mut_ptr()) },
         0
     );
     let nsfd = ns.fd().as_raw_fd();
@@ -121,10 +114,7 @@ unsafe fn child_make_socket(procs: *const libc::c_char, nsfd: RawFd, chan: RawFd
 
 unsafe fn send_fd(chan: RawFd, fd: RawFd) -> i32 {
     let mut byte = [0u8; 1];
-    let mut iov = libc::iovec {
-        iov_base: byte.as_mut_ptr().cast(),
-        iov_len: 1,
-    };
+    let mut iov = libc::iovec { iov_base: byte.as_mut_ptr().cast(), iov_len: 1 };
     let mut control = [0u64; 4]; // >= CMSG_SPACE(4), aligned
     let mut msg: libc::msghdr = std::mem::zeroed();
     msg.msg_iov = &mut iov;
@@ -145,10 +135,7 @@ unsafe fn send_fd(chan: RawFd, fd: RawFd) -> i32 {
 
 fn recv_fd(chan: RawFd) -> Option<OwnedFd> {
     let mut byte = [0u8; 1];
-    let mut iov = libc::iovec {
-        iov_base: byte.as_mut_ptr().cast(),
-        iov_len: 1,
-    };
+    let mut iov = libc::iovec { iov_base: byte.as_mut_ptr().cast(), iov_len: 1 };
     let mut control = [0u64; 4];
     // SAFETY: a msghdr pointing at local buffers; the fd received is owned at once.
     unsafe {
@@ -246,46 +233,29 @@ fn cgroup_targets_reach_sockets_and_leave_with_unload() {
     for (cg, us) in [(&video, 30_000), (&bulk, 120_000), (&bulk_urgent, 45_000)] {
         let want = format!("/{}", cg.name);
         assert!(
-            list.as_array()
-                .unwrap()
-                .iter()
-                .any(|e| e["cgroup"] == want.as_str()
-                    && e["target_us"] == us
-                    && e["cgroup_id"] == cg.id()),
+            list.as_array().unwrap().iter().any(|e| e["cgroup"] == want.as_str() && e["target_us"] == us && e["cgroup_id"] == cg.id()),
             "{want} missing from {list}"
         );
     }
     let (ok, out) = c2tcp(&["status", "--json"]);
     assert!(ok, "{out}");
     let st: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(
-        st["c2tcp_cgroup_targets"].as_array().map(|a| a.len()),
-        Some(3),
-        "{st}"
-    );
+    assert_eq!(st["c2tcp_cgroup_targets"].as_array().map(|a| a.len()), Some(3), "{st}");
 
     // Bad input is refused with the reason.
     let missing = format!("{}/no-such-cgroup", video.name);
     let (ok, out) = c2tcp(&["target", "set", &missing, "--target", "50"]);
-    assert!(
-        !ok && out.contains(&missing) && out.contains("does not exist"),
-        "{out}"
-    );
+    assert!(!ok && out.contains(&missing) && out.contains("does not exist"), "{out}");
     for bad in ["0.5", "10001", "-3"] {
         let (ok, out) = c2tcp(&["target", "set", &plain.name, &format!("--target={bad}")]);
-        assert!(
-            !ok && out.contains("between 1 and 10000 ms"),
-            "--target {bad}: {out}"
-        );
+        assert!(!ok && out.contains("between 1 and 10000 ms"), "--target {bad}: {out}");
     }
     let (ok, out) = c2tcp(&["target", "clear", &missing]);
     assert!(!ok && out.contains("does not exist"), "{out}");
 
     // Sockets from each cgroup, connected through veth.
     let (server, ue) = veth_hosts();
-    let listener = ue
-        .run(|| TcpListener::bind("10.77.0.2:5001").unwrap())
-        .unwrap();
+    let listener = ue.run(|| TcpListener::bind("10.77.0.2:5001").unwrap()).unwrap();
     drain_all(listener);
     // A server in `bulk` accepting connections: its accepted sockets get bulk's Target.
     let bulk_listener = socket_in_cgroup(&bulk.path, &ue);
@@ -313,69 +283,34 @@ fn cgroup_targets_reach_sockets_and_leave_with_unload() {
     sockopt::set_target_us(&own_late, 66_000).unwrap();
 
     assert_eq!(info_target(&from_video), 30_000);
-    assert_eq!(
-        info_target(&from_worker),
-        30_000,
-        "a child cgroup inherits its parent's Target"
-    );
+    assert_eq!(info_target(&from_worker), 30_000, "a child cgroup inherits its parent's Target");
     assert_eq!(info_target(&from_bulk), 120_000);
-    assert_eq!(
-        info_target(&from_urgent),
-        45_000,
-        "the nearest cgroup's Target wins"
-    );
-    assert_eq!(
-        info_target(&from_plain),
-        90_000,
-        "no setting: the load-time default"
-    );
+    assert_eq!(info_target(&from_urgent), 45_000, "the nearest cgroup's Target wins");
+    assert_eq!(info_target(&from_plain), 90_000, "no setting: the load-time default");
     assert_eq!(info_target(&own), 77_000);
     assert_eq!(info_target(&own_late), 66_000);
 
     // Passive open: the accepted socket inherits its listener's (bulk's) Target.
-    let client = server
-        .run(|| {
-            let s = tcp_socket();
-            c2tcp_connection(s, "10.77.0.2:5002".parse().unwrap(), 0)
-        })
-        .unwrap();
+    let client = server.run(|| {
+        let s = tcp_socket();
+        c2tcp_connection(s, "10.77.0.2:5002".parse().unwrap(), 0)
+    })
+    .unwrap();
     let (accepted, _) = bulk_listener.accept().unwrap();
-    assert_eq!(
-        info_target(&accepted),
-        120_000,
-        "accepted socket lost its listener's cgroup Target"
-    );
+    assert_eq!(info_target(&accepted), 120_000, "accepted socket lost its listener's cgroup Target");
     drop((client, accepted, bulk_listener));
 
     // `top` says where each Target came from.
     let rows = top_json();
-    let row = |s: &TcpStream| {
-        top_row(&rows, server_ns, s.local_addr().unwrap())
-            .cloned()
-            .unwrap_or_else(|| panic!("{:?} not in top: {rows:?}", s.local_addr()))
-    };
+    let row = |s: &TcpStream| top_row(&rows, server_ns, s.local_addr().unwrap()).cloned()
+        .unwrap_or_else(|| panic!("{:?} not in top: {rows:?}", s.local_addr()));
     let r = row(&from_urgent);
-    assert_eq!(
-        (
-            r["target_us"].as_u64(),
-            r["target_source"].as_str(),
-            r["cgroup_id"].as_u64()
-        ),
-        (Some(45_000), Some("cgroup"), Some(bulk_urgent.id())),
-        "{r}"
-    );
+    assert_eq!((r["target_us"].as_u64(), r["target_source"].as_str(), r["cgroup_id"].as_u64()),
+        (Some(45_000), Some("cgroup"), Some(bulk_urgent.id())), "{r}");
     let r = row(&own);
-    assert_eq!(
-        (r["target_us"].as_u64(), r["target_source"].as_str()),
-        (Some(77_000), Some("socket")),
-        "{r}"
-    );
+    assert_eq!((r["target_us"].as_u64(), r["target_source"].as_str()), (Some(77_000), Some("socket")), "{r}");
     let r = row(&from_plain);
-    assert_eq!(
-        (r["target_us"].as_u64(), r["target_source"].as_str()),
-        (Some(90_000), Some("default")),
-        "{r}"
-    );
+    assert_eq!((r["target_us"].as_u64(), r["target_source"].as_str()), (Some(90_000), Some("default")), "{r}");
 
     // Clearing: new sockets of video (and of its child) get the default;
     // open connections keep the Target they started with, as documented.
@@ -392,30 +327,16 @@ fn cgroup_targets_reach_sockets_and_leave_with_unload() {
     let after_urgent = c2tcp_connection(socket_in_cgroup(&bulk_urgent.path, &server), to, 1 << 16);
     assert_eq!(info_target(&after_urgent), 120_000);
 
-    drop((
-        from_video,
-        from_worker,
-        from_bulk,
-        from_urgent,
-        from_plain,
-        own,
-        own_late,
-    ));
+    drop((from_video, from_worker, from_bulk, from_urgent, from_plain, own, own_late));
     drop((after_video, after_worker, after_urgent));
 
     // Unload removes the pinned map, and the kernel frees it.
     let map_id = pinned_map_id("/sys/fs/bpf/c2tcp/c2tcp/cgroups");
     drop(loaded);
-    assert!(
-        !Path::new("/sys/fs/bpf/c2tcp/c2tcp/cgroups").exists(),
-        "cgroup map still pinned"
-    );
+    assert!(!Path::new("/sys/fs/bpf/c2tcp/c2tcp/cgroups").exists(), "cgroup map still pinned");
     let start = Instant::now();
     while libbpf_rs::MapHandle::from_map_id(map_id).is_ok() {
-        assert!(
-            start.elapsed() < Duration::from_secs(5),
-            "map {map_id} still exists after unload"
-        );
+        assert!(start.elapsed() < Duration::from_secs(5), "map {map_id} still exists after unload");
         std::thread::sleep(Duration::from_millis(50));
     }
     let (ok, out) = c2tcp(&["target", "list"]);
@@ -423,25 +344,17 @@ fn cgroup_targets_reach_sockets_and_leave_with_unload() {
 }
 
 fn bind_listen(l: &TcpListener, addr: SocketAddr) {
-    let SocketAddr::V4(v4) = addr else {
-        unreachable!()
-    };
+    let SocketAddr::V4(v4) = addr else { unreachable!() };
     let sin = libc::sockaddr_in {
         sin_family: libc::AF_INET as libc::sa_family_t,
         sin_port: v4.port().to_be(),
-        sin_addr: libc::in_addr {
-            s_addr: u32::from(*v4.ip()).to_be(),
-        },
+        sin_addr: libc::in_addr { s_addr: u32::from(*v4.ip()).to_be() },
         sin_zero: [0; 8],
     };
     // SAFETY: bind/listen on a socket we own, with a valid sockaddr_in.
     unsafe {
         assert_eq!(
-            libc::bind(
-                l.as_raw_fd(),
-                (&sin as *const libc::sockaddr_in).cast(),
-                std::mem::size_of_val(&sin) as _
-            ),
+            libc::bind(l.as_raw_fd(), (&sin as *const libc::sockaddr_in).cast(), std::mem::size_of_val(&sin) as _),
             0
         );
         assert_eq!(libc::listen(l.as_raw_fd(), 16), 0);
@@ -466,17 +379,12 @@ fn top_shows_a_live_transfer_and_an_empty_list_without_one() {
     let _serial = serial();
     let _loaded = Loaded::new(&["c2tcp"]);
     let rows = top_json();
-    assert!(
-        rows.is_empty(),
-        "no c2tcp connection is open, yet top lists {rows:?}"
-    );
+    assert!(rows.is_empty(), "no c2tcp connection is open, yet top lists {rows:?}");
     let (ok, out) = c2tcp(&["top", "--once"]);
     assert!(ok && out.starts_with("LOCAL"), "{out}");
 
     let (server, ue) = veth_hosts();
-    let listener = ue
-        .run(|| TcpListener::bind("10.77.0.2:5001").unwrap())
-        .unwrap();
+    let listener = ue.run(|| TcpListener::bind("10.77.0.2:5001").unwrap()).unwrap();
     drain_all(listener);
     let ns = server.inode().unwrap();
     let (row, local) = server
@@ -487,8 +395,7 @@ fn top_shows_a_live_transfer_and_an_empty_list_without_one() {
             common::blast(&mut stream, Duration::from_millis(800));
             // Sending still: top reads the kernel while the transfer runs.
             let local = stream.local_addr().unwrap();
-            let writer =
-                std::thread::spawn(move || common::blast(&mut stream, Duration::from_millis(1500)));
+            let writer = std::thread::spawn(move || common::blast(&mut stream, Duration::from_millis(1500)));
             let rows = top_json();
             writer.join().unwrap();
             (top_row(&rows, ns, local).cloned(), local)
@@ -523,13 +430,7 @@ fn pkts_acked_stats() -> (u64, u64) {
     let (ok, out) = c2tcp(&["status", "--json"]);
     assert!(ok, "{out}");
     let st: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let progs = st["ccs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "c2tcp")
-        .unwrap()["programs"]
-        .clone();
+    let progs = st["ccs"].as_array().unwrap().iter().find(|c| c["name"] == "c2tcp").unwrap()["programs"].clone();
     let p = progs
         .as_array()
         .unwrap()
@@ -537,10 +438,7 @@ fn pkts_acked_stats() -> (u64, u64) {
         .find(|p| p["name"] == "c2tcp_pkts_acke") // BPF names stop at 15 characters
         .unwrap_or_else(|| panic!("no c2tcp_pkts_acked in {progs}"))
         .clone();
-    (
-        p["run_cnt"].as_u64().unwrap(),
-        p["run_time_ns"].as_u64().unwrap(),
-    )
+    (p["run_cnt"].as_u64().unwrap(), p["run_time_ns"].as_u64().unwrap())
 }
 
 /// `n` connections server -> ue, connection i with Target `target_of(i)`,
@@ -549,9 +447,7 @@ fn pkts_acked_stats() -> (u64, u64) {
 /// C2TCP_INFO and `c2tcp top` row.
 fn many_connections(n: usize, secs: Duration, target_of: impl Fn(usize) -> u32 + Sync) -> Many {
     let (server, ue) = veth_hosts();
-    let listener = ue
-        .run(|| TcpListener::bind("10.77.0.2:5001").unwrap())
-        .unwrap();
+    let listener = ue.run(|| TcpListener::bind("10.77.0.2:5001").unwrap()).unwrap();
     let receiver = std::thread::spawn(move || receive_all(listener, n));
     let ns = server.inode().unwrap();
     let streams: Vec<TcpStream> = server
@@ -587,10 +483,7 @@ fn many_connections(n: usize, secs: Duration, target_of: impl Fn(usize) -> u32 +
         assert!(sent[i] > 0, "connection {i} sent nothing");
         let info = sockopt::c2tcp_info(s).unwrap();
         assert_eq!(info.target_us, target_of(i), "connection {i}: {info:?}");
-        assert!(
-            info.min_rtt_us > 0,
-            "connection {i} has no RTT sample: {info:?}"
-        );
+        assert!(info.min_rtt_us > 0, "connection {i} has no RTT sample: {info:?}");
         let row = top_row(&rows, ns, s.local_addr().unwrap())
             .unwrap_or_else(|| panic!("connection {i} not listed by top"));
         assert_eq!(row["target_us"], target_of(i), "connection {i}: {row}");
@@ -609,9 +502,7 @@ fn many_connections(n: usize, secs: Duration, target_of: impl Fn(usize) -> u32 +
 fn receive_all(listener: TcpListener, n: usize) {
     let mut conns = Vec::with_capacity(n);
     while conns.len() < n {
-        let Ok((c, _)) = listener.accept() else {
-            return;
-        };
+        let Ok((c, _)) = listener.accept() else { return };
         c.set_nonblocking(true).unwrap();
         conns.push(c);
     }
@@ -661,12 +552,7 @@ fn thousand_connections_benchmark() {
     if !testkit::require_root("thousand_connections_benchmark") {
         return;
     }
-    let env = |k: &str, d: u64| {
-        std::env::var(k)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(d)
-    };
+    let env = |k: &str, d: u64| std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d);
     let n = env("C2TCP_BENCH_CONNECTIONS", 1000) as usize;
     let secs = env("C2TCP_BENCH_SECS", 10);
     let _serial = serial();
@@ -675,21 +561,12 @@ fn thousand_connections_benchmark() {
     let many = many_connections(n, Duration::from_secs(secs), |i| 5_000 + 500 * i as u32);
     let checked_in = started.elapsed();
     // Socket memory: `ss -m`'s o (sk_omem_alloc) holds each socket's BPF storage.
-    let ss = many
-        .server
-        .command("ss")
-        .args(["-tmnH", "state", "established"])
-        .output()
-        .unwrap();
+    let ss = many.server.command("ss").args(["-tmnH", "state", "established"]).output().unwrap();
     let ss = String::from_utf8_lossy(&ss.stdout);
     let omem: Vec<u64> = ss
         .split("skmem:(")
         .skip(1)
-        .filter_map(|m| {
-            m.split(',')
-                .find_map(|f| f.strip_prefix('o'))
-                .and_then(|v| v.parse().ok())
-        })
+        .filter_map(|m| m.split(',').find_map(|f| f.strip_prefix('o')).and_then(|v| v.parse().ok()))
         .collect();
     let report = serde_json::json!({
         "connections": n,
@@ -718,12 +595,9 @@ fn maps_memlock() -> serde_json::Value {
         if !name.starts_with("c2tcp_") {
             continue;
         }
-        let Ok(h) = libbpf_rs::MapHandle::from_map_id(info.id) else {
-            continue;
-        };
-        let fdinfo =
-            std::fs::read_to_string(format!("/proc/self/fdinfo/{}", h.as_fd().as_raw_fd()))
-                .unwrap_or_default();
+        let Ok(h) = libbpf_rs::MapHandle::from_map_id(info.id) else { continue };
+        let fdinfo = std::fs::read_to_string(format!("/proc/self/fdinfo/{}", h.as_fd().as_raw_fd()))
+            .unwrap_or_default();
         if let Some(m) = fdinfo.lines().find_map(|l| l.strip_prefix("memlock:")) {
             out.insert(name, m.trim().parse::<u64>().unwrap_or(0).into());
         }

@@ -8,26 +8,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn repository() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
 }
 
 /// The tracked files, or None (after skip_or_fail) outside a git checkout.
 fn tracked_files(test: &str) -> Option<Vec<String>> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(repository())
-        .args(["ls-files", "-z"])
-        .output();
+    let out = Command::new("git").arg("-C").arg(repository()).args(["ls-files", "-z"]).output();
     match out {
         Ok(o) if o.status.success() => Some(
-            String::from_utf8_lossy(&o.stdout)
-                .split('\0')
-                .filter(|f| !f.is_empty())
-                .map(str::to_string)
-                .collect(),
+            String::from_utf8_lossy(&o.stdout).split('\0').filter(|f| !f.is_empty()).map(str::to_string).collect(),
         ),
         _ => {
             testkit::skip_or_fail(test, "needs git and a git checkout");
@@ -38,8 +27,7 @@ fn tracked_files(test: &str) -> Option<Vec<String>> {
 
 #[test]
 fn no_tracked_file_refers_to_a_folder_beside_the_repository() {
-    let Some(files) = tracked_files("no_tracked_file_refers_to_a_folder_beside_the_repository")
-    else {
+    let Some(files) = tracked_files("no_tracked_file_refers_to_a_folder_beside_the_repository") else {
         return;
     };
     // Spelled in two parts so that this file does not match itself.
@@ -52,43 +40,27 @@ fn no_tracked_file_refers_to_a_folder_beside_the_repository() {
                 .unwrap_or(false)
         })
         .collect();
-    assert!(
-        offenders.is_empty(),
-        "these tracked files refer to {beside}: {offenders:?}"
-    );
+    assert!(offenders.is_empty(), "these tracked files refer to {beside}: {offenders:?}");
 }
 
 #[test]
 fn every_source_file_names_its_licence_on_its_first_lines() {
-    let Some(files) = tracked_files("every_source_file_names_its_licence_on_its_first_lines")
-    else {
+    let Some(files) = tracked_files("every_source_file_names_its_licence_on_its_first_lines") else {
         return;
     };
     let sources = files.iter().filter(|f| {
-        [".rs", ".c", ".h", ".sh", ".py"]
-            .iter()
-            .any(|e| f.ends_with(e))
-            || *f == "Makefile"
-            || *f == ".ci/run"
+        [".rs", ".c", ".h", ".sh", ".py"].iter().any(|e| f.ends_with(e)) || *f == "Makefile" || *f == ".ci/run"
     });
     let mut missing = Vec::new();
     for f in sources {
         let text = std::fs::read_to_string(repository().join(f)).unwrap();
         // A script's first line is its #! line, so the identifier may be second.
-        if !text
-            .lines()
-            .take(2)
-            .any(|l| l.contains("SPDX-License-Identifier:"))
-        {
+        if !text.lines().take(2).any(|l| l.contains("SPDX-License-Identifier:")) {
             missing.push(f.clone());
         }
     }
-    assert!(
-        missing.is_empty(),
-        "no SPDX-License-Identifier on the first lines of {missing:?}"
-    );
-    let licence =
-        std::fs::read_to_string(repository().join("LICENSE")).expect("LICENSE at the root");
+    assert!(missing.is_empty(), "no SPDX-License-Identifier on the first lines of {missing:?}");
+    let licence = std::fs::read_to_string(repository().join("LICENSE")).expect("LICENSE at the root");
     assert!(licence.contains("GNU GENERAL PUBLIC LICENSE") && licence.contains("Version 2"));
 }
 
@@ -96,22 +68,11 @@ fn every_source_file_names_its_licence_on_its_first_lines() {
 fn version_names_the_commit() {
     let (ok, out) = common::c2tcp(&["--version"]);
     assert!(ok, "{out}");
-    let commit = out
-        .split("(git ")
-        .nth(1)
-        .and_then(|s| s.split(')').next())
-        .unwrap_or("");
+    let commit = out.split("(git ").nth(1).and_then(|s| s.split(')').next()).unwrap_or("");
     assert!(out.starts_with("c2tcp 0.") && !commit.is_empty(), "{out}");
-    let head = Command::new("git")
-        .arg("-C")
-        .arg(repository())
-        .args(["rev-parse", "HEAD"])
-        .output();
+    let head = Command::new("git").arg("-C").arg(repository()).args(["rev-parse", "HEAD"]).output();
     if let Some(h) = head.ok().filter(|h| h.status.success()) {
-        assert!(
-            String::from_utf8_lossy(&h.stdout).starts_with(commit),
-            "{out} is not HEAD"
-        );
+        assert!(String::from_utf8_lossy(&h.stdout).starts_with(commit), "{out} is not HEAD");
     }
 }
 
@@ -135,11 +96,7 @@ fn an_installed_c2tcp_runs_a_scenario_from_outside_the_repository() {
             .arg("PREFIX=/usr/local")
             .output()
             .expect("running make");
-        assert!(
-            out.status.success(),
-            "make {target}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "make {target}: {}", String::from_utf8_lossy(&out.stderr));
     };
     make("install");
     let prefix = dest.path().join("usr/local");
@@ -160,49 +117,22 @@ fn an_installed_c2tcp_runs_a_scenario_from_outside_the_repository() {
         let result = Command::new(&bin)
             .current_dir(elsewhere.path())
             .env_remove("C2TCP_TRACES")
-            .args([
-                "run",
-                "scenarios/c2tcp-default.toml",
-                "--scheme",
-                "cubic",
-                "--downlink",
-            ])
-            .args([
-                "Verizon-LTE-short.down",
-                "--duration",
-                "6",
-                "--warmup",
-                "1",
-                "--out",
-            ])
+            .args(["run", "scenarios/c2tcp-default.toml", "--scheme", "cubic", "--downlink"])
+            .args(["Verizon-LTE-short.down", "--duration", "6", "--warmup", "1", "--out"])
             .arg(&out)
             .output()
             .unwrap();
         let text = String::from_utf8_lossy(&result.stderr);
-        assert!(
-            result.status.success(),
-            "installed c2tcp run failed: {text}"
-        );
+        assert!(result.status.success(), "installed c2tcp run failed: {text}");
         let setup = common::json(&out.join("setup.json"));
         let trace = setup["downlink_trace"].as_str().unwrap();
         let installed = prefix.join("share/c2tcp/traces").canonicalize().unwrap();
-        assert!(
-            trace.starts_with(installed.to_str().unwrap()),
-            "the run read {trace}"
-        );
-        assert!(
-            common::metrics(&out)["aggregate"]["throughput_mbps"]
-                .as_f64()
-                .unwrap()
-                > 0.5
-        );
+        assert!(trace.starts_with(installed.to_str().unwrap()), "the run read {trace}");
+        assert!(common::metrics(&out)["aggregate"]["throughput_mbps"].as_f64().unwrap() > 0.5);
     }
 
     make("uninstall");
-    let left: Vec<_> = walk(dest.path())
-        .into_iter()
-        .filter(|p| p.is_file())
-        .collect();
+    let left: Vec<_> = walk(dest.path()).into_iter().filter(|p| p.is_file()).collect();
     assert!(left.is_empty(), "make uninstall left {left:?}");
 }
 

@@ -101,10 +101,7 @@ fn c2tcp_keeps_queueing_delay_below_half_of_cubics_on_a_real_trace() {
     let tcpinfo = std::fs::read_to_string(tmp.path().join("c2tcp/tcpinfo.csv")).unwrap();
     let last = tcpinfo.lines().last().unwrap();
     let skipped: u64 = last.rsplit(',').next().unwrap().parse().unwrap();
-    assert!(
-        skipped > 0,
-        "no sample was skipped in Cubic's blind window: {last}"
-    );
+    assert!(skipped > 0, "no sample was skipped in Cubic's blind window: {last}");
     let (cubic, c2) = (delays[0], delays[1]);
     assert!(
         c2 < 0.5 * cubic,
@@ -271,15 +268,7 @@ fn bad_input_is_named() {
             !ok && text.contains("variant") && text.contains("`warp` is not a C2TCP behaviour"),
             "{text}"
         );
-        let (ok, text) = c2tcp(&[
-            "run",
-            "--downlink",
-            "constant:1",
-            "--duration",
-            "0",
-            "--out",
-            "/tmp/x",
-        ]);
+        let (ok, text) = c2tcp(&["run", "--downlink", "constant:1", "--duration", "0", "--out", "/tmp/x"]);
         assert!(!ok && text.contains("or `trace`"), "{text}");
     }
 }
@@ -300,17 +289,8 @@ fn duration_trace_runs_the_trace_s_own_length() {
     let out = tmp.path().join("run");
     let started = Instant::now();
     let (ok, text) = c2tcp(&[
-        "run",
-        "--scheme",
-        "cubic",
-        "--downlink",
-        trace.to_str().unwrap(),
-        "--duration",
-        "trace",
-        "--warmup",
-        "1",
-        "--out",
-        out.to_str().unwrap(),
+        "run", "--scheme", "cubic", "--downlink", trace.to_str().unwrap(), "--duration", "trace",
+        "--warmup", "1", "--out", out.to_str().unwrap(),
     ]);
     assert!(ok, "{text}");
     let info = json(&out.join("run.json"));
@@ -318,8 +298,5 @@ fn duration_trace_runs_the_trace_s_own_length() {
     assert_eq!(info["duration_from_trace"], true, "{info}");
     assert!(started.elapsed() < Duration::from_secs(30));
     let window = &metrics(&out)["window"];
-    assert!(
-        (window["end_s"].as_f64().unwrap() - 4.5).abs() < 0.3,
-        "{window}"
-    );
+    assert!((window["end_s"].as_f64().unwrap() - 4.5).abs() < 0.3, "{window}");
 }

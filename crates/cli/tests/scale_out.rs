@@ -17,14 +17,8 @@ use common::{c2tcp, json};
 fn constant_trace(dir: &Path, name: &str, mbps: u32) -> PathBuf {
     let path = dir.join(format!("{name}.down"));
     let (ok, text) = c2tcp(&[
-        "trace",
-        "synth",
-        "-o",
-        path.to_str().unwrap(),
-        "--constant",
-        &mbps.to_string(),
-        "--duration",
-        "1",
+        "trace", "synth", "-o", path.to_str().unwrap(), "--constant", &mbps.to_string(),
+        "--duration", "1",
     ]);
     assert!(ok, "{text}");
     path
@@ -49,26 +43,13 @@ fn list(args: &[&str]) -> Vec<String> {
     let mut all = vec!["bench"];
     all.extend_from_slice(args);
     all.push("--list");
-    let out = Command::new(env!("CARGO_BIN_EXE_c2tcp"))
-        .args(&all)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect()
+    let out = Command::new(env!("CARGO_BIN_EXE_c2tcp")).args(&all).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().lines().map(str::to_string).collect()
 }
 
 fn index_of(line: &str) -> u64 {
-    serde_json::from_str::<serde_json::Value>(line).unwrap()["index"]
-        .as_u64()
-        .unwrap()
+    serde_json::from_str::<serde_json::Value>(line).unwrap()["index"].as_u64().unwrap()
 }
 
 #[test]
@@ -86,15 +67,8 @@ fn the_list_is_stable_and_shards_cover_it_exactly_once() {
     let traces = format!("{},{}", a.display(), b.display());
     let out = tmp.path().join("out");
     let args = [
-        sc.to_str().unwrap(),
-        "--schemes",
-        "c2tcp,cubic,bbr",
-        "--traces",
-        &traces,
-        "--reps",
-        "2",
-        "--out",
-        out.to_str().unwrap(),
+        sc.to_str().unwrap(), "--schemes", "c2tcp,cubic,bbr", "--traces", &traces, "--reps", "2",
+        "--out", out.to_str().unwrap(),
     ];
     let whole = list(&args);
     // 2 reps x 2 traces x (3 Target values for c2tcp + cubic + bbr).
@@ -103,10 +77,7 @@ fn the_list_is_stable_and_shards_cover_it_exactly_once() {
     for (i, line) in whole.iter().enumerate() {
         let job: serde_json::Value = serde_json::from_str(line).unwrap();
         assert_eq!(job["index"], i as u64);
-        assert!(
-            !out.join(job["run"].as_str().unwrap()).exists(),
-            "--list ran something"
-        );
+        assert!(!out.join(job["run"].as_str().unwrap()).exists(), "--list ran something");
         // Traces travel by content: the downlink named with its checksum.
         let t = &job["traces"][0];
         assert!(
@@ -130,20 +101,9 @@ fn the_list_is_stable_and_shards_cover_it_exactly_once() {
             union.extend(part);
         }
         union.sort_by_key(|l| index_of(l));
-        assert_eq!(
-            union, whole,
-            "the shards of N = {n} are not the list, once each"
-        );
+        assert_eq!(union, whole, "the shards of N = {n} are not the list, once each");
     }
-    let (ok, text) = c2tcp(&[
-        "bench",
-        sc.to_str().unwrap(),
-        "--out",
-        "x",
-        "--list",
-        "--shard",
-        "3/2",
-    ]);
+    let (ok, text) = c2tcp(&["bench", sc.to_str().unwrap(), "--out", "x", "--list", "--shard", "3/2"]);
     assert!(!ok && text.contains("1 <= K <= N"), "{text}");
 }
 
@@ -157,40 +117,22 @@ fn a_scenario_carries_its_experiment_in_its_bench_table() {
         .iter()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let mut schemes: Vec<&str> = jobs
-        .iter()
-        .map(|j| j["id"]["scheme"].as_str().unwrap())
-        .collect();
+    let mut schemes: Vec<&str> = jobs.iter().map(|j| j["id"]["scheme"].as_str().unwrap()).collect();
     schemes.dedup();
     assert_eq!(schemes, ["c2tcp", "cubic", "cubic-codel"]);
     assert_eq!(jobs.len(), 7);
-    assert_eq!(
-        list(&[sc, "--out", "x", "--schemes", "cubic", "--reps", "2"]).len(),
-        2
-    );
+    assert_eq!(list(&[sc, "--out", "x", "--schemes", "cubic", "--reps", "2"]).len(), 2);
 }
 
 fn run_job(job: &str, out: &Path) -> (bool, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_c2tcp"))
-        .args([
-            "run",
-            "--job",
-            "-",
-            "--quiet",
-            "--out",
-            out.to_str().unwrap(),
-        ])
+        .args(["run", "--job", "-", "--quiet", "--out", out.to_str().unwrap()])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(job.as_bytes())
-        .unwrap();
+    child.stdin.take().unwrap().write_all(job.as_bytes()).unwrap();
     let o = child.wait_with_output().unwrap();
     let text = String::from_utf8_lossy(&o.stderr).into_owned();
     (o.status.success(), text)
@@ -205,12 +147,7 @@ fn a_job_whose_trace_differs_on_the_worker_fails_naming_it() {
     let sc = scenario(tmp.path(), 2);
     let t = constant_trace(tmp.path(), "W", 12);
     let jobs = list(&[
-        sc.to_str().unwrap(),
-        "--schemes",
-        "cubic",
-        "--traces",
-        t.to_str().unwrap(),
-        "--out",
+        sc.to_str().unwrap(), "--schemes", "cubic", "--traces", t.to_str().unwrap(), "--out",
         tmp.path().join("b").to_str().unwrap(),
     ]);
     // The worker's copy of the trace is another trace under the same name.
@@ -224,23 +161,14 @@ fn a_job_whose_trace_differs_on_the_worker_fails_naming_it() {
     let info = json(&out.join("run.json"));
     assert_eq!(info["status"], "failed", "{info}");
     let err = info["error"].as_str().unwrap();
-    assert!(
-        err.contains("different trace") && err.contains("W.down"),
-        "{err}"
-    );
+    assert!(err.contains("different trace") && err.contains("W.down"), "{err}");
     assert!(!out.join("downlink.log").exists(), "the run started anyway");
     // Missing, and not under this machine's trace directories: named too.
     std::fs::remove_file(&t).unwrap();
     let (ok, _) = run_job(&jobs[0], &out);
     assert!(!ok);
-    let err = json(&out.join("run.json"))["error"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    assert!(
-        err.contains("not on this machine") && err.contains("W.down"),
-        "{err}"
-    );
+    let err = json(&out.join("run.json"))["error"].as_str().unwrap().to_string();
+    assert!(err.contains("not on this machine") && err.contains("W.down"), "{err}");
 }
 
 /// The report's configurations: (trace, scheme, label) -> (reps, means).
@@ -274,16 +202,8 @@ fn merged_shards_report_like_the_whole_bench() {
     let dir = |n: &str| tmp.path().join(n).to_str().unwrap().to_string();
     let bench = |out: &str, extra: &[&str]| {
         let mut args = vec![
-            "bench",
-            sc.to_str().unwrap(),
-            "--schemes",
-            "cubic,bbr",
-            "--traces",
-            &traces,
-            "--reference",
-            "cubic",
-            "--out",
-            out,
+            "bench", sc.to_str().unwrap(), "--schemes", "cubic,bbr", "--traces", &traces,
+            "--reference", "cubic", "--out", out,
         ];
         args.extend_from_slice(extra);
         Command::new(env!("CARGO_BIN_EXE_c2tcp"))
@@ -304,16 +224,7 @@ fn merged_shards_report_like_the_whole_bench() {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
     let merged = dir("merged");
-    let (ok, text) = c2tcp(&[
-        "report",
-        &s1,
-        &s2,
-        "--out",
-        &merged,
-        "--reference",
-        "cubic",
-        "--no-plots",
-    ]);
+    let (ok, text) = c2tcp(&["report", &s1, &s2, "--out", &merged, "--reference", "cubic", "--no-plots"]);
     assert!(ok, "{text}");
     assert!(text.contains("4 runs copied"), "{text}");
     assert!(Path::new(&merged).join("report.md").is_file());
@@ -330,17 +241,11 @@ fn merged_shards_report_like_the_whole_bench() {
         // within run-to-run noise.
         let tput = |v: &serde_json::Value| v["throughput_mbps"].as_f64().unwrap();
         let ratio = tput(mmeans) / tput(means);
-        assert!(
-            (0.85..1.15).contains(&ratio),
-            "{k:?}: throughput {ratio:.2}x"
-        );
+        assert!((0.85..1.15).contains(&ratio), "{k:?}: throughput {ratio:.2}x");
     }
     // Merging again is a no-op; a shard that ran a job again disagrees.
     let (ok, text) = c2tcp(&["report", &s1, &s2, "--out", &merged, "--no-plots"]);
-    assert!(
-        ok && text.contains("0 runs copied, 4 already there"),
-        "{text}"
-    );
+    assert!(ok && text.contains("0 runs copied, 4 already there"), "{text}");
     let (ok, text) = c2tcp(&["report", &s1, &whole, "--out", &dir("m2"), "--no-plots"]);
     assert!(!ok && text.contains("different results"), "{text}");
 }

@@ -37,7 +37,10 @@ fn vivace_loads_carries_traffic_and_unloads() {
         assert_eq!(s["pinned"], true, "{s}");
         // The kernel keeps 15 characters of a program's name.
         let progs = s["programs"].as_array().unwrap();
-        assert!(progs.iter().any(|p| p["name"] == "vivace_cong_con"), "{s}");
+        assert!(
+            progs.iter().any(|p| p["name"] == "vivace_cong_con"),
+            "{s}"
+        );
     }
     assert!(
         !registered("vivace") && !allowed("vivace"),
@@ -62,10 +65,7 @@ fn run_scheme(dir: &Path, scenario: &Path, scheme: &str) -> serde_json::Value {
     ]);
     assert!(ok, "c2tcp run --scheme {scheme}: {text}");
     if scheme == "vivace" {
-        assert!(
-            !registered(scheme),
-            "{scheme} left loaded by its run: {text}"
-        );
+        assert!(!registered(scheme), "{scheme} left loaded by its run: {text}");
     }
     metrics(&out)["aggregate"].clone()
 }

@@ -388,9 +388,7 @@ mod tests {
 
     #[test]
     fn a_full_disk_at_creation_names_the_file() {
-        let e = Log::create(Path::new("/dev/full"), 0, &header())
-            .err()
-            .unwrap();
+        let e = Log::create(Path::new("/dev/full"), 0, &header()).err().unwrap();
         assert_eq!(
             format!("{e:#}"),
             "writing /dev/full: No space left on device (os error 28)"

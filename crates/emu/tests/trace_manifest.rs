@@ -19,12 +19,7 @@ fn trace_files(root: &Path) -> BTreeSet<String> {
             continue;
         }
         for f in std::fs::read_dir(dir.path()).unwrap().flatten() {
-            let rel = f
-                .path()
-                .strip_prefix(root)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
+            let rel = f.path().strip_prefix(root).unwrap().to_string_lossy().into_owned();
             out.insert(rel);
         }
     }
@@ -43,82 +38,35 @@ fn every_trace_is_listed_and_matches_its_manifest_row() {
             .position(|h| *h == name)
             .unwrap_or_else(|| panic!("MANIFEST.tsv has no `{name}` column"))
     };
-    let (file, lic, src, commit) = (
-        col("file"),
-        col("license"),
-        col("source_repo"),
-        col("commit"),
-    );
-    let (nlines, bytes, dur, rate) = (
-        col("lines"),
-        col("bytes"),
-        col("duration_s"),
-        col("mean_mbps"),
-    );
+    let (file, lic, src, commit) = (col("file"), col("license"), col("source_repo"), col("commit"));
+    let (nlines, bytes, dur, rate) = (col("lines"), col("bytes"), col("duration_s"), col("mean_mbps"));
     let mut listed = BTreeSet::new();
     for (i, line) in lines.enumerate() {
         let at = format!("MANIFEST.tsv:{}", i + 2);
         let f: Vec<&str> = line.split('\t').collect();
-        assert_eq!(
-            f.len(),
-            header.len(),
-            "{at}: {} fields, header has {}",
-            f.len(),
-            header.len()
-        );
+        assert_eq!(f.len(), header.len(), "{at}: {} fields, header has {}", f.len(), header.len());
         for c in [lic, src, commit] {
             assert!(!f[c].trim().is_empty(), "{at}: empty `{}`", header[c]);
         }
         let path = root.join(f[file]);
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{at}: {}: {e}", path.display()));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{at}: {}: {e}", path.display()));
         let trace = Trace::parse(&path, &text).unwrap_or_else(|e| panic!("{at}: {e}"));
         let summary = trace.summary();
-        let want = |c: usize| {
-            f[c].parse::<f64>()
-                .unwrap_or_else(|_| panic!("{at}: `{}` is not a number", header[c]))
-        };
-        assert_eq!(
-            text.len() as f64,
-            want(bytes),
-            "{at}: {} has {} bytes",
-            f[file],
-            text.len()
-        );
-        assert_eq!(
-            text.lines().count() as f64,
-            want(nlines),
-            "{at}: {} has {} lines",
-            f[file],
-            text.lines().count()
-        );
+        let want = |c: usize| f[c].parse::<f64>().unwrap_or_else(|_| panic!("{at}: `{}` is not a number", header[c]));
+        assert_eq!(text.len() as f64, want(bytes), "{at}: {} has {} bytes", f[file], text.len());
+        assert_eq!(text.lines().count() as f64, want(nlines), "{at}: {} has {} lines", f[file], text.lines().count());
         let duration_s = summary.duration_ms as f64 / 1000.0;
-        assert!(
-            (duration_s - want(dur)).abs() < 0.0015,
-            "{at}: {} lasts {duration_s:.3} s",
-            f[file]
-        );
+        assert!((duration_s - want(dur)).abs() < 0.0015, "{at}: {} lasts {duration_s:.3} s", f[file]);
         assert!(
             (summary.mean_mbps - want(rate)).abs() < 0.0015,
             "{at}: {} averages {:.3} Mbit/s",
             f[file],
             summary.mean_mbps
         );
-        assert!(
-            listed.insert(f[file].to_string()),
-            "{at}: {} listed twice",
-            f[file]
-        );
+        assert!(listed.insert(f[file].to_string()), "{at}: {} listed twice", f[file]);
     }
     let present = trace_files(&root);
     let unlisted: Vec<_> = present.difference(&listed).collect();
-    assert!(
-        unlisted.is_empty(),
-        "traces not in MANIFEST.tsv: {unlisted:?}"
-    );
-    assert!(
-        present.len() >= 15,
-        "traces/ holds only {} files",
-        present.len()
-    );
+    assert!(unlisted.is_empty(), "traces not in MANIFEST.tsv: {unlisted:?}");
+    assert!(present.len() >= 15, "traces/ holds only {} files", present.len());
 }

@@ -116,10 +116,8 @@ pub fn analyze(sc: &Scenario, out: &Path, outcomes: &[FlowOutcome]) -> Result<An
 /// (those of its label's group when several flows share the label).
 fn write_flows_csv(out: &Path, outcomes: &[FlowOutcome], a: &Analysis) -> Result<()> {
     let path = out.join("flows.csv");
-    wholefile::write_with(&path, |f| {
-        flows_rows(csv::Writer::from_writer(f), outcomes, a)
-    })
-    .with_context(|| format!("writing {}", path.display()))
+    wholefile::write_with(&path, |f| flows_rows(csv::Writer::from_writer(f), outcomes, a))
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 fn flows_rows<W: std::io::Write>(

@@ -21,10 +21,7 @@ const BUILD_REPOSITORY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 /// The candidate data roots, in the order they are tried.
 fn candidates() -> Vec<PathBuf> {
     let mut out = Vec::new();
-    if let Some(bin_dir) = std::env::current_exe()
-        .ok()
-        .and_then(|e| e.parent().map(Path::to_path_buf))
-    {
+    if let Some(bin_dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
         out.push(bin_dir.join(INSTALLED_DATA));
     }
     out.push(PathBuf::from(BUILD_REPOSITORY));
@@ -45,10 +42,7 @@ fn first_root(candidates: &[PathBuf]) -> Option<PathBuf> {
 
 /// The traces folder: `$C2TCP_TRACES`, else the data root's `traces/`.
 pub fn traces_dir() -> Result<PathBuf> {
-    traces_dir_from(
-        std::env::var_os("C2TCP_TRACES").map(PathBuf::from),
-        &candidates(),
-    )
+    traces_dir_from(std::env::var_os("C2TCP_TRACES").map(PathBuf::from), &candidates())
 }
 
 fn traces_dir_from(variable: Option<PathBuf>, candidates: &[PathBuf]) -> Result<PathBuf> {
@@ -63,11 +57,7 @@ fn traces_dir_from(variable: Option<PathBuf>, candidates: &[PathBuf]) -> Result<
         None => bail!(
             "no traces found (looked for traces/ in {}); set C2TCP_TRACES to a folder of \
              Mahimahi traces, or install the data with `make install`",
-            candidates
-                .iter()
-                .map(|c| c.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+            candidates.iter().map(|c| c.display().to_string()).collect::<Vec<_>>().join(", ")
         ),
     }
 }
@@ -87,9 +77,7 @@ pub fn find_scenario(path: &Path) -> Result<PathBuf> {
     bail!(
         "{}: no such scenario (looked in the current directory{})",
         path.display(),
-        data_root()
-            .map(|r| format!(" and {}", r.display()))
-            .unwrap_or_default()
+        data_root().map(|r| format!(" and {}", r.display())).unwrap_or_default()
     )
 }
 
@@ -140,13 +128,8 @@ mod tests {
     fn no_traces_anywhere_is_an_error_naming_the_variable() {
         let nowhere = [PathBuf::from("/nonexistent/c2tcp-data")];
         let e = traces_dir_from(None, &nowhere).unwrap_err().to_string();
-        assert!(
-            e.contains("C2TCP_TRACES") && e.contains("/nonexistent/c2tcp-data"),
-            "{e}"
-        );
-        let e = traces_dir_from(Some("/nonexistent/t".into()), &nowhere)
-            .unwrap_err()
-            .to_string();
+        assert!(e.contains("C2TCP_TRACES") && e.contains("/nonexistent/c2tcp-data"), "{e}");
+        let e = traces_dir_from(Some("/nonexistent/t".into()), &nowhere).unwrap_err().to_string();
         assert!(e.contains("C2TCP_TRACES=/nonexistent/t"), "{e}");
     }
 

@@ -185,8 +185,8 @@ impl Ownership {
     /// Empties the directory but for its lock (which must stay: another
     /// process may be waiting on that very file).
     pub fn clear(&self) -> Result<()> {
-        for entry in std::fs::read_dir(&self.dir)
-            .with_context(|| format!("reading {}", self.dir.display()))?
+        for entry in
+            std::fs::read_dir(&self.dir).with_context(|| format!("reading {}", self.dir.display()))?
         {
             let entry = entry?;
             if entry.file_name() == LOCK_FILE {
@@ -228,10 +228,8 @@ mod tests {
         assert_eq!(h.command, "c2tcp bench");
         let msg = in_use_message("c2tcp bench", &dir, &h);
         assert!(
-            msg.contains(&format!(
-                "is in use by pid {} (c2tcp bench, started ",
-                std::process::id()
-            )) && msg.ends_with("); wait for it or choose another --out"),
+            msg.contains(&format!("is in use by pid {} (c2tcp bench, started ", std::process::id()))
+                && msg.ends_with("); wait for it or choose another --out"),
             "{msg}"
         );
         // A share is the same open file: closing the original keeps it held.
@@ -257,9 +255,6 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(left, [LOCK_FILE]);
-        assert!(matches!(
-            try_claim(tmp.path(), "x").unwrap(),
-            Claim::Busy(_)
-        ));
+        assert!(matches!(try_claim(tmp.path(), "x").unwrap(), Claim::Busy(_)));
     }
 }

@@ -195,10 +195,7 @@ fn bottleneck_queues(sc: &Scenario, schemes: &[Scheme]) -> Result<(QueueSpec, Qu
         match &chosen {
             None => chosen = Some((&f.scheme, d, u)),
             Some((first, d0, _)) if *d0 != d => {
-                bail!(
-                    "flows: `{first}` and `{}` want different queues on the one bottleneck",
-                    f.scheme
-                )
+                bail!("flows: `{first}` and `{}` want different queues on the one bottleneck", f.scheme)
             }
             Some(_) => {}
         }
@@ -385,18 +382,10 @@ duration_s = 5
         let mut bad_queue = scenario(&format!("{BASE}[[flows]]\nscheme = \"cubic\"\n"));
         bad_queue.link.downlink_queue = Some("droptail:bananas=3".into());
         let e = format!("{:#}", Plan::resolve(&bad_queue, None).err().unwrap());
-        assert!(
-            e.contains("link.downlink_queue") && e.contains("bananas"),
-            "{e}"
-        );
+        assert!(e.contains("link.downlink_queue") && e.contains("bananas"), "{e}");
         // Scenario::parse refuses both already; ones built in code must not get past the plan.
-        let e = err(&format!(
-            "{BASE}queue = \"red:packets=3\"\n[[flows]]\nscheme = \"cubic\"\n"
-        ));
-        assert!(
-            e.contains("link.queue") && e.contains("unknown queue `red`"),
-            "{e}"
-        );
+        let e = err(&format!("{BASE}queue = \"red:packets=3\"\n[[flows]]\nscheme = \"cubic\"\n"));
+        assert!(e.contains("link.queue") && e.contains("unknown queue `red`"), "{e}");
         let mut unknown = scenario(&format!("{BASE}[[flows]]\nscheme = \"cubic\"\n"));
         unknown.flows[0].scheme = "warp-tcp".into();
         let e = format!("{:#}", Plan::resolve(&unknown, None).err().unwrap());
@@ -435,28 +424,14 @@ duration_s = 5
             "{BASE}uplink_queue = \"droptail:bytes=30000\"\n[[flows]]\nscheme = \"cubic-codel\"\ncodel_target_ms = 10\n[[flows]]\nscheme = \"cubic\"\n"
         ));
         let plan = Plan::resolve(&sc, None).unwrap();
-        assert_eq!(
-            plan.downlink_queue.to_string(),
-            "codel:target=10,interval=100,packets=100"
-        );
-        assert_eq!(
-            plan.uplink_queue.to_string(),
-            "codel:target=10,interval=100,bytes=30000"
-        );
+        assert_eq!(plan.downlink_queue.to_string(), "codel:target=10,interval=100,packets=100");
+        assert_eq!(plan.uplink_queue.to_string(), "codel:target=10,interval=100,bytes=30000");
         let e = err(&format!(
             "{BASE}[[flows]]\nscheme = \"cubic-codel\"\n[[flows]]\nscheme = \"cubic-pie\"\n"
         ));
-        assert!(
-            e.contains("`cubic-codel` and `cubic-pie` want different queues"),
-            "{e}"
-        );
-        let e = err(&format!(
-            "{BASE}[[flows]]\nscheme = \"cubic-pie\"\npie_max_burst_ms = 0\n"
-        ));
-        assert!(
-            e.contains("flows[0]") && e.contains("pie_max_burst_ms"),
-            "{e}"
-        );
+        assert!(e.contains("`cubic-codel` and `cubic-pie` want different queues"), "{e}");
+        let e = err(&format!("{BASE}[[flows]]\nscheme = \"cubic-pie\"\npie_max_burst_ms = 0\n"));
+        assert!(e.contains("flows[0]") && e.contains("pie_max_burst_ms"), "{e}");
     }
 
     #[test]
@@ -517,9 +492,7 @@ duration_s = 5
             Some(rxctl::Rule::Dfcsd(_))
         ));
         assert_eq!(
-            Plan::resolve(&sc.with_scheme("cubic").unwrap(), None)
-                .unwrap()
-                .receiver_rule,
+            Plan::resolve(&sc.with_scheme("cubic").unwrap(), None).unwrap().receiver_rule,
             None
         );
         let e = err(&SHORT_LONG.replacen("scheme = \"dfcsd\"", "scheme = \"drwa\"", 1));

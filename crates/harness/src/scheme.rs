@@ -66,46 +66,24 @@ fn c2tcp_variant_word(w: &str) -> Result<(), String> {
 /// of `variant`: 1 forces it on, 0 off.
 macro_rules! c2tcp_switch {
     ($name:literal, $about:literal) => {
-        Knob {
-            name: $name,
-            about: $about,
-            min: 0.0,
-            max: 1.0,
-            word: None,
-        }
+        Knob { name: $name, about: $about, min: 0.0, max: 1.0, word: None }
     };
 }
 
 const C2TCP_KNOBS: &[Knob] = &[
     Knob {
         name: "variant",
-        about:
-            "jsac (the authors' released behaviour, default) or paper (Algorithms 1-3 as printed), \
+        about: "jsac (the authors' released behaviour, default) or paper (Algorithms 1-3 as printed), \
                 then any +BEHAVIOUR/-BEHAVIOUR",
         min: 0.0,
         max: 0.0,
         word: Some(c2tcp_variant_word),
     },
-    c2tcp_switch!(
-        "blind_window",
-        "1: nothing for 1 s after a Cubic epoch start (authors' hook position)"
-    ),
-    c2tcp_switch!(
-        "anchored_tuner",
-        "1: alpha re-anchored at Target/minRTT every cycle (JSAC Tuner)"
-    ),
-    c2tcp_switch!(
-        "ms_good_test",
-        "1: Good iff rtt_ms <= Setpoint_ms, in whole ms"
-    ),
-    c2tcp_switch!(
-        "shared_growth",
-        "1: Good growth Setpoint_ms/rtt_ms per ACK on Cubic's counter, no gate"
-    ),
-    c2tcp_switch!(
-        "ack_interval",
-        "1: Interval = current Setpoint on every ACK; CoDel's Newton step"
-    ),
+    c2tcp_switch!("blind_window", "1: nothing for 1 s after a Cubic epoch start (authors' hook position)"),
+    c2tcp_switch!("anchored_tuner", "1: alpha re-anchored at Target/minRTT every cycle (JSAC Tuner)"),
+    c2tcp_switch!("ms_good_test", "1: Good iff rtt_ms <= Setpoint_ms, in whole ms"),
+    c2tcp_switch!("shared_growth", "1: Good growth Setpoint_ms/rtt_ms per ACK on Cubic's counter, no gate"),
+    c2tcp_switch!("ack_interval", "1: Interval = current Setpoint on every ACK; CoDel's Newton step"),
     Knob {
         name: "target_ms",
         about: "average-delay Target given through SOL_C2TCP",
@@ -411,17 +389,11 @@ fn receiver_side(name: &str, rule: &'static str, cc: &str) -> Result<Scheme> {
 /// load-time default), then each behaviour switch given.
 pub fn c2tcp_variant(params: &BTreeMap<String, toml::Value>) -> Result<Option<sockopt::Variant>> {
     let mut v: Option<sockopt::Variant> = match params.get("variant").and_then(|w| w.as_str()) {
-        Some(w) => Some(
-            w.parse()
-                .map_err(|e: String| anyhow::anyhow!("variant: {e}"))?,
-        ),
+        Some(w) => Some(w.parse().map_err(|e: String| anyhow::anyhow!("variant: {e}"))?),
         None => None,
     };
     for (name, bit) in sockopt::variant::BEHAVIOURS {
-        let Some(on) = params
-            .get(name)
-            .and_then(|x| x.as_integer().or_else(|| x.as_float().map(|f| f as i64)))
-        else {
+        let Some(on) = params.get(name).and_then(|x| x.as_integer().or_else(|| x.as_float().map(|f| f as i64))) else {
             continue;
         };
         let var = v.get_or_insert_with(sockopt::Variant::default);
@@ -720,10 +692,7 @@ mod tests {
             over("cubic-pie", "droptail:bytes=150000", &p).as_deref(),
             Some("pie:qdelay_ref=20,max_burst=150,bytes=150000")
         );
-        assert_eq!(
-            over("cubic", "droptail:packets=100", &BTreeMap::new()),
-            None
-        );
+        assert_eq!(over("cubic", "droptail:packets=100", &BTreeMap::new()), None);
         p.insert("pie_max_burst_ms".to_string(), toml::Value::Integer(0));
         let e = lookup("cubic-pie")
             .unwrap()
@@ -734,25 +703,14 @@ mod tests {
 
     #[test]
     fn aqm_knobs_are_the_queues_timing_arguments_with_emus_defaults() {
-        for (name, aqm) in [
-            ("cubic-codel", QueueKind::CoDel),
-            ("cubic-pie", QueueKind::Pie),
-        ] {
+        for (name, aqm) in [("cubic-codel", QueueKind::CoDel), ("cubic-pie", QueueKind::Pie)] {
             let s = lookup(name).unwrap();
             assert_eq!(s.kind, Kind::CubicOverAqm { aqm });
             assert_eq!(s.knobs.len(), aqm.timing_args().len());
             for (arg, default) in aqm.timing_args() {
                 let knob = aqm_knob(aqm, arg);
-                let k = s
-                    .knobs
-                    .iter()
-                    .find(|k| k.name == knob)
-                    .unwrap_or_else(|| panic!("{knob}"));
-                assert!(
-                    k.about.contains(&format!("(default {default})")),
-                    "{knob}: {}",
-                    k.about
-                );
+                let k = s.knobs.iter().find(|k| k.name == knob).unwrap_or_else(|| panic!("{knob}"));
+                assert!(k.about.contains(&format!("(default {default})")), "{knob}: {}", k.about);
             }
         }
     }

@@ -137,12 +137,7 @@ pub fn set_alpha_pct(fd: &impl AsRawFd, alpha_pct: u32) -> io::Result<()> {
 
 /// Chooses the C2TCP variant of this socket (see [`variant`]).
 pub fn set_variant(fd: &impl AsRawFd, v: Variant) -> io::Result<()> {
-    set_raw(
-        fd.as_raw_fd(),
-        SOL_C2TCP,
-        C2TCP_VARIANT,
-        &v.to_raw().to_ne_bytes(),
-    )
+    set_raw(fd.as_raw_fd(), SOL_C2TCP, C2TCP_VARIANT, &v.to_raw().to_ne_bytes())
 }
 
 /// The socket's C2TCP_VARIANT as set (base Default when never set).

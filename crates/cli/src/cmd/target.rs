@@ -115,10 +115,7 @@ fn set(a: SetArgs) -> Result<ExitCode> {
     // Shared: no unload can remove the map under us.
     let _lock = BpfLock::shared()?;
     cgroups::set(&cg, &setting)?;
-    println!(
-        "{} (for sockets created from now on)",
-        describe(&cg, &setting)
-    );
+    println!("{} (for sockets created from now on)", describe(&cg, &setting));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -128,7 +125,9 @@ fn get(a: GetArgs) -> Result<ExitCode> {
     let effective = cgroups::effective(&cg)?;
     let default_us = bpfload::cc::c2tcp_default_target_us().unwrap_or(0);
     if a.json {
-        let setting = |s: &Setting| serde_json::json!({"target_us": s.target_us, "variant": s.variant.to_string()});
+        let setting = |s: &Setting| {
+            serde_json::json!({"target_us": s.target_us, "variant": s.variant.to_string()})
+        };
         let v = serde_json::json!({
             "cgroup": cg.name,
             "cgroup_id": cg.id,
@@ -146,11 +145,7 @@ fn get(a: GetArgs) -> Result<ExitCode> {
     match (&own, &effective) {
         (Some(s), _) => println!("{}", describe(&cg, s)),
         (None, Some((from, s))) => {
-            println!(
-                "{}: no setting of its own; inherits {}",
-                cg.name,
-                describe(from, s)
-            )
+            println!("{}: no setting of its own; inherits {}", cg.name, describe(from, s))
         }
         (None, None) => println!(
             "{}: no setting; its sockets get the default Target ({})",
@@ -209,10 +204,7 @@ fn clear(a: ClearArgs) -> Result<ExitCode> {
     }
     let cg = cgroups::resolve(a.cgroup.as_deref().unwrap_or_default())?;
     if cgroups::clear(&cg)? {
-        println!(
-            "{}: setting removed (for sockets created from now on)",
-            cg.name
-        );
+        println!("{}: setting removed (for sockets created from now on)", cg.name);
     } else {
         println!("{}: had no setting", cg.name);
     }

@@ -61,11 +61,7 @@ fn sort(rows: &mut [Connection], key: SortKey) {
     match key {
         SortKey::Local => rows.sort_by_key(|c| (c.local, c.remote, c.netns)),
         SortKey::Remote => rows.sort_by_key(|c| (c.remote, c.local, c.netns)),
-        _ => rows.sort_by(|a, b| {
-            num(b)
-                .cmp(&num(a))
-                .then((a.local, a.remote).cmp(&(b.local, b.remote)))
-        }),
+        _ => rows.sort_by(|a, b| num(b).cmp(&num(a)).then((a.local, a.remote).cmp(&(b.local, b.remote)))),
     }
 }
 
@@ -96,19 +92,8 @@ fn mbit(bps: u64) -> String {
 fn table(rows: &[Connection]) -> String {
     let mut out = format!(
         "{:<22} {:<22} {:<6} {:>8} {:<7} {:>5} {:>7} {:>7} {:<6} {:>5} {:>6} {:>8} {:>8}\n",
-        "LOCAL",
-        "REMOTE",
-        "CC",
-        "TARGET",
-        "SOURCE",
-        "ALPHA",
-        "MINRTT",
-        "AVGRTT",
-        "COND",
-        "BAD",
-        "CWND",
-        "PACING",
-        "DELIVERY"
+        "LOCAL", "REMOTE", "CC", "TARGET", "SOURCE", "ALPHA", "MINRTT", "AVGRTT", "COND", "BAD",
+        "CWND", "PACING", "DELIVERY"
     );
     for c in rows {
         out += &format!(

@@ -162,9 +162,7 @@ impl QueueSpec {
                 }
             }
         }
-        if matches!(kind, QueueKind::DropTail | QueueKind::DropHead)
-            && spec.limit == Limit::default()
-        {
+        if matches!(kind, QueueKind::DropTail | QueueKind::DropHead) && spec.limit == Limit::default() {
             bail!(
                 "{} needs a size limit: packets=N or bytes=N (e.g. {}:packets=100)",
                 kind.name(),
@@ -282,16 +280,8 @@ mod tests {
         assert_eq!(c, "codel:packets=100".parse().unwrap());
         c.set_timing_ms("interval", 50.0).unwrap();
         assert_eq!(c.to_string(), "codel:target=5,interval=50,packets=100");
-        assert!(c
-            .set_timing_ms("max_burst", 1.0)
-            .unwrap_err()
-            .to_string()
-            .contains("no argument `max_burst`"));
-        assert!(c
-            .set_timing_ms("target", 0.0)
-            .unwrap_err()
-            .to_string()
-            .contains("positive number"));
+        assert!(c.set_timing_ms("max_burst", 1.0).unwrap_err().to_string().contains("no argument `max_burst`"));
+        assert!(c.set_timing_ms("target", 0.0).unwrap_err().to_string().contains("positive number"));
     }
 
     #[test]
