@@ -38,6 +38,7 @@ use crate::trace_ref::{is_file_spec, Checksums, TraceRef};
 /// takes it. Its scenario is concrete (swept value applied, trace files
 /// named by absolute path, checked by content through `traces`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct Job {
     /// Its place in the bench's listed order, which `--shard` selects on.
     pub index: usize,
@@ -72,8 +73,13 @@ impl Job {
     }
 
     /// A job as `--list` printed it (a file or a line).
+    /// Unknown fields are refused; the error names the field.
     pub fn parse(text: &str) -> Result<Job> {
-        Ok(serde_json::from_str(text.trim())?)
+        let mut de = serde_json::Deserializer::from_str(text.trim());
+        let job: Job = serde_path_to_error::deserialize(&mut de)
+            .map_err(|e| anyhow::anyhow!("field `{}`: {}", e.path(), e.inner()))?;
+        de.end()?;
+        Ok(job)
     }
 }
 

@@ -139,8 +139,9 @@ pub fn run(sc: &Scenario, opts: &RunOptions, interrupt: &AtomicBool) -> Result<R
         let r = execute(&plan, opts, interrupt, &mut setup);
         // The run's own error first; setup.json's (a full disk) only if none.
         let written = write_json(&opts.out.join("setup.json"), &setup);
-        r.and(written)
+        r.and_then(|notes| written.map(|()| notes))
     });
+    let result = result.map(|notes| info.notes = notes);
     let interrupted = interrupt.load(Ordering::Relaxed);
     match &result {
         Ok(()) if interrupted => {} // stays "interrupted", partial results kept
@@ -164,7 +165,7 @@ fn execute(
     opts: &RunOptions,
     interrupt: &AtomicBool,
     setup: &mut Setup<'_>,
-) -> Result<()> {
+) -> Result<Vec<String>> {
     let (sc, link) = (&plan.scenario, &plan.link);
     let needs = plan.needs();
     let stop = Arc::new(AtomicBool::new(false));
@@ -325,7 +326,11 @@ fn execute(
     stopped?;
     write_flow_files(&opts.out, &outcomes)?;
     crate::analysis::analyze(sc, &opts.out, &outcomes)?;
-    Ok(())
+    if interrupt.load(Ordering::Relaxed) {
+        return Ok(Vec::new()); // partial by design; `interrupted` says so
+    }
+    // Only now may the run call itself done: every flow ran and moved data.
+    crate::measured::check(&outcomes, setup.emulator.as_ref())
 }
 
 /// Sleeps until `end`, waking at least every 200 ms for `interrupt`, to

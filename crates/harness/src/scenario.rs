@@ -57,6 +57,18 @@ pub struct Scenario {
     pub bench: Option<BenchDefaults>,
 }
 
+/// The most repetitions a bench runs of each run.
+pub const MAX_REPS: u32 = 1000;
+
+/// Checks a repetition count, from `--reps` or `[bench] reps` alike (the
+/// caller names which): the same words either way.
+pub fn check_reps(reps: u32) -> Result<(), String> {
+    match reps {
+        1..=MAX_REPS => Ok(()),
+        n => Err(format!("{n} repetitions: give 1 to {MAX_REPS}")),
+    }
+}
+
 /// A scenario's `[bench]` table; each field is the default of the
 /// `c2tcp bench` flag of the same name.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

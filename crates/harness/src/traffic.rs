@@ -96,8 +96,10 @@ pub fn connect_with(spec: &SendSpec) -> Result<TcpStream> {
     if let Some(v) = spec.variant {
         sockopt::set_variant(&sock, v).with_context(|| format!("setting C2TCP_VARIANT {v}"))?;
     }
-    let stream =
-        tcp::connect_v4(sock, spec.dst).with_context(|| format!("connecting to {}", spec.dst))?;
+    // Not past the flow's end: a link in outage must not hold the run.
+    let limit = spec.stop_at.saturating_duration_since(Instant::now());
+    let stream = tcp::connect_v4_within(sock, spec.dst, limit)
+        .with_context(|| format!("connecting to {}", spec.dst))?;
     stream.set_nonblocking(true)?;
     Ok(stream)
 }

@@ -28,8 +28,11 @@ use crate::Error;
 /// The metrics of one flow, a group of flows, or all selected flows together.
 /// Field names are the `metrics.json` ones. None (null): undefined here,
 /// e.g. a delay with no packets, loss on a log without drop lines.
+///
+/// Read back (`metrics.json`), `throughput_mbps` and `capacity_mbps` are
+/// required: a record without them measured nothing. Missing optional
+/// figures read as None (older files lack the newer ones).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
 pub struct Metrics {
     /// Mbit/s (10⁶ bit/s) departed from the bottleneck in the window.
     pub throughput_mbps: f64,
@@ -69,10 +72,14 @@ pub struct Metrics {
     /// TCP retransmissions the sender counted (the runner fills it in).
     pub retransmits: Option<u64>,
     /// Packets and bytes departed, packets dropped, in the window.
+    #[serde(default)]
     pub packets: u64,
+    #[serde(default)]
     pub bytes: u64,
+    #[serde(default)]
     pub dropped_packets: u64,
     /// Drops by reason (tail, head, codel, pie, loss, oversize); zeros left out.
+    #[serde(default)]
     pub drops: BTreeMap<String, u64>,
     /// Departures the queue marked CE (ECN instead of a drop, ABC's brakes).
     pub ce_marks: u64,
@@ -80,7 +87,6 @@ pub struct Metrics {
 
 /// One reported flow: a single 5-tuple, or a labelled group of them.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
 pub struct FlowMetrics {
     /// Unique name: the group's label, else `flow<id>`.
     pub name: String,
@@ -92,6 +98,7 @@ pub struct FlowMetrics {
     pub src: Option<String>,
     pub dst: Option<String>,
     /// Flow ids counted here.
+    #[serde(default)]
     pub members: Vec<u32>,
     #[serde(flatten)]
     pub metrics: Metrics,
@@ -107,9 +114,14 @@ pub struct Window {
 
 /// Everything `metrics::analyze` finds. `metrics.json` is this minus the
 /// time series and the CDF, which go to their own CSV files.
+///
+/// Read back strictly ([`Analysis::read_json`]): every field present, none
+/// unknown, `format` this version's ([`FORMAT`]); anything else is an error
+/// naming the file and the field, never a run at 0 Mbit/s.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(deny_unknown_fields)]
 pub struct Analysis {
+    /// The schema and its version: [`FORMAT`].
     pub format: String,
     /// The analysed log, as given.
     pub log_path: String,
@@ -458,7 +470,47 @@ impl Analysis {
     /// An analysis as serialized (`metrics.json`), its path in any error.
     pub fn read_json(path: &std::path::Path) -> Result<Analysis, crate::Error> {
         let text = std::fs::read_to_string(path).map_err(|e| crate::Error::io(path, e))?;
-        serde_json::from_str(&text)
-            .map_err(|e| crate::Error::parse(path, e.line() as u64, e.to_string()))
+        Analysis::parse_json(&text).map_err(|(line, m)| crate::Error::parse(path, line, m))
+    }
+
+    /// The checks of [`Analysis::read_json`] on text: the error's line (0:
+    /// the file as a whole) and message, which names the field.
+    pub fn parse_json(text: &str) -> Result<Analysis, (u64, String)> {
+        // The version first, so a newer or foreign file is named as such
+        // rather than by its first unexpected field.
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| (e.line() as u64, e.to_string()))?;
+        match value.get("format").and_then(|f| f.as_str()) {
+            Some(FORMAT) => {}
+            Some(other) => {
+                return Err((
+                    0,
+                    format!("field `format` is `{other}`; this c2tcp reads `{FORMAT}` only"),
+                ))
+            }
+            None => {
+                return Err((
+                    0,
+                    format!("not a c2tcp metrics file: no field `format` (`{FORMAT}`)"),
+                ))
+            }
+        }
+        // serde_path_to_error names the field (`aggregate.throughput_mbps`).
+        let a: Analysis = serde_path_to_error::deserialize(value).map_err(|e| {
+            let at = e.path().to_string();
+            (0, format!("field `{at}`: {}", e.inner()))
+        })?;
+        let finite = |x: f64| x.is_finite() && x >= 0.0;
+        let bad = [
+            ("aggregate.throughput_mbps", a.aggregate.throughput_mbps),
+            ("aggregate.capacity_mbps", a.aggregate.capacity_mbps),
+            ("window.duration_s", a.window.duration_s),
+        ]
+        .into_iter()
+        .find(|(_, v)| !finite(*v));
+        if let Some((field, v)) = bad {
+            return Err((0, format!("field `{field}` is {v}: not a measurement")));
+        }
+        Ok(a)
     }
 }

@@ -79,7 +79,10 @@ pub mod wait {
     pub fn ready(fd: impl AsFd, events: PollFlags, timeout: Duration) -> io::Result<bool> {
         let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
         let mut fds = [PollFd::new(fd.as_fd(), events)];
-        match poll(&mut fds, PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX)) {
+        match poll(
+            &mut fds,
+            PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX),
+        ) {
             Ok(0) | Err(Errno::EINTR) => Ok(false),
             Ok(_) => Ok(true),
             Err(e) => Err(e.into()),
@@ -98,7 +101,11 @@ pub mod wait {
     /// [`sleep`] until `deadline_us` of [`crate::clock::monotonic_us`].
     pub fn sleep_until_us(fd: impl AsFd, events: PollFlags, deadline_us: u64) {
         let now = crate::clock::monotonic_us();
-        sleep(fd, events, Duration::from_micros(deadline_us.saturating_sub(now)));
+        sleep(
+            fd,
+            events,
+            Duration::from_micros(deadline_us.saturating_sub(now)),
+        );
     }
 }
 
@@ -242,6 +249,42 @@ pub mod tcp {
         connect(sock.as_raw_fd(), &SockaddrIn::from(dst))?;
         Ok(TcpStream::from(sock))
     }
+
+    /// As [`connect_v4`], giving up after `limit` (`TimedOut`): a link in
+    /// outage would otherwise hold a blocking connect through every SYN
+    /// retry, a minute or more, far past the run's end. Linux bounds a
+    /// blocking connect by SO_SNDTIMEO (EINPROGRESS when it expires); the
+    /// timeout is cleared again once connected.
+    pub fn connect_v4_within(
+        sock: OwnedFd,
+        dst: SocketAddrV4,
+        limit: std::time::Duration,
+    ) -> io::Result<TcpStream> {
+        use nix::sys::socket::{setsockopt, sockopt::SendTimeout};
+        use nix::sys::time::TimeVal;
+        // A zero SO_SNDTIMEO means "no timeout": wait at least 1 ms.
+        let limit = limit.max(std::time::Duration::from_millis(1));
+        setsockopt(&sock, SendTimeout, &TimeVal::from(libc_timeval(limit)))?;
+        match connect(sock.as_raw_fd(), &SockaddrIn::from(dst)) {
+            Ok(()) => {}
+            Err(nix::errno::Errno::EINPROGRESS) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!("no connection within {:.1} s", limit.as_secs_f64()),
+                ))
+            }
+            Err(e) => return Err(e.into()),
+        }
+        setsockopt(&sock, SendTimeout, &TimeVal::new(0, 0))?;
+        Ok(TcpStream::from(sock))
+    }
+
+    fn libc_timeval(d: std::time::Duration) -> nix::libc::timeval {
+        nix::libc::timeval {
+            tv_sec: d.as_secs() as nix::libc::time_t,
+            tv_usec: d.subsec_micros() as nix::libc::suseconds_t,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -291,10 +334,41 @@ mod tests {
         assert_eq!((t.len(), &t[4..5], &t[10..11]), (19, "-", " "), "{t}");
     }
 
+    /// A listener whose accept queue is full drops SYNs, as a link in
+    /// outage does: the bounded connect gives up on time instead of
+    /// waiting through every SYN retry.
+    #[test]
+    fn a_bounded_connect_gives_up_on_time() {
+        use nix::sys::socket::{bind, getsockname, listen, Backlog, SockaddrIn};
+        use std::os::fd::AsRawFd;
+        let l = tcp::socket_v4().unwrap();
+        bind(l.as_raw_fd(), &SockaddrIn::new(127, 0, 0, 1, 0)).unwrap();
+        listen(&l, Backlog::new(0).unwrap()).unwrap();
+        let addr: SockaddrIn = getsockname(l.as_raw_fd()).unwrap();
+        let dst = std::net::SocketAddrV4::new(addr.ip(), addr.port());
+        let mut kept = Vec::new();
+        let timed_out = (0..8).find_map(|_| {
+            let t = Instant::now();
+            match tcp::connect_v4_within(tcp::socket_v4().unwrap(), dst, Duration::from_millis(300))
+            {
+                Ok(s) => {
+                    kept.push(s);
+                    None
+                }
+                Err(e) => Some((e, t.elapsed())),
+            }
+        });
+        let (e, took) = timed_out.expect("a full accept queue never refused a connect");
+        assert_eq!(e.kind(), std::io::ErrorKind::TimedOut, "{e}");
+        assert!(took < Duration::from_secs(3), "gave up after {took:?}");
+    }
+
     #[test]
     fn a_socket_configured_before_connect_connects() {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        let SocketAddr::V4(dst) = l.local_addr().unwrap() else { unreachable!() };
+        let SocketAddr::V4(dst) = l.local_addr().unwrap() else {
+            unreachable!()
+        };
         let sock = tcp::socket_v4().unwrap();
         let mut s = tcp::connect_v4(sock, dst).unwrap();
         let (mut a, _) = l.accept().unwrap();
@@ -303,7 +377,16 @@ mod tests {
         s.read_exact(&mut buf).unwrap();
         assert_eq!(&buf, b"hi");
         let refused = tcp::connect_v4(tcp::socket_v4().unwrap(), "127.0.0.1:1".parse().unwrap());
-        assert_eq!(refused.unwrap_err().kind(), std::io::ErrorKind::ConnectionRefused);
+        let refused_within = tcp::connect_v4_within(
+            tcp::socket_v4().unwrap(),
+            "127.0.0.1:1".parse().unwrap(),
+            Duration::from_secs(1),
+        );
+        assert!(refused_within.is_err());
+        assert_eq!(
+            refused.unwrap_err().kind(),
+            std::io::ErrorKind::ConnectionRefused
+        );
     }
 
     #[test]
@@ -314,7 +397,10 @@ mod tests {
         let b = std::fs::File::open(&dir).unwrap();
         assert!(lock::try_exclusive(&a).unwrap());
         assert!(!lock::try_exclusive(&b).unwrap());
-        assert!(lock::try_exclusive(a.try_clone().unwrap()).unwrap(), "same open file");
+        assert!(
+            lock::try_exclusive(a.try_clone().unwrap()).unwrap(),
+            "same open file"
+        );
         drop(a);
         lock::exclusive(&b).unwrap();
         std::fs::remove_file(&dir).unwrap();
@@ -322,7 +408,10 @@ mod tests {
 
     #[test]
     fn signalling_a_child_ends_it() {
-        let mut child = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
         assert!(process::terminate(&child));
         let status = child.wait().unwrap();
         use std::os::unix::process::ExitStatusExt;

@@ -455,7 +455,12 @@ fn compose(
     let mut doc = Document::default();
     let traces: BTreeSet<&str> = runs.iter().map(|r| r.info.id.trace.as_str()).collect();
     let schemes: BTreeSet<&str> = runs.iter().map(|r| r.info.id.scheme.as_str()).collect();
-    doc.push(Block::Heading(1, "c2tcp results".into()));
+    // A report of one run is titled by that run, not by its directory.
+    let title = match runs {
+        [one] if skipped.is_empty() => format!("c2tcp run: {}", one.info.id.describe()),
+        _ => "c2tcp results".into(),
+    };
+    doc.push(Block::Heading(1, title));
     doc.push(Block::Paragraph(format!(
         "{} finished runs of {} schemes over {} traces in {}; {} not done and left out. Delays are queueing delays at the bottleneck \
          unless marked one-way; definitions in docs/metrics.md.",

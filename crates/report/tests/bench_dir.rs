@@ -378,6 +378,13 @@ fn a_single_run_directory_is_a_bench_of_one() {
     assert_eq!(r.markdown, dir.path().join("report.md"));
     assert!(dir.path().join("perf.json").exists());
     assert!(r.normalised.notes[0].contains("no runs of the reference scheme \"c2tcp\""));
+    // Titled by its run (it used to say only "c2tcp results", its
+    // directory `.`).
+    let md = std::fs::read_to_string(&r.markdown).unwrap();
+    assert!(
+        md.starts_with("# c2tcp run: T.down cubic default rep0"),
+        "{md}"
+    );
     assert!(
         build(&dir.path().join("plots"), &ReportOptions::default()).is_err(),
         "no runs there"

@@ -135,9 +135,39 @@ impl RunId {
     }
 }
 
+/// The version of run.json this code writes and reads. A record without
+/// `version` was written before it existed and reads as version 1.
+pub const RUN_JSON_VERSION: u32 = 1;
+
+/// Every field run.json may hold (its identity flattened in): the reader
+/// refuses any other, naming it. A test keeps the list equal to the type's.
+const RUN_JSON_FIELDS: &[&str] = &[
+    "version",
+    "status",
+    "scenario",
+    "scheme",
+    "trace",
+    "params",
+    "rep",
+    "label",
+    "seed",
+    "timings",
+    "duration_s",
+    "duration_from_trace",
+    "error",
+    "notes",
+];
+
+fn run_json_version() -> u32 {
+    RUN_JSON_VERSION
+}
+
 /// run.json: what ran, with which parameters, and how it ended.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunInfo {
+    /// [`RUN_JSON_VERSION`].
+    #[serde(default = "run_json_version")]
+    pub version: u32,
     pub status: RunStatus,
     #[serde(flatten)]
     pub id: RunId,
@@ -157,6 +187,10 @@ pub struct RunInfo {
     /// Why a failed run failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What a `done` run says about itself beside its metrics, e.g. a flow
+    /// that moved nothing because its trace offered no capacity.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -181,6 +215,7 @@ impl RunInfo {
     /// `label_for(&params)`.
     pub fn started(id: RunId) -> RunInfo {
         RunInfo {
+            version: RUN_JSON_VERSION,
             status: RunStatus::Interrupted,
             label: id.label(),
             id,
@@ -192,6 +227,7 @@ impl RunInfo {
             duration_s: None,
             duration_from_trace: false,
             error: None,
+            notes: Vec::new(),
         }
     }
 
@@ -252,8 +288,32 @@ impl RunInfo {
         let path = dir.join(RUN_JSON);
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("reading {}", path.display()))?;
-        serde_json::from_str(&text)
-            .with_context(|| format!("{}: not a valid run.json", path.display()))
+        RunInfo::parse(&text).with_context(|| format!("{}: not a valid run.json", path.display()))
+    }
+
+    /// run.json's schema: a JSON object of known fields only, of a version
+    /// this code reads, every required field present and typed (the error
+    /// names the field).
+    pub fn parse(text: &str) -> Result<RunInfo> {
+        let value: serde_json::Value = serde_json::from_str(text)?;
+        let Some(fields) = value.as_object() else {
+            anyhow::bail!("not a JSON object");
+        };
+        if let Some(unknown) = fields
+            .keys()
+            .find(|k| !RUN_JSON_FIELDS.contains(&k.as_str()))
+        {
+            anyhow::bail!("unknown field `{unknown}`");
+        }
+        let info: RunInfo = serde_path_to_error::deserialize(value)
+            .map_err(|e| anyhow::anyhow!("field `{}`: {}", e.path(), e.inner()))?;
+        if info.version > RUN_JSON_VERSION {
+            anyhow::bail!(
+                "field `version` is {}; this c2tcp reads run.json up to version {RUN_JSON_VERSION}",
+                info.version
+            );
+        }
+        Ok(info)
     }
 }
 
@@ -438,6 +498,53 @@ pub(crate) fn find_run_dirs(dir: &Path, found: &mut Vec<PathBuf>) -> std::io::Re
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn full_run_info() -> RunInfo {
+        let mut info = RunInfo::started(RunId::new("s", "cubic", "t", BTreeMap::new(), 1));
+        info.seed = Some(1);
+        info.duration_s = Some(3.0);
+        info.duration_from_trace = true;
+        info.notes = vec!["a note".into()];
+        info.finished(Some("an error".into()));
+        info
+    }
+
+    /// The reader's list of fields is the type's: every optional field set.
+    #[test]
+    fn run_json_fields_are_the_types_fields() {
+        let v = serde_json::to_value(full_run_info()).unwrap();
+        let mut written: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        let mut listed = RUN_JSON_FIELDS.to_vec();
+        written.sort();
+        listed.sort();
+        assert_eq!(written, listed);
+    }
+
+    #[test]
+    fn run_json_reads_back_and_refuses_what_is_not_one() {
+        let info = full_run_info();
+        let text = serde_json::to_string(&info).unwrap();
+        assert_eq!(RunInfo::parse(&text).unwrap(), info);
+        let refused = |text: &str, says: &str| {
+            let e = format!("{:#}", RunInfo::parse(text).unwrap_err());
+            assert!(e.contains(says), "{text}: {e}");
+        };
+        refused("{\"foo\":1}", "unknown field `foo`");
+        refused("[]", "not a JSON object");
+        refused("", "EOF");
+        refused("{\"status\":\"done\"}", "scenario");
+        refused(
+            "{\"status\":\"finished\",\"scenario\":\"s\",\"scheme\":\"c\",\"trace\":\"t\"}",
+            "status",
+        );
+        let mut newer = serde_json::to_value(&info).unwrap();
+        newer["version"] = 2.into();
+        refused(&newer.to_string(), "version");
+        // Written before `version` existed: version 1.
+        let mut old = serde_json::to_value(&info).unwrap();
+        old.as_object_mut().unwrap().remove("version");
+        assert_eq!(RunInfo::parse(&old.to_string()).unwrap().version, 1);
+    }
 
     #[test]
     fn run_dirs_follow_the_layout_with_safe_names() {

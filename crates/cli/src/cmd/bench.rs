@@ -53,9 +53,9 @@ pub struct Args {
     /// Repetitions of every run [default: the scenario's [bench] reps, else 1]
     #[arg(long)]
     reps: Option<u32>,
-    /// Runs at a time (each uses ~1 core at cellular rates)
-    #[arg(short, long, default_value_t = 1)]
-    jobs: usize,
+    /// Runs at a time, 1 to 256 (each uses ~1 core at cellular rates)
+    #[arg(short, long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    jobs: u16,
     /// Bench directory (runs/, report.md, ...)
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -124,6 +124,13 @@ fn collect_traces(specs: &[String]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// The reference scheme must be one the registry knows (a typo would
+/// leave every table without its reference, silently).
+pub fn check_reference(name: &str) -> Result<String> {
+    harness::scheme::lookup(name)?;
+    Ok(name.to_string())
+}
+
 pub fn run(mut a: Args) -> Result<ExitCode> {
     // Scheme files first: a bad one is refused before anything starts.
     harness::scheme::file::add(&a.scheme_file)?;
@@ -164,11 +171,23 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     } else {
         Vec::new()
     };
-    let reference = a
-        .reference
-        .clone()
-        .or(table.reference.clone())
-        .unwrap_or_else(|| report::DEFAULT_REFERENCE.into());
+    // Each value checked with the same words whether a flag or the
+    // scenario's [bench] table gave it; the message names which.
+    let table_src = |field: &str| match &a.scenario {
+        Some(p) => format!("{}: [bench] {field}", p.display()),
+        None => format!("[bench] {field}"),
+    };
+    if let Some(r) = a.reps {
+        harness::scenario::check_reps(r).map_err(|e| anyhow::anyhow!("--reps: {e}"))?;
+    } else if let Some(r) = table.reps {
+        harness::scenario::check_reps(r)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", table_src("reps")))?;
+    }
+    let reference = match (&a.reference, &table.reference) {
+        (Some(r), _) => check_reference(r).context("--reference")?,
+        (None, Some(r)) => check_reference(r).with_context(|| table_src("reference"))?,
+        (None, None) => report::DEFAULT_REFERENCE.into(),
+    };
     let reference_label = a.reference_label.clone().or(table.reference_label.clone());
     for s in &schemes {
         harness::scheme::lookup(s).context("--schemes")?;
@@ -232,8 +251,8 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
         jobs.iter()
             .filter(|j| bench::status_of(&j.dir) == Some(RunStatus::Done))
             .count(),
-        todo_s / 60.0 / a.jobs.max(1) as f64,
-        a.jobs.max(1),
+        todo_s / 60.0 / f64::from(a.jobs),
+        usize::from(a.jobs),
         a.out.display()
     );
 
@@ -241,7 +260,7 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     let (ccs, objects) = harness::plan::Needs::bpf_of(jobs.iter().map(|j| &j.scenario))?;
     let _bpf = BpfUse::acquire_with(&ccs, &objects)?;
 
-    let progress = Progress::new(&jobs, a.jobs.max(1));
+    let progress = Progress::new(&jobs, usize::from(a.jobs));
     let exe = std::env::current_exe().context("locating the c2tcp binary")?;
     let run_job = |job: &Job, own: &Ownership| -> Result<RunStatus> {
         progress.started(job);
@@ -256,7 +275,7 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     };
     let summary = bench::execute(
         jobs.clone(),
-        a.jobs,
+        usize::from(a.jobs),
         when_busy,
         interrupt,
         &run_job,

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use harness::ownership::{self, Claim};
 
 #[derive(clap::Args)]
@@ -31,9 +31,14 @@ pub struct Args {
     /// Tables only, no plots
     #[arg(long)]
     no_plots: bool,
+    /// Exit 0 even when runs were left out as failed or unreadable (they are still listed)
+    #[arg(long)]
+    allow_skipped: bool,
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
+    // Before anything is merged or written.
+    let reference = super::bench::check_reference(&a.reference).context("--reference")?;
     let (dir, out_dir, _owner) = match (&a.dirs[..], a.out) {
         ([one], out) => (one.clone(), out, None),
         (_, None) => bail!("several directories are merged: give --out MERGED"),
@@ -66,7 +71,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
     };
     let opts = report::ReportOptions {
-        reference_scheme: a.reference,
+        reference_scheme: reference,
         reference_label: a.reference_label,
         out_dir,
         plots: !a.no_plots,
@@ -83,7 +88,47 @@ pub fn run(a: Args) -> Result<ExitCode> {
         r.markdown.display(),
         r.html.display()
     );
-    Ok(ExitCode::SUCCESS)
+    for s in &r.skipped {
+        eprintln!("report: left out {}: {}", s.dir.display(), s.reason);
+    }
+    let (line, ok) = verdict(&r, a.allow_skipped);
+    eprintln!("{line}");
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// The summary line (runs used, left out and why) and whether the report
+/// may exit 0: it must have reported something, and left nothing out for
+/// an error (failed or unreadable runs) unless `allow_skipped`. Runs still
+/// unfinished (interrupted, running) are counted but are no error.
+fn verdict(r: &report::Report, allow_skipped: bool) -> (String, bool) {
+    use report::SkipKind;
+    let errors = r
+        .skipped
+        .iter()
+        .filter(|s| matches!(s.kind, SkipKind::Failed | SkipKind::Unreadable))
+        .count();
+    let left_out = report::left_out_note(&r.skipped)
+        .map(|n| format!("; {n}"))
+        .unwrap_or_default();
+    let mut line = format!(
+        "report: {} run{} used{left_out}",
+        r.runs,
+        if r.runs == 1 { "" } else { "s" }
+    );
+    let ok = if r.runs == 0 {
+        line.push_str(" — nothing to report");
+        false
+    } else if errors > 0 && !allow_skipped {
+        line.push_str(" — exiting 1 (--allow-skipped: warn only)");
+        false
+    } else {
+        true
+    };
+    (line, ok)
 }
 
 /// The headline figures of every configuration on every trace, in units.

@@ -80,6 +80,62 @@ pub struct Args {
     /// One job of `c2tcp bench --list` (a file, or - for stdin): runs it into --out (default: its run directory)
     #[arg(long, value_name = "FILE|-")]
     job: Option<PathBuf>,
+    /// When --out holds files that are not a run of ours, write into a fresh subdirectory of it (run-1, run-2, ...)
+    #[arg(long)]
+    subdir: bool,
+}
+
+/// What an existing `--out` holds.
+enum OutDir {
+    /// Absent, or empty but for a stale lock: the run makes it its own.
+    Fresh,
+    /// A run directory of ours (a readable run.json, or a bench's job.json
+    /// before its run started): the run replaces it.
+    Ours,
+    /// Anything else: never adopted, never mixed with.
+    Foreign(String),
+}
+
+fn classify_out(out: &Path) -> Result<OutDir> {
+    if !out.exists() {
+        return Ok(OutDir::Fresh);
+    }
+    if !out.is_dir() {
+        return Ok(OutDir::Foreign("it is not a directory".into()));
+    }
+    let mut others: Vec<String> = std::fs::read_dir(out)
+        .with_context(|| format!("reading {}", out.display()))?
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != ".lock")
+        .collect();
+    if others.is_empty() {
+        return Ok(OutDir::Fresh);
+    }
+    // A bench's run directory before its run.json exists.
+    if out.join("job.json").is_file() && !out.join(results::RUN_JSON).exists() {
+        return Ok(OutDir::Ours);
+    }
+    if out.join(results::RUN_JSON).is_file() {
+        return match results::RunInfo::read(out) {
+            Ok(_) => Ok(OutDir::Ours),
+            Err(e) => Ok(OutDir::Foreign(format!("{e:#}"))),
+        };
+    }
+    others.sort();
+    Ok(OutDir::Foreign(format!(
+        "it holds files that are not a run of ours ({}{})",
+        others[..others.len().min(3)].join(", "),
+        if others.len() > 3 { ", ..." } else { "" }
+    )))
+}
+
+/// The first `DIR/run-N` that does not exist yet.
+fn fresh_subdir(out: &Path) -> PathBuf {
+    (1..)
+        .map(|n| out.join(format!("run-{n}")))
+        .find(|p| !p.exists())
+        .expect("a free run-N")
 }
 
 /// Takes `out` for this run: the lock a bench handed over as stdin, or
@@ -237,14 +293,37 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     };
     // After the scenario and its schemes are checked: those errors need no root.
     bpfload::sys::require_root("c2tcp run")?;
-    let Some(out) = a.out.clone().or(job_dir) else {
+    let Some(mut out) = a.out.clone().or(job_dir) else {
         bail!("--out DIR is required")
     };
+    // A lone run owns its directory: new, empty, or a run of ours, which it
+    // replaces whole; anything else is refused (a bench's job directory is
+    // the bench's to clear).
+    let mut replace = false;
+    if a.job.is_none() {
+        match classify_out(&out)? {
+            OutDir::Fresh => {}
+            OutDir::Ours => replace = true,
+            OutDir::Foreign(_) if a.subdir && out.is_dir() => out = fresh_subdir(&out),
+            OutDir::Foreign(why) => bail!(
+                "--out {}: {why}; a run writes only into a new or empty directory or one of its \
+                 own runs (--subdir: into a fresh run-N inside it)",
+                out.display()
+            ),
+        }
+    }
     // One run per directory, held until this process (and, for a bench's
     // run, the bench) is gone.
     let Some(_owner) = own_out_dir(&out, a.job.is_some())? else {
         return Ok(ExitCode::FAILURE);
     };
+    if replace {
+        // Nothing of the earlier run may read as this one's.
+        _owner.clear()?;
+        if !a.quiet {
+            eprintln!("c2tcp run: replacing the earlier run in {}", out.display());
+        }
+    }
     let exe = std::env::current_exe().context("locating the c2tcp binary")?;
     let mut opts = RunOptions::new(&out, &exe);
     opts.seed = seed;
@@ -264,7 +343,9 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
         pb.finish_and_clear();
     }
     let status = status?;
-    if a.job.is_none() {
+    // An interrupted run has no results to summarise or report: only the
+    // line below says where its partial files are.
+    if a.job.is_none() && status == RunStatus::Done {
         let rep = report::build(&out, &report::ReportOptions::default());
         if !a.quiet {
             summarize(&out, status);

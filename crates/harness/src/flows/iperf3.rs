@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! `iperf3:<cc>` flows: the real iperf3, server in the receiver's namespace,
-//! client in the sender's, JSON results read back.
+//! client in the sender's, JSON results read back. The client must exit 0
+//! and its JSON must hold no `error` (an unknown `-C` congestion control is
+//! one); otherwise the flow's error says so with the tail of iperf3's
+//! stderr, kept in `iperf3-flow<N>-{client,server}.stderr`, and the run fails
+//! (`measured.rs`).
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
@@ -14,18 +18,44 @@ struct Iperf3 {
     server: Child,
     client: Child,
     json: PathBuf,
+    client_err: PathBuf,
+    server_err: PathBuf,
+}
+
+/// A file in the run directory that takes a child's stderr.
+fn stderr_file(path: &Path) -> Result<Stdio> {
+    let f = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    Ok(Stdio::from(f))
+}
+
+/// The last lines of a child's stderr file, for an error message.
+fn tail(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let tail = lines[lines.len().saturating_sub(5)..].join(" | ");
+    if tail.is_empty() {
+        "(nothing on stderr)".into()
+    } else {
+        tail
+    }
 }
 
 pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, cc: &str) -> Result<Box<dyn RunningFlow>> {
     let port = plan.port.to_string();
     let rx_addr = plan.receiver_addr.to_string();
     let json = ctx.out.join(format!("iperf3-flow{}.json", plan.index));
+    let server_err = ctx
+        .out
+        .join(format!("iperf3-flow{}-server.stderr", plan.index));
+    let client_err = ctx
+        .out
+        .join(format!("iperf3-flow{}-client.stderr", plan.index));
     let server = plan
         .receiver_ns
         .command("iperf3")
         .args(["-s", "-1", "-B", &rx_addr, "-p", &port])
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(stderr_file(&server_err)?)
         .spawn()
         .context("starting iperf3 -s (apt-get install iperf3)")?;
     // iperf3 has no start-time option: wait here (the runner starts flows in
@@ -50,7 +80,7 @@ pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, cc: &str) -> Result<Box<dyn R
     };
     let client = client
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(stderr_file(&client_err)?)
         .spawn()
         .context("starting iperf3 -c")?;
     Ok(Box::new(Iperf3 {
@@ -58,6 +88,8 @@ pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, cc: &str) -> Result<Box<dyn R
         server,
         client,
         json,
+        client_err,
+        server_err,
     }))
 }
 
@@ -68,18 +100,44 @@ impl RunningFlow for Iperf3 {
             mut server,
             mut client,
             json,
+            client_err,
+            server_err,
         } = *self;
-        let _ = client.wait();
+        let client_status = client.wait();
+        // A server still running is expected (we stop it); one that already
+        // exited with a failure is the flow's error.
+        let server_status = server.try_wait();
         let _ = server.kill();
         let _ = server.wait();
-        match read_results(&json) {
+        let mut error = match read_results(&json) {
             Ok((sent, received, retrans)) => {
                 outcome.bytes_sent = sent;
                 outcome.bytes_received = received;
                 outcome.retransmits = retrans;
+                None
             }
-            Err(e) => outcome.error = Some(format!("{e:#}")),
+            Err(e) => Some(format!("{e:#}")),
+        };
+        match client_status {
+            Ok(s) if s.success() => {}
+            Ok(s) => {
+                let why = error.take().map(|e| format!("{e}; ")).unwrap_or_default();
+                error = Some(format!(
+                    "iperf3 client exited with {s}: {why}stderr: {}",
+                    tail(&client_err)
+                ));
+            }
+            Err(e) => error = Some(format!("waiting for the iperf3 client: {e}")),
         }
+        if let Ok(Some(s)) = server_status {
+            if !s.success() && error.is_none() {
+                error = Some(format!(
+                    "iperf3 server exited with {s}: stderr: {}",
+                    tail(&server_err)
+                ));
+            }
+        }
+        outcome.error = error;
         outcome
     }
 
