@@ -149,24 +149,31 @@ fn the_list_is_stable_and_shards_cover_it_exactly_once() {
 
 #[test]
 fn a_scenario_carries_its_experiment_in_its_bench_table() {
-    // C2TCP's Fig. 20 from the scenario alone: five Targets of C2TCP, Cubic
-    // and Cubic+CoDel once each; a flag overrides the table.
+    // C2TCP's Fig. 20 from the scenario alone, on every downlink trace as
+    // the paper's: six Targets of C2TCP, and Cubic, Cubic+CoDel and
+    // Cubic+PIE once each, per trace; a flag overrides the table.
     let sc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/target-sweep.toml");
     let sc = sc.to_str().unwrap();
     let jobs: Vec<serde_json::Value> = list(&[sc, "--out", "x"])
         .iter()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let mut schemes: Vec<&str> = jobs
-        .iter()
-        .map(|j| j["id"]["scheme"].as_str().unwrap())
-        .collect();
-    schemes.dedup();
-    assert_eq!(schemes, ["c2tcp", "cubic", "cubic-codel"]);
-    assert_eq!(jobs.len(), 7);
+    let field = |k: &str| -> std::collections::BTreeSet<String> {
+        jobs.iter()
+            .map(|j| j["id"][k].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        field("scheme"),
+        ["c2tcp", "cubic", "cubic-codel", "cubic-pie"].map(String::from).into()
+    );
+    let traces = field("trace");
+    assert_eq!(traces.len(), 7, "{traces:?}");
+    assert!(traces.iter().all(|t| t.ends_with(".down")), "{traces:?}");
+    assert_eq!(jobs.len(), 7 * (6 + 3));
     assert_eq!(
         list(&[sc, "--out", "x", "--schemes", "cubic", "--reps", "2"]).len(),
-        2
+        7 * 2
     );
 }
 

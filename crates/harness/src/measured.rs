@@ -8,7 +8,11 @@
 //!    never heard from its sender, ...): the run fails, naming the flow and
 //!    the error its driver recorded (the child's stderr tail where there is
 //!    a child);
-//! 2. its receiver got at least one byte.
+//! 2. its receiver got at least one byte: as its endpoints counted, or, for
+//!    a flow whose endpoints count nothing (a `command` scheme's programs,
+//!    measured from the emulator's logs like every other scheme), as the
+//!    run's analysis of the logs found under its label (or, when it is the
+//!    run's only flow, across the link).
 //!
 //! A flow that moved nothing (with or without an error) does not fail the
 //! run when its direction, or the reverse one its handshake, ACKs and
@@ -21,17 +25,22 @@
 //! only `done` counts anywhere (`docs/results-layout.md`).
 use anyhow::{bail, Result};
 use emu::EmulatorStats;
+use metrics::Analysis;
 
 use crate::flows::FlowOutcome;
 use crate::scenario::Direction;
 
 /// Checks the flows' outcomes against what the emulator offered; returns
 /// the notes a `done` run carries (flows that legitimately moved nothing).
-pub fn check(outcomes: &[FlowOutcome], emulator: Option<&EmulatorStats>) -> Result<Vec<String>> {
+pub fn check(
+    outcomes: &[FlowOutcome],
+    emulator: Option<&EmulatorStats>,
+    analysis: Option<&Analysis>,
+) -> Result<Vec<String>> {
     let mut notes = Vec::new();
     for o in outcomes {
         let name = format!("flow {} ({}, {})", o.index, o.label, o.scheme);
-        if o.error.is_none() && o.bytes_received > 0 {
+        if o.error.is_none() && (o.bytes_received > 0 || seen_in_the_logs(o, outcomes, analysis)) {
             continue;
         }
         // Data goes one way, handshakes, ACKs and feedback the other: a
@@ -69,6 +78,22 @@ pub fn check(outcomes: &[FlowOutcome], emulator: Option<&EmulatorStats>) -> Resu
         }
     }
     Ok(notes)
+}
+
+/// Whether the logs' analysis saw data of a flow whose endpoints counted
+/// nothing at all (neither sent nor received: they cannot count).
+fn seen_in_the_logs(o: &FlowOutcome, all: &[FlowOutcome], analysis: Option<&Analysis>) -> bool {
+    let Some(a) = analysis else {
+        return false;
+    };
+    if o.bytes_sent != 0 {
+        return false; // it counted, and its receiver got nothing
+    }
+    let by_label = a
+        .flows
+        .iter()
+        .any(|f| f.name == o.label && f.metrics.throughput_mbps > 0.0);
+    by_label || (all.len() == 1 && a.aggregate.throughput_mbps > 0.0)
 }
 
 /// What went wrong with a flow that did not pass.
@@ -117,6 +142,7 @@ mod tests {
         let e = check(
             &[flow(5000, Some("iperf3: unable to set TCP_CONGESTION"))],
             Some(&offered(1)),
+            None,
         )
         .unwrap_err()
         .to_string();
@@ -125,32 +151,53 @@ mod tests {
 
     #[test]
     fn a_flow_that_moved_nothing_over_a_live_link_fails() {
-        let e = check(&[flow(0, None)], Some(&offered(1_000_000))).unwrap_err();
+        let e = check(&[flow(0, None)], Some(&offered(1_000_000)), None).unwrap_err();
         assert!(e.to_string().contains("moved no data"), "{e}");
     }
 
     #[test]
     fn a_flow_over_a_dead_link_may_move_nothing_and_says_so() {
-        let notes = check(&[flow(0, None)], Some(&offered(0))).unwrap();
+        let notes = check(&[flow(0, None)], Some(&offered(0)), None).unwrap();
         assert_eq!(notes.len(), 1);
         assert!(notes[0].contains("offered no capacity"), "{notes:?}");
     }
 
     #[test]
     fn a_connect_that_failed_over_a_dead_link_is_a_note_with_its_error() {
-        let notes = check(&[flow(0, Some("connecting: timed out"))], Some(&offered(0))).unwrap();
+        let notes = check(&[flow(0, Some("connecting: timed out"))], Some(&offered(0)), None).unwrap();
         assert!(notes[0].contains("timed out"), "{notes:?}");
     }
 
     #[test]
     fn an_error_after_data_moved_fails_even_over_a_dead_link() {
-        assert!(check(&[flow(10, Some("receiver: reset"))], Some(&offered(0))).is_err());
+        assert!(check(&[flow(10, Some("receiver: reset"))], Some(&offered(0)), None).is_err());
     }
 
     #[test]
     fn flows_that_moved_data_pass_without_notes() {
-        assert!(check(&[flow(1, None)], Some(&offered(1)))
+        assert!(check(&[flow(1, None)], Some(&offered(1)), None)
             .unwrap()
             .is_empty());
+    }
+
+    #[test]
+    fn a_flow_whose_endpoints_count_nothing_passes_on_the_logs_evidence() {
+        let mut a = Analysis::default();
+        a.flows.push(metrics::FlowMetrics {
+            name: "flow0".into(),
+            ..Default::default()
+        });
+        // The logs saw nothing of it: it fails like any other.
+        assert!(check(&[flow(0, None)], Some(&offered(1)), Some(&a)).is_err());
+        a.flows[0].metrics.throughput_mbps = 3.0;
+        assert!(check(&[flow(0, None)], Some(&offered(1)), Some(&a))
+            .unwrap()
+            .is_empty());
+        // A flow that counted what it sent cannot borrow the logs' word.
+        let counted = FlowOutcome {
+            bytes_sent: 10_000,
+            ..flow(0, None)
+        };
+        assert!(check(&[counted], Some(&offered(1)), Some(&a)).is_err());
     }
 }

@@ -325,12 +325,12 @@ fn execute(
     netassist_written.transpose()?;
     stopped?;
     write_flow_files(&opts.out, &outcomes)?;
-    crate::analysis::analyze(sc, &opts.out, &outcomes)?;
+    let analysis = crate::analysis::analyze(sc, &opts.out, &outcomes)?;
     if interrupt.load(Ordering::Relaxed) {
         return Ok(Vec::new()); // partial by design; `interrupted` says so
     }
     // Only now may the run call itself done: every flow ran and moved data.
-    crate::measured::check(&outcomes, setup.emulator.as_ref())
+    crate::measured::check(&outcomes, setup.emulator.as_ref(), Some(&analysis))
 }
 
 /// Sleeps until `end`, waking at least every 200 ms for `interrupt`, to

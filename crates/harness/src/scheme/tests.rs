@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The registry's tests: built-in lookups, knobs, AQM queues, scheme files, --set.
 use std::collections::BTreeMap;
 
 use super::*;
