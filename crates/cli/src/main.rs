@@ -51,6 +51,9 @@ enum Command {
     Bench(cmd::bench::Args),
     /// Write the Markdown/HTML report, tables and plots of a bench or run directory
     Report(cmd::report::Args),
+    /// SproutTunnel: carry any IP traffic over Sprout through a TUN device (one end)
+    #[command(name = "sprout-tunnel")]
+    SproutTunnel(cmd::sprout_tunnel::Args),
     /// Sprout receiver: one flow over UDP, JSON summary on exit
     #[command(name = "sprout-recv", hide = true)]
     SproutRecv(cmd::sprout::RecvArgs),
@@ -80,6 +83,7 @@ fn main() -> ExitCode {
         Command::Run(a) => cmd::run::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Report(a) => cmd::report::run(a),
+        Command::SproutTunnel(a) => cmd::sprout_tunnel::run(a),
         Command::SproutRecv(a) => cmd::sprout::recv(a),
         Command::SproutSend(a) => cmd::sprout::send(a),
         Command::VerusRecv(a) => cmd::verus::recv(a),
