@@ -58,6 +58,9 @@ enum Command {
     Report(cmd::report::Args),
     /// Each paper's claims (claims/*.toml) checked against a bench root: holds / differs / not run
     Claims(cmd::claims::Args),
+    /// SproutTunnel: carry any IP traffic over Sprout through a TUN device (one end)
+    #[command(name = "sprout-tunnel")]
+    SproutTunnel(cmd::sprout_tunnel::Args),
     /// Sprout receiver: one flow over UDP, JSON summary on exit
     #[command(name = "sprout-recv", hide = true)]
     SproutRecv(cmd::sprout::RecvArgs),
@@ -88,6 +91,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => cmd::bench::run(a),
         Command::Report(a) => cmd::report::run(a),
         Command::Claims(a) => cmd::claims::run(a),
+        Command::SproutTunnel(a) => cmd::sprout_tunnel::run(a),
         Command::SproutRecv(a) => cmd::sprout::recv(a),
         Command::SproutSend(a) => cmd::sprout::send(a),
         Command::VerusRecv(a) => cmd::verus::recv(a),

@@ -149,7 +149,7 @@ fn garbage_is_counted_and_a_signal_ends_the_receiver_cleanly() {
         b"SPRT".to_vec(),
         b"SPRT\x09\x01\x00\x0c\0\0\0\0".to_vec(),
     ];
-    let mut truncated = b"SPRT\x01\x01\x05\xc0".to_vec(); // says 1472 bytes, has 48
+    let mut truncated = b"SPRT\x02\x01\x05\xc0".to_vec(); // says 1472 bytes, has 48
     truncated.resize(48, 0);
     junk.push(truncated);
     for j in &junk {

@@ -27,6 +27,16 @@ pub struct Tun {
 impl Tun {
     /// Creates TUN device `name` in the calling thread's network namespace.
     pub fn create(name: &str) -> Result<Tun> {
+        Self::open(name, true)
+    }
+
+    /// A TUN device whose frames are bare IP packets (no virtio-net header):
+    /// SproutTunnel's, which never writes GSO super-packets.
+    pub fn create_plain(name: &str) -> Result<Tun> {
+        Self::open(name, false)
+    }
+
+    fn open(name: &str, vnet_hdr: bool) -> Result<Tun> {
         if name.len() >= libc::IFNAMSIZ {
             bail!(
                 "TUN name {name} is longer than {} bytes",
@@ -48,7 +58,8 @@ impl Tun {
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
         let mut req = IfReq {
             name: [0; libc::IFNAMSIZ],
-            flags: (libc::IFF_TUN | libc::IFF_NO_PI | libc::IFF_VNET_HDR) as libc::c_short,
+            flags: (libc::IFF_TUN | libc::IFF_NO_PI | if vnet_hdr { libc::IFF_VNET_HDR } else { 0 })
+                as libc::c_short,
             _pad: [0; 22],
         };
         for (dst, src) in req.name.iter_mut().zip(name.bytes()) {
@@ -81,7 +92,8 @@ impl std::os::fd::AsFd for Tun {
 }
 
 impl Tun {
-    /// Reads one frame (virtio-net header + packet); WouldBlock when none is waiting.
+
+    /// Reads one frame (virtio-net header, unless plain, + packet); WouldBlock when none is waiting.
     #[inline]
     pub fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
         // SAFETY: read(2) into a buffer we own, bounded by its length.

@@ -13,7 +13,8 @@
 //! - [`sender`], [`receiver`]: the two ends' protocol logic;
 //! - [`net`]: the socket programs behind `c2tcp sprout-send` / `sprout-recv`;
 //! - [`sim`]: a trace-driven link model to exercise the logic without sockets;
-//! - [`tunnel`]: SproutTunnel's per-flow queues (§4.3), pure.
+//! - [`tunnel`]: SproutTunnel's per-flow queues (§4.3), pure;
+//! - [`tunnel_net`]: one SproutTunnel end on a TUN device (`c2tcp sprout-tunnel`).
 #![forbid(unsafe_code)]
 pub mod ewma;
 pub mod forecast;
@@ -24,6 +25,7 @@ pub mod receiver;
 pub mod sender;
 pub mod sim;
 pub mod tunnel;
+pub mod tunnel_net;
 pub mod wire;
 
 /// Most forecast ticks the wire format carries.

@@ -385,6 +385,7 @@ mod tests {
                 session: 9,
                 time_to_next_ms: ttn_ms,
                 heartbeat: len == DATA_HEADER,
+                payload: false,
                 seq: self.seq,
                 throwaway: self.seq,
                 pkt_no: self.pkt,

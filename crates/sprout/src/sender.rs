@@ -275,21 +275,69 @@ impl Sender {
 
     /// Writes the next datagram to send into `buf` (at least `packet_size`
     /// long), or returns None when the sender must wait. Call until None.
+    /// (The always-backlogged sender: full packets of zero padding.)
     pub fn poll_transmit(&mut self, now_us: u64, buf: &mut [u8]) -> Option<usize> {
         self.advance(now_us);
         let size = self.cfg.packet_size as u64;
         let window = self.window_now();
+        if window >= size {
+            let more = window - size >= size;
+            Some(self.emit(now_us, size as usize, false, more, None, buf))
+        } else {
+            self.poll_heartbeat(now_us, buf)
+        }
+    }
+
+    /// SproutTunnel's sender: bytes of payload that fit the window now (what
+    /// the tunnel's queues may hand over), 0 when none do.
+    pub fn payload_room(&mut self, now_us: u64) -> usize {
+        self.advance(now_us);
+        let room = self.window_now().min(wire::MAX_DATAGRAM as u64) as usize;
+        room.saturating_sub(DATA_HEADER)
+    }
+
+    /// Sends `payload` in one data datagram (the caller checked
+    /// [`Sender::payload_room`]); `more`: another packet follows at once.
+    pub fn send_payload(
+        &mut self,
+        now_us: u64,
+        payload: &[u8],
+        more: bool,
+        buf: &mut [u8],
+    ) -> usize {
+        self.advance(now_us);
+        let len = DATA_HEADER + payload.len();
+        self.emit(now_us, len, false, more, Some(payload), buf)
+    }
+
+    /// A heartbeat if one is due (nothing sent for the heartbeat gap).
+    pub fn poll_heartbeat(&mut self, now_us: u64, buf: &mut [u8]) -> Option<usize> {
+        if now_us < self.heartbeat_due_us(now_us) {
+            return None;
+        }
+        Some(self.emit(now_us, DATA_HEADER, true, false, None, buf))
+    }
+
+    /// The receiver's latest forecast of bytes delivered over its whole
+    /// horizon (None before the first): the tunnel's queue limit.
+    pub fn forecast_bytes(&self) -> Option<u64> {
+        self.forecast.as_ref().map(|f| f.counts[f.n - 1])
+    }
+
+    /// Writes one data datagram and accounts for it.
+    fn emit(
+        &mut self,
+        now_us: u64,
+        len: usize,
+        heartbeat: bool,
+        more: bool,
+        payload: Option<&[u8]>,
+        buf: &mut [u8],
+    ) -> usize {
         let heartbeat_ms = (self.cfg.heartbeat_us / 1000).min(u16::MAX as u64) as u16;
         // Time-to-next is the base interval even for a backed-off heartbeat:
         // a receiver that gets it reports the delivery, which resets the gap.
-        let (len, heartbeat, ttn) = if window >= size {
-            let more = window - size >= size;
-            (size as usize, false, if more { 0 } else { heartbeat_ms })
-        } else if now_us >= self.heartbeat_due_us(now_us) {
-            (DATA_HEADER, true, heartbeat_ms)
-        } else {
-            return None;
-        };
+        let ttn = if more { 0 } else { heartbeat_ms };
         if heartbeat {
             self.heartbeat_gap_us = self.next_heartbeat_gap_us();
             self.received_at_heartbeat = Some(self.counters.received_bytes);
@@ -310,13 +358,17 @@ impl Sender {
             session: self.cfg.session,
             time_to_next_ms: ttn,
             heartbeat,
+            payload: payload.is_some(),
             seq,
             throwaway,
             pkt_no: self.next_pkt,
             send_time_us: now_us,
             len,
         };
-        let n = wire::write_data(&d, buf);
+        let n = match payload {
+            Some(p) => wire::write_data_with(&d, p, buf),
+            None => wire::write_data(&d, buf),
+        };
         self.recent.push_back((now_us, seq));
         if self.unreported.len() >= MAX_UNREPORTED {
             self.unreported.pop_front(); // a receiver silent this long: oldest samples are moot
@@ -332,7 +384,7 @@ impl Sender {
         } else {
             self.counters.data_packets += 1;
         }
-        Some(n)
+        n
     }
 
     /// When the sender may next have something to send, if nothing arrives
@@ -403,6 +455,32 @@ mod tests {
             initial_window: 0,
             ..SenderConfig::new(1)
         }
+    }
+
+    #[test]
+    fn payloads_go_out_within_the_window_and_count_as_data() {
+        let mut s = Sender::new(SenderConfig::new(1));
+        let mut buf = vec![0u8; 2000];
+        // Initial window: 10 full packets' worth of bytes.
+        assert_eq!(s.payload_room(0), 10 * P as usize - DATA_HEADER);
+        assert_eq!(s.forecast_bytes(), None);
+        let n = s.send_payload(0, b"an IP packet", false, &mut buf);
+        let Ok(Packet::Data(d)) = parse(&buf[..n]) else {
+            panic!()
+        };
+        assert!(d.payload && !d.heartbeat);
+        assert_eq!(
+            d.time_to_next_ms, 50,
+            "nothing follows: the receiver may skip"
+        );
+        assert_eq!(wire::payload_of(&d, &buf[..n]), b"an IP packet");
+        assert_eq!(s.counters.data_packets, 1);
+        assert_eq!(s.payload_room(0), 10 * P as usize - n - DATA_HEADER);
+        // Idle after that: a heartbeat once the gap passes, not before.
+        assert_eq!(s.poll_heartbeat(49_999, &mut buf), None);
+        assert_eq!(s.poll_heartbeat(50_000, &mut buf), Some(DATA_HEADER));
+        assert!(s.on_feedback(60_000, &fb(1, n as u64, [2; 8])));
+        assert_eq!(s.forecast_bytes(), Some(16 * P));
     }
 
     #[test]

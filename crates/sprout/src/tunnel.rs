@@ -167,9 +167,12 @@ impl TunnelQueues {
     /// fits. None when nothing fits (or nothing is queued).
     pub fn dequeue(&mut self, window: usize) -> Option<Vec<u8>> {
         let n = self.flows.len();
-        let i = (0..n)
-            .map(|k| (self.next + k) % n)
-            .find(|&i| self.flows[i].packets.front().is_some_and(|p| p.len() <= window))?;
+        let i = (0..n).map(|k| (self.next + k) % n).find(|&i| {
+            self.flows[i]
+                .packets
+                .front()
+                .is_some_and(|p| p.len() <= window)
+        })?;
         let p = self.take_head(i);
         self.counters.dequeued_packets += 1;
         Some(p)
@@ -179,12 +182,19 @@ impl TunnelQueues {
     /// The round continues after `i`.
     fn take_head(&mut self, i: usize) -> Vec<u8> {
         let f = &mut self.flows[i];
-        let p = f.packets.pop_front().expect("a flow in the round has packets");
+        let p = f
+            .packets
+            .pop_front()
+            .expect("a flow in the round has packets");
         f.bytes -= p.len();
         self.total_bytes -= p.len();
         if f.packets.is_empty() {
             self.flows.remove(i);
-            self.next = if self.flows.is_empty() { 0 } else { i % self.flows.len() };
+            self.next = if self.flows.is_empty() {
+                0
+            } else {
+                i % self.flows.len()
+            };
         } else {
             self.next = (i + 1) % self.flows.len();
         }
@@ -254,7 +264,9 @@ mod tests {
         }
         q.enqueue(ip(17, 2, 2, 200, 100)); // interactive
         q.enqueue(ip(17, 2, 2, 200, 101));
-        let order: Vec<u8> = std::iter::from_fn(|| q.dequeue(10_000)).map(|p| p[28]).collect();
+        let order: Vec<u8> = std::iter::from_fn(|| q.dequeue(10_000))
+            .map(|p| p[28])
+            .collect();
         assert_eq!(order, [0, 100, 1, 101, 2, 3]);
         assert_eq!((q.total_bytes(), q.flows()), (0, 0));
     }
@@ -281,7 +293,9 @@ mod tests {
         q.set_limit(3 * 1500 + 200);
         assert_eq!(q.total_bytes(), 3 * 1500 + 200);
         assert_eq!(q.counters.dropped_packets, 7);
-        let order: Vec<u8> = std::iter::from_fn(|| q.dequeue(10_000)).map(|p| p[28]).collect();
+        let order: Vec<u8> = std::iter::from_fn(|| q.dequeue(10_000))
+            .map(|p| p[28])
+            .collect();
         // The bulk flow's three newest survive, and the interactive packet.
         assert_eq!(order.len(), 4);
         assert!(order.contains(&100) && order.contains(&7) && order.contains(&9));

@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! The datagram format, version 1: written and parsed here and nowhere else.
+//! The datagram format, version 2: written and parsed here and nowhere else.
+//! (Version 2 added the payload flag for SproutTunnel; version 1 data packets
+//! were version 2's payload-less ones, so only the version byte differs.)
 //!
 //! All integers are big-endian. Every datagram starts with
 //!
 //! | offset | size | field |
 //! | --- | --- | --- |
 //! | 0 | 4 | magic `"SPRT"` |
-//! | 4 | 1 | version (1) |
+//! | 4 | 1 | version (2) |
 //! | 5 | 1 | kind: 1 data, 2 feedback, 3 bye |
 //! | 6 | 2 | total datagram length (catches truncation) |
 //! | 8 | 4 | session (chosen by the sender, echoed by the receiver) |
 //!
-//! **Data** (sender → receiver), 48-byte header then zero padding to the length:
-//! time-to-next ms `u16` @12 (0 = another packet follows at once), flags `u16`
-//! @14 (bit 0 = heartbeat; others must be 0), seq `u64` @16 (stream offset
+//! **Data** (sender → receiver), 48-byte header then, to the length, zero
+//! padding or (flag bit 1) a payload the receiver hands on (SproutTunnel's IP
+//! packets): time-to-next ms `u16` @12 (0 = another packet follows at once),
+//! flags `u16` @14 (bit 0 = heartbeat, bit 1 = payload; others must be 0;
+//! not both), seq `u64` @16 (stream offset
 //! of this datagram's first byte; every datagram byte counts), throwaway
 //! `u64` @24 (≤ seq: every byte before it is received-or-lost once this
 //! datagram arrives), packet number `u64` @32, send time µs `u64` @40
@@ -36,7 +40,7 @@ use udpflow::wire::{check_header, exact_len, u16_at, u32_at, u64_at, write_heade
 use crate::MAX_HORIZON;
 
 pub const MAGIC: [u8; 4] = *b"SPRT";
-pub const VERSION: u8 = 1;
+pub const VERSION: u8 = 2;
 pub const DATA_HEADER: usize = 48;
 pub const FEEDBACK_HEADER: usize = 36;
 pub const BYE_LEN: usize = 32;
@@ -47,12 +51,15 @@ const KIND_DATA: u8 = 1;
 const KIND_FEEDBACK: u8 = 2;
 const KIND_BYE: u8 = 3;
 const FLAG_HEARTBEAT: u16 = 1;
+const FLAG_PAYLOAD: u16 = 2;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Data {
     pub session: u32,
     pub time_to_next_ms: u16,
     pub heartbeat: bool,
+    /// The bytes after the header are a payload (`payload_of`), not padding.
+    pub payload: bool,
     pub seq: u64,
     pub throwaway: u64,
     pub pkt_no: u64,
@@ -108,7 +115,9 @@ pub fn parse(b: &[u8]) -> Result<Packet, WireError> {
                 return Err(WireError::Truncated);
             }
             let flags = u16_at(b, 14);
-            if flags & !FLAG_HEARTBEAT != 0 {
+            if flags & !(FLAG_HEARTBEAT | FLAG_PAYLOAD) != 0
+                || flags == FLAG_HEARTBEAT | FLAG_PAYLOAD
+            {
                 return Err(WireError::Field("flags"));
             }
             let seq = u64_at(b, 16);
@@ -123,6 +132,7 @@ pub fn parse(b: &[u8]) -> Result<Packet, WireError> {
                 session,
                 time_to_next_ms: u16_at(b, 12),
                 heartbeat: flags & FLAG_HEARTBEAT != 0,
+                payload: flags & FLAG_PAYLOAD != 0,
                 seq,
                 throwaway,
                 pkt_no: u64_at(b, 32),
@@ -187,23 +197,55 @@ fn header(buf: &mut [u8], kind: u8, len: usize, session: u32) {
 }
 
 /// Writes a data datagram of `d.len` bytes (≥ [`DATA_HEADER`], ≤ 65535) into
-/// `buf` and returns its length.
+/// `buf` and returns its length. The bytes after the header are zeroed (a
+/// payload-carrying `d` gets a zero payload: use [`write_data_with`]).
 pub fn write_data(d: &Data, buf: &mut [u8]) -> usize {
+    let n = write_data_header(d, buf);
+    buf[DATA_HEADER..n].fill(0);
+    n
+}
+
+/// Writes a payload-carrying data datagram: `d.len` must be the header plus
+/// `payload`'s length and `d.payload` set.
+pub fn write_data_with(d: &Data, payload: &[u8], buf: &mut [u8]) -> usize {
+    assert!(d.payload && d.len == DATA_HEADER + payload.len());
+    let n = write_data_header(d, buf);
+    buf[DATA_HEADER..n].copy_from_slice(payload);
+    n
+}
+
+/// The payload of a data datagram parsed as `d` from `bytes` (empty unless
+/// `d.payload`).
+pub fn payload_of<'a>(d: &Data, bytes: &'a [u8]) -> &'a [u8] {
+    if d.payload {
+        &bytes[DATA_HEADER..d.len]
+    } else {
+        &[]
+    }
+}
+
+fn write_data_header(d: &Data, buf: &mut [u8]) -> usize {
     assert!(
         d.len >= DATA_HEADER && d.len <= u16::MAX as usize && buf.len() >= d.len,
         "data length {}",
         d.len
     );
     assert!(d.throwaway <= d.seq);
+    assert!(
+        !(d.heartbeat && d.payload),
+        "a heartbeat carries no payload"
+    );
     header(buf, KIND_DATA, d.len, d.session);
     buf[12..14].copy_from_slice(&d.time_to_next_ms.to_be_bytes());
-    let flags = if d.heartbeat { FLAG_HEARTBEAT } else { 0 };
+    let mut flags = if d.heartbeat { FLAG_HEARTBEAT } else { 0 };
+    if d.payload {
+        flags |= FLAG_PAYLOAD;
+    }
     buf[14..16].copy_from_slice(&flags.to_be_bytes());
     buf[16..24].copy_from_slice(&d.seq.to_be_bytes());
     buf[24..32].copy_from_slice(&d.throwaway.to_be_bytes());
     buf[32..40].copy_from_slice(&d.pkt_no.to_be_bytes());
     buf[40..48].copy_from_slice(&d.send_time_us.to_be_bytes());
-    buf[DATA_HEADER..d.len].fill(0);
     d.len
 }
 
@@ -247,6 +289,7 @@ mod tests {
             session: 0xdead_beef,
             time_to_next_ms: 50,
             heartbeat: false,
+            payload: false,
             seq: 1 << 40,
             throwaway: (1 << 40) - 3000,
             pkt_no: 12345,
@@ -283,6 +326,13 @@ mod tests {
         let n = write_data(&hb, &mut buf);
         out.push(buf[..n].to_vec());
         let n = write_feedback(&feedback(), &mut buf);
+        out.push(buf[..n].to_vec());
+        let p = Data {
+            payload: true,
+            len: DATA_HEADER + 5,
+            ..data()
+        };
+        let n = write_data_with(&p, b"hello", &mut buf);
         out.push(buf[..n].to_vec());
         let n = write_bye(
             &Bye {
@@ -323,14 +373,37 @@ mod tests {
     }
 
     #[test]
+    fn payload_round_trips_byte_for_byte() {
+        let mut buf = vec![0u8; 2000];
+        let ip: Vec<u8> = (0..1400u32).map(|i| (i * 7) as u8).collect();
+        let d = Data {
+            payload: true,
+            len: DATA_HEADER + ip.len(),
+            ..data()
+        };
+        let n = write_data_with(&d, &ip, &mut buf);
+        let Ok(Packet::Data(got)) = parse(&buf[..n]) else {
+            panic!("did not parse")
+        };
+        assert_eq!(got, d);
+        assert_eq!(payload_of(&got, &buf[..n]), &ip[..]);
+        // Padding is not a payload.
+        let n = write_data(&data(), &mut buf);
+        let Ok(Packet::Data(got)) = parse(&buf[..n]) else {
+            panic!("did not parse")
+        };
+        assert!(payload_of(&got, &buf[..n]).is_empty());
+    }
+
+    #[test]
     fn rejects_what_is_not_ours() {
         let good = samples();
         assert_eq!(parse(b""), Err(WireError::Foreign));
         assert_eq!(parse(b"GET / HTTP/1.1\r\n"), Err(WireError::Foreign));
         assert_eq!(parse(b"SPRT"), Err(WireError::Truncated));
         let mut v = good[0].clone();
-        v[4] = 2;
-        assert_eq!(parse(&v), Err(WireError::Version(2)));
+        v[4] = 1;
+        assert_eq!(parse(&v), Err(WireError::Version(1)));
         let mut v = good[0].clone();
         v[5] = 9;
         assert_eq!(parse(&v), Err(WireError::Kind(9)));
@@ -338,7 +411,10 @@ mod tests {
         v.push(0);
         assert!(matches!(parse(&v), Err(WireError::Length { .. })));
         let mut v = good[0].clone();
-        v[15] = 2; // unknown flag
+        v[15] = 4; // unknown flag
+        assert_eq!(parse(&v), Err(WireError::Field("flags")));
+        let mut v = good[0].clone();
+        v[15] = 3; // a heartbeat with a payload
         assert_eq!(parse(&v), Err(WireError::Field("flags")));
         let mut v = good[0].clone();
         v[24..32].copy_from_slice(&u64::MAX.to_be_bytes()); // throwaway > seq
@@ -375,13 +451,14 @@ mod tests {
             if let Ok(p) = parse(&v) {
                 accepted += 1;
                 let n = match &p {
+                    Packet::Data(d) if d.payload => write_data_with(d, payload_of(d, &v), &mut buf),
                     Packet::Data(d) => write_data(d, &mut buf),
                     Packet::Feedback(f) => write_feedback(f, &mut buf),
                     Packet::Bye(b) => write_bye(b, &mut buf),
                 };
                 assert_eq!(n, v.len());
                 assert_eq!(parse(&buf[..n]).as_ref(), Ok(&p));
-                if !matches!(p, Packet::Data(_)) {
+                if !matches!(p, Packet::Data(ref d) if !d.payload) {
                     assert_eq!(&buf[..n], &v[..]);
                 }
             }

@@ -10,6 +10,7 @@ pub mod interrupt;
 pub mod report;
 pub mod run;
 pub mod sprout;
+pub mod sprout_tunnel;
 pub mod target;
 pub mod top;
 pub mod trace;

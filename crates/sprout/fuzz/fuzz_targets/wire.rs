@@ -9,6 +9,9 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(p) = wire::parse(data) {
         let mut buf = vec![0u8; data.len().max(64)];
         let n = match &p {
+            Packet::Data(d) if d.payload => {
+                wire::write_data_with(d, wire::payload_of(d, data), &mut buf)
+            }
             Packet::Data(d) => wire::write_data(d, &mut buf),
             Packet::Feedback(f) => wire::write_feedback(f, &mut buf),
             Packet::Bye(b) => wire::write_bye(b, &mut buf),
