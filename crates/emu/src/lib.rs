@@ -17,6 +17,7 @@ pub mod pcap;
 pub mod pipeline;
 pub mod queue;
 pub mod rate_spec;
+mod relay;
 pub mod stats;
 pub mod synth;
 pub mod topology;

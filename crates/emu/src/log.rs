@@ -10,21 +10,18 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::Write;
 use std::net::Ipv4Addr;
-use std::path::{Path, PathBuf};
-use std::sync::{mpsc, Arc, OnceLock};
-use std::thread::JoinHandle;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
 
 use anyhow::{Context, Result};
 
 use crate::clock::{write_ms3, write_u64, Micros};
 use crate::queue::DropReason;
+use crate::relay::Relay;
 
 const BUF_BYTES: usize = 1 << 20;
 /// Flush when less than this is left: more than the longest line.
 const HEADROOM: usize = 256;
-/// A buffer goes to the disk at least this often, so what the log holds
-/// (and a write error) shows within a second.
-const HAND_OVER_US: Micros = 500_000;
 
 /// The first write error of a log, shared by its writer thread (which sets
 /// it) and whoever watches the run (which reads it; never the packet path).
@@ -103,15 +100,8 @@ impl FlowKey {
 }
 
 pub struct Log {
-    path: PathBuf,
-    buf: Vec<u8>,
-    full: Option<mpsc::Sender<Vec<u8>>>,
-    spare: mpsc::Receiver<Vec<u8>>,
-    writer: Option<JoinHandle<std::io::Result<()>>>,
-    health: LogHealth,
+    relay: Relay<u8>,
     base: Micros,
-    /// When the buffer next goes to the writer however full it is.
-    hand_over_at: Micros,
     flows: HashMap<FlowKey, u32>,
 }
 
@@ -129,79 +119,38 @@ impl Log {
         header
             .write_to(&mut file)
             .with_context(|| format!("writing {}", path.display()))?;
-        let (full_tx, full_rx) = mpsc::channel::<Vec<u8>>();
-        let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
-        let health = LogHealth::default();
-        let (writer_health, writer_path) = (health.clone(), path.to_path_buf());
-        let writer = std::thread::Builder::new()
-            .name("emu-log".into())
-            .spawn(move || {
-                let written = (|| {
-                    for mut buf in full_rx {
-                        file.write_all(&buf)?;
-                        buf.clear();
-                        let _ = spare_tx.send(buf);
-                    }
-                    file.flush()
-                })();
-                // Stop at the first error: the log has a hole from here on.
-                if let Err(e) = &written {
-                    writer_health.fail(&writer_path, e);
-                }
-                written
-            })?;
         Ok(Log {
-            path: path.into(),
-            buf: Vec::with_capacity(BUF_BYTES),
-            full: Some(full_tx),
-            spare: spare_rx,
-            writer: Some(writer),
-            health,
+            relay: Relay::spawn("log", "emu-log", path, BUF_BYTES, base, file, |f, buf| {
+                f.write_all(buf)
+            })?,
             base,
-            hand_over_at: base + HAND_OVER_US,
             flows: HashMap::with_capacity(1024),
         })
     }
 
     /// Where this log's first write error shows.
     pub fn health(&self) -> LogHealth {
-        self.health.clone()
+        self.relay.health()
     }
 
     /// Called by the forwarding loop once per wake-up (not per packet):
     /// hands the buffer to the writer when it has waited long enough.
     #[inline]
     pub fn tick(&mut self, now: Micros) {
-        if now >= self.hand_over_at {
-            self.hand_over_at = now + HAND_OVER_US;
-            if !self.buf.is_empty() {
-                self.hand_over();
-            }
-        }
+        self.relay.tick(now);
     }
 
     #[inline]
     fn room(&mut self) {
-        if self.buf.capacity() - self.buf.len() < HEADROOM {
-            self.hand_over();
-        }
-    }
-
-    fn hand_over(&mut self) {
-        let next = self
-            .spare
-            .try_recv()
-            .unwrap_or_else(|_| Vec::with_capacity(BUF_BYTES));
-        let full = std::mem::replace(&mut self.buf, next);
-        if let Some(tx) = &self.full {
-            let _ = tx.send(full);
+        if self.relay.buf.capacity() - self.relay.buf.len() < HEADROOM {
+            self.relay.hand_over();
         }
     }
 
     #[inline]
     fn time(&mut self, t: Micros) {
         self.room();
-        write_ms3(&mut self.buf, t.saturating_sub(self.base));
+        write_ms3(&mut self.relay.buf, t.saturating_sub(self.base));
     }
 
     /// The flow id of a packet, announcing the flow with a `# flow` line
@@ -222,7 +171,7 @@ impl Log {
             key.dst,
             key.dport
         );
-        self.buf.extend_from_slice(line.as_bytes());
+        self.relay.buf.extend_from_slice(line.as_bytes());
         id
     }
 
@@ -230,7 +179,7 @@ impl Log {
     #[inline]
     pub fn arrival(&mut self, t: Micros, bytes: u32, flow: u32) {
         self.time(t);
-        self.buf.extend_from_slice(b" + ");
+        self.relay.buf.extend_from_slice(b" + ");
         self.tail2(bytes as u64, flow as u64);
     }
 
@@ -238,9 +187,9 @@ impl Log {
     #[inline]
     pub fn opportunity(&mut self, t: Micros, bytes: u32) {
         self.time(t);
-        self.buf.extend_from_slice(b" # ");
-        write_u64(&mut self.buf, bytes as u64);
-        self.buf.push(b'\n');
+        self.relay.buf.extend_from_slice(b" # ");
+        write_u64(&mut self.relay.buf, bytes as u64);
+        self.relay.buf.push(b'\n');
     }
 
     /// `<t> - <bytes> <queue_delay> <flow>[ ce]`: departure; ` ce` when
@@ -248,61 +197,41 @@ impl Log {
     #[inline]
     pub fn departure(&mut self, t: Micros, bytes: u32, queue_delay: Micros, flow: u32, ce: bool) {
         self.time(t);
-        self.buf.extend_from_slice(b" - ");
-        write_u64(&mut self.buf, bytes as u64);
-        self.buf.push(b' ');
-        write_ms3(&mut self.buf, queue_delay);
-        self.buf.push(b' ');
-        write_u64(&mut self.buf, flow as u64);
+        self.relay.buf.extend_from_slice(b" - ");
+        write_u64(&mut self.relay.buf, bytes as u64);
+        self.relay.buf.push(b' ');
+        write_ms3(&mut self.relay.buf, queue_delay);
+        self.relay.buf.push(b' ');
+        write_u64(&mut self.relay.buf, flow as u64);
         if ce {
-            self.buf.extend_from_slice(b" ce");
+            self.relay.buf.extend_from_slice(b" ce");
         }
-        self.buf.push(b'\n');
+        self.relay.buf.push(b'\n');
     }
 
     /// `<t> d <bytes> <reason> <flow>`: drop.
     #[inline]
     pub fn drop(&mut self, t: Micros, bytes: u32, reason: DropReason, flow: u32) {
         self.time(t);
-        self.buf.extend_from_slice(b" d ");
-        write_u64(&mut self.buf, bytes as u64);
-        self.buf.push(b' ');
-        self.buf.extend_from_slice(reason.name().as_bytes());
-        self.buf.push(b' ');
-        write_u64(&mut self.buf, flow as u64);
-        self.buf.push(b'\n');
+        self.relay.buf.extend_from_slice(b" d ");
+        write_u64(&mut self.relay.buf, bytes as u64);
+        self.relay.buf.push(b' ');
+        self.relay.buf.extend_from_slice(reason.name().as_bytes());
+        self.relay.buf.push(b' ');
+        write_u64(&mut self.relay.buf, flow as u64);
+        self.relay.buf.push(b'\n');
     }
 
     fn tail2(&mut self, a: u64, b: u64) {
-        write_u64(&mut self.buf, a);
-        self.buf.push(b' ');
-        write_u64(&mut self.buf, b);
-        self.buf.push(b'\n');
+        write_u64(&mut self.relay.buf, a);
+        self.relay.buf.push(b' ');
+        write_u64(&mut self.relay.buf, b);
+        self.relay.buf.push(b'\n');
     }
 
     /// Writes everything out and closes the file.
     pub fn finish(mut self) -> Result<()> {
-        self.close()
-    }
-
-    fn close(&mut self) -> Result<()> {
-        let Some(tx) = self.full.take() else {
-            return Ok(());
-        };
-        let rest = std::mem::take(&mut self.buf);
-        let _ = tx.send(rest);
-        drop(tx);
-        let writer = self.writer.take().expect("writer present until close");
-        writer
-            .join()
-            .map_err(|_| anyhow::anyhow!("log writer for {} panicked", self.path.display()))?
-            .with_context(|| format!("writing {}", self.path.display()))
-    }
-}
-
-impl Drop for Log {
-    fn drop(&mut self) {
-        let _ = self.close();
+        self.relay.close()
     }
 }
 
@@ -378,7 +307,7 @@ mod tests {
         log.tick(1000);
         assert_eq!(health.error(), None, "nothing handed over yet");
         // Half a second on, the forwarding loop's tick hands the buffer over.
-        log.tick(HAND_OVER_US + 1000);
+        log.tick(crate::relay::HAND_OVER_US + 1000);
         let start = std::time::Instant::now();
         while health.error().is_none() && start.elapsed() < std::time::Duration::from_secs(1) {
             std::thread::sleep(std::time::Duration::from_millis(10));

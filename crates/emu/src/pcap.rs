@@ -25,21 +25,19 @@
 //! tests read our files back with an independent parser (`pcap-file`).
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
-use std::sync::mpsc;
-use std::thread::JoinHandle;
+use std::path::Path;
 
 use anyhow::{Context, Result};
 
 use crate::clock::Micros;
 use crate::log::LogHealth;
 use crate::queue::DropReason;
+use crate::relay::Relay;
 
 /// Bytes of each packet kept: IPv4 (20–60) and TCP (20–60) headers.
 pub const SNAP: usize = 128;
 /// Records per buffer handed to the writer.
 const RECORDS: usize = 8192;
-const HAND_OVER_US: Micros = 500_000;
 /// pcapng's LINKTYPE_RAW: bare IPv4/IPv6 packets.
 const LINKTYPE_RAW: u16 = 101;
 
@@ -71,13 +69,7 @@ const EMPTY: Record = Record {
 
 /// One direction's capture, owned by its pipeline.
 pub struct Capture {
-    path: PathBuf,
-    buf: Vec<Record>,
-    full: Option<mpsc::Sender<Vec<Record>>>,
-    spare: mpsc::Receiver<Vec<Record>>,
-    writer: Option<JoinHandle<std::io::Result<()>>>,
-    health: LogHealth,
-    hand_over_at: Micros,
+    relay: Relay<Record>,
 }
 
 impl Capture {
@@ -92,54 +84,37 @@ impl Capture {
         // Monotonic → wall clock, once: the capture's times are then wall
         // times as Wireshark expects, with the emulator's µs spacing.
         let wall_offset = wall_us().saturating_sub(crate::clock::now_us());
-        let (full_tx, full_rx) = mpsc::channel::<Vec<Record>>();
-        let (spare_tx, spare_rx) = mpsc::channel::<Vec<Record>>();
-        let health = LogHealth::default();
-        let (writer_health, writer_path) = (health.clone(), path.to_path_buf());
-        let writer = std::thread::Builder::new()
-            .name("emu-pcap".into())
-            .spawn(move || {
-                let written = (|| {
-                    for mut buf in full_rx {
-                        for r in &buf {
-                            write_packet(&mut out, r, wall_offset)?;
-                        }
-                        buf.clear();
-                        let _ = spare_tx.send(buf);
-                    }
-                    out.flush()
-                })();
-                if let Err(e) = &written {
-                    writer_health.fail(&writer_path, e);
-                }
-                written
-            })?;
-        Ok(Capture {
-            path: path.into(),
-            buf: Vec::with_capacity(RECORDS),
-            full: Some(full_tx),
-            spare: spare_rx,
-            writer: Some(writer),
-            health,
-            hand_over_at: now + HAND_OVER_US,
-        })
+        let relay = Relay::spawn(
+            "capture",
+            "emu-pcap",
+            path,
+            RECORDS,
+            now,
+            out,
+            move |out, records| {
+                records
+                    .iter()
+                    .try_for_each(|r| write_packet(out, r, wall_offset))
+            },
+        )?;
+        Ok(Capture { relay })
     }
 
     /// Where the capture's first write error shows.
     pub fn health(&self) -> LogHealth {
-        self.health.clone()
+        self.relay.health()
     }
 
     /// Records one event of a packet whose bytes are `data` (`len` its
     /// full length; `data` may be empty for one too large to read).
     #[inline]
     pub fn record(&mut self, t: Micros, data: &[u8], len: u32, event: Event) {
-        if self.buf.len() == self.buf.capacity() {
-            self.hand_over();
+        if self.relay.buf.len() == self.relay.buf.capacity() {
+            self.relay.hand_over();
         }
         let n = data.len().min(SNAP);
-        self.buf.push(EMPTY);
-        let r = self.buf.last_mut().expect("just pushed");
+        self.relay.buf.push(EMPTY);
+        let r = self.relay.buf.last_mut().expect("just pushed");
         r.t = t;
         r.len = len;
         r.caplen = n as u16;
@@ -150,47 +125,12 @@ impl Capture {
     /// Once per wake-up of the forwarding loop.
     #[inline]
     pub fn tick(&mut self, now: Micros) {
-        if now >= self.hand_over_at {
-            self.hand_over_at = now + HAND_OVER_US;
-            if !self.buf.is_empty() {
-                self.hand_over();
-            }
-        }
-    }
-
-    fn hand_over(&mut self) {
-        let next = self
-            .spare
-            .try_recv()
-            .unwrap_or_else(|_| Vec::with_capacity(RECORDS));
-        let full = std::mem::replace(&mut self.buf, next);
-        if let Some(tx) = &self.full {
-            let _ = tx.send(full);
-        }
+        self.relay.tick(now);
     }
 
     /// Writes everything out and closes the file.
     pub fn finish(mut self) -> Result<()> {
-        self.close()
-    }
-
-    fn close(&mut self) -> Result<()> {
-        let Some(tx) = self.full.take() else {
-            return Ok(());
-        };
-        let _ = tx.send(std::mem::take(&mut self.buf));
-        drop(tx);
-        let writer = self.writer.take().expect("writer present until close");
-        writer
-            .join()
-            .map_err(|_| anyhow::anyhow!("capture writer for {} panicked", self.path.display()))?
-            .with_context(|| format!("writing {}", self.path.display()))
-    }
-}
-
-impl Drop for Capture {
-    fn drop(&mut self) {
-        let _ = self.close();
+        self.relay.close()
     }
 }
 
