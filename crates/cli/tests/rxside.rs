@@ -4,6 +4,8 @@
 //! between two namespaces, the UE's receivers driven by rxctl.
 mod common;
 
+use std::path::{Path, PathBuf};
+
 use common::{c2tcp, metrics};
 
 /// The paper's short-vs-long experiment, scaled to run in seconds: the
@@ -38,6 +40,30 @@ fn flow<'a>(m: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
         .unwrap_or_else(|| panic!("no flow {name}"))
 }
 
+/// One run of the short-vs-long scenario with `scheme`'s receivers: the
+/// short flow's completion time, the long flow's throughput, the run's
+/// directory.
+fn short_long(tmp: &Path, scheme: &str) -> (f64, f64, PathBuf) {
+    let scenario = tmp.join("short-long.toml");
+    std::fs::write(&scenario, SCENARIO).unwrap();
+    let out = tmp.join(scheme);
+    let (ok, text) = c2tcp(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--scheme",
+        scheme,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "c2tcp run --scheme {scheme} failed: {text}");
+    let m = metrics(&out);
+    let fct = flow(&m, "short")["fct_s"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{scheme}: the short flow did not complete: {text}"));
+    let long = flow(&m, "long")["throughput_mbps"].as_f64().unwrap();
+    (fct, long, out)
+}
+
 /// With DFCSD receivers the short flow's completion time is clearly shorter
 /// than with plain Cubic receivers (the paper: DFCSD best, plain TCP worst),
 /// while the long flow keeps most of its throughput.
@@ -47,27 +73,12 @@ fn dfcsd_shortens_a_short_flow_next_to_a_long_one() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let scenario = tmp.path().join("short-long.toml");
-    std::fs::write(&scenario, SCENARIO).unwrap();
     let mut fct = Vec::new();
     let mut long_mbps = Vec::new();
     for scheme in ["cubic", "dfcsd"] {
-        let out = tmp.path().join(scheme);
-        let (ok, text) = c2tcp(&[
-            "run",
-            scenario.to_str().unwrap(),
-            "--scheme",
-            scheme,
-            "--out",
-            out.to_str().unwrap(),
-        ]);
-        assert!(ok, "c2tcp run --scheme {scheme} failed: {text}");
-        let m = metrics(&out);
-        let short = flow(&m, "short")["fct_s"].as_f64();
-        fct.push(
-            short.unwrap_or_else(|| panic!("{scheme}: the short flow did not complete: {text}")),
-        );
-        long_mbps.push(flow(&m, "long")["throughput_mbps"].as_f64().unwrap());
+        let (short, long, out) = short_long(tmp.path(), scheme);
+        fct.push(short);
+        long_mbps.push(long);
         // Only the controlled run has the controller's record. The long
         // flow's allowance falls towards γ_min (2) only while the short flow
         // is registered beside it: the receivers were handed to one
@@ -132,27 +143,12 @@ fn rtac_shortens_a_short_flow_next_to_a_long_one() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let scenario = tmp.path().join("short-long.toml");
-    std::fs::write(&scenario, SCENARIO).unwrap();
     let mut fct = Vec::new();
     let mut long_mbps = Vec::new();
     for scheme in ["cubic", "rtac"] {
-        let out = tmp.path().join(scheme);
-        let (ok, text) = c2tcp(&[
-            "run",
-            scenario.to_str().unwrap(),
-            "--scheme",
-            scheme,
-            "--out",
-            out.to_str().unwrap(),
-        ]);
-        assert!(ok, "c2tcp run --scheme {scheme} failed: {text}");
-        let m = metrics(&out);
-        let short = flow(&m, "short")["fct_s"].as_f64();
-        fct.push(
-            short.unwrap_or_else(|| panic!("{scheme}: the short flow did not complete: {text}")),
-        );
-        long_mbps.push(flow(&m, "long")["throughput_mbps"].as_f64().unwrap());
+        let (short, long, out) = short_long(tmp.path(), scheme);
+        fct.push(short);
+        long_mbps.push(long);
         if scheme == "rtac" {
             // The controller's record: the rule's name, its mark
             // probability in the last column, and the long flow's backlog
