@@ -26,6 +26,10 @@
 #   capture       `c2tcp trace capture` through the emulator vs the replayed trace
 #                 (scripts/bench-capture.sh; CAPTURE_TRACES=all for every trace)
 #   ecn           Table I's set-up: Cubic over CoDel with/without ECN, over fq_codel, and ABC
+#   soak          scripts/soak.py: a 30-minute bench under random SIGKILLs of its runs
+#                 and of itself, a full disk for a while, a report beside it; then
+#                 every run must be done (metrics.json as first written) or failed
+#                 with a reason, nothing stale, nothing left behind (SOAK_MINUTES)
 #
 # At the end `c2tcp claims` checks every paper's claims (claims/*.toml)
 # against the parts in BENCH_OUT: $BENCH_OUT/claims.{md,html,json}.
@@ -37,7 +41,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/c2tcp}
 OUT=${BENCH_OUT:-bench-out}
 JOBS=${BENCH_JOBS:-2}
-PARTS=${BENCH_PARTS:-"table1 ablation full-length orange mobile-edge target-sweep buffer-sweep friendliness sprout competing natcp natcp-table2 dfcsd capture ecn"}
+PARTS=${BENCH_PARTS:-"table1 ablation full-length orange mobile-edge target-sweep buffer-sweep friendliness sprout competing natcp natcp-table2 dfcsd capture ecn soak"}
 TRACES=${C2TCP_TRACES:-traces}
 
 [ "$(id -u)" = 0 ] || { echo "make bench needs root (BPF, network namespaces, TUN): run it with sudo" >&2; exit 1; }
@@ -105,6 +109,12 @@ if part capture; then
   echo "== capture (Saturator fidelity through the emulator)"
   CAPTURE_OUT="$OUT/capture" BIN="$BIN" C2TCP_TRACES="$TRACES" ./scripts/bench-capture.sh
 fi
+if part soak; then
+  echo "== soak (scripts/soak.py, ${SOAK_MINUTES:-30} min)"
+  # A failed soak fails `make bench`, after the claims below are written.
+  ./scripts/soak.py --minutes "${SOAK_MINUTES:-30}" --bin "$BIN" --out "$OUT/soak" | tee "$OUT/soak.md" || SOAK_FAILED=1
+fi
 echo "reports: $(ls -d "$OUT"/*/report.md 2>/dev/null | tr '\n' ' ')"
 # Every paper's claims against what the parts hold (a part not run: "not run").
 $BIN claims "$OUT"
+[ -z "${SOAK_FAILED:-}" ] || { echo "soak: FAILED (see $OUT/soak.md)" >&2; exit 1; }
