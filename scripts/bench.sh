@@ -21,7 +21,7 @@
 #   natcp         NATCP/NACubic over live NetAssist, the MEC set-up, 60 s runs
 #   natcp-table2  NATCP Table 2: NATCP and the schemes it is compared with over
 #                 each whole trace (hours), then scripts/natcp-table2.py beside
-#                 the paper's column; NATCP_SCHEMES overrides the list (add abc)
+#                 the paper's column; NATCP_SCHEMES overrides the list
 #   dfcsd         DFCSD/DRWA/RTAC short-vs-long and its variants (scripts/bench-dfcsd.sh)
 #   capture       `c2tcp trace capture` through the emulator vs the replayed trace
 #                 (scripts/bench-capture.sh; CAPTURE_TRACES=all for every trace)
