@@ -26,6 +26,9 @@
 #   capture       `c2tcp trace capture` through the emulator vs the replayed trace
 #                 (scripts/bench-capture.sh; CAPTURE_TRACES=all for every trace)
 #   ecn           Table I's set-up: Cubic over CoDel with/without ECN, over fq_codel, and ABC
+#   cost          C2TCP's ns per ACK beside the kernel's Cubic (timed the same way) and
+#                 CPU per GB of both over veth, 1 and 1 000 connections, 3 repetitions
+#                 (scripts/bench-cost.sh)
 #
 # At the end `c2tcp claims` checks every paper's claims (claims/*.toml)
 # against the parts in BENCH_OUT: $BENCH_OUT/claims.{md,html,json}.
@@ -37,7 +40,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/c2tcp}
 OUT=${BENCH_OUT:-bench-out}
 JOBS=${BENCH_JOBS:-2}
-PARTS=${BENCH_PARTS:-"table1 ablation full-length orange mobile-edge target-sweep buffer-sweep friendliness sprout competing natcp natcp-table2 dfcsd capture ecn"}
+PARTS=${BENCH_PARTS:-"table1 ablation full-length orange mobile-edge target-sweep buffer-sweep friendliness sprout competing natcp natcp-table2 dfcsd capture ecn cost"}
 TRACES=${C2TCP_TRACES:-traces}
 
 [ "$(id -u)" = 0 ] || { echo "make bench needs root (BPF, network namespaces, TUN): run it with sudo" >&2; exit 1; }
@@ -104,6 +107,10 @@ fi
 if part capture; then
   echo "== capture (Saturator fidelity through the emulator)"
   CAPTURE_OUT="$OUT/capture" BIN="$BIN" C2TCP_TRACES="$TRACES" ./scripts/bench-capture.sh
+fi
+if part cost; then
+  echo "== cost (C2TCP beside the kernel's Cubic: ns per ACK, CPU per GB)"
+  COST_OUT="$OUT/cost" BIN="$BIN" ./scripts/bench-cost.sh
 fi
 echo "reports: $(ls -d "$OUT"/*/report.md 2>/dev/null | tr '\n' ' ')"
 # Every paper's claims against what the parts hold (a part not run: "not run").
