@@ -26,6 +26,9 @@
 #   capture       `c2tcp trace capture` through the emulator vs the replayed trace
 #                 (scripts/bench-capture.sh; CAPTURE_TRACES=all for every trace)
 #   ecn           Table I's set-up: Cubic over CoDel with/without ECN, over fq_codel, and ABC
+#   cost          C2TCP's ns per ACK beside the kernel's Cubic (timed the same way) and
+#                 CPU per GB of both over veth, 1 and 1 000 connections, 3 repetitions
+#                 (scripts/bench-cost.sh)
 #   soak          scripts/soak.py: a 30-minute bench under random SIGKILLs of its runs
 #                 and of itself, a full disk for a while, a report beside it; then
 #                 every run must be done (metrics.json as first written) or failed
@@ -41,7 +44,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/c2tcp}
 OUT=${BENCH_OUT:-bench-out}
 JOBS=${BENCH_JOBS:-2}
-PARTS=${BENCH_PARTS:-"table1 ablation full-length orange mobile-edge target-sweep buffer-sweep friendliness sprout competing natcp natcp-table2 dfcsd capture ecn soak"}
+PARTS=${BENCH_PARTS:-"table1 ablation full-length orange mobile-edge target-sweep buffer-sweep friendliness sprout competing natcp natcp-table2 dfcsd capture ecn cost soak"}
 TRACES=${C2TCP_TRACES:-traces}
 
 [ "$(id -u)" = 0 ] || { echo "make bench needs root (BPF, network namespaces, TUN): run it with sudo" >&2; exit 1; }
@@ -108,6 +111,10 @@ fi
 if part capture; then
   echo "== capture (Saturator fidelity through the emulator)"
   CAPTURE_OUT="$OUT/capture" BIN="$BIN" C2TCP_TRACES="$TRACES" ./scripts/bench-capture.sh
+fi
+if part cost; then
+  echo "== cost (C2TCP beside the kernel's Cubic: ns per ACK, CPU per GB)"
+  COST_OUT="$OUT/cost" BIN="$BIN" ./scripts/bench-cost.sh
 fi
 if part soak; then
   echo "== soak (scripts/soak.py, ${SOAK_MINUTES:-30} min)"

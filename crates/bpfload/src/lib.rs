@@ -11,6 +11,7 @@
 pub mod cc;
 pub mod cgroups;
 pub mod connections;
+pub mod cost;
 pub mod doctor;
 pub mod leftovers;
 pub mod lock;
@@ -58,6 +59,12 @@ mod skel {
     }
     pub mod abc {
         include!(concat!(env!("OUT_DIR"), "/abc.skel.rs"));
+    }
+    pub mod cost_cubic {
+        include!(concat!(env!("OUT_DIR"), "/cost_cubic.skel.rs"));
+    }
+    pub mod cost_c2tcp {
+        include!(concat!(env!("OUT_DIR"), "/cost_c2tcp.skel.rs"));
     }
 }
 

@@ -54,6 +54,8 @@ enum Command {
     Run(cmd::run::Args),
     /// Run schemes x traces x parameters x repetitions, in parallel and resumable, then report
     Bench(cmd::bench::Args),
+    /// C2TCP's per-ACK cost beside the kernel's Cubic (timed the same way) and CPU per GB of both, over veth
+    Cost(cmd::cost::Args),
     /// Write the Markdown/HTML report, tables and plots of a bench or run directory
     Report(cmd::report::Args),
     /// Each paper's claims (claims/*.toml) checked against a bench root: holds / differs / not run
@@ -89,6 +91,7 @@ fn main() -> ExitCode {
         Command::Cleanup(a) => cmd::cleanup::run(a),
         Command::Run(a) => cmd::run::run(a),
         Command::Bench(a) => cmd::bench::run(a),
+        Command::Cost(a) => cmd::cost::run(a),
         Command::Report(a) => cmd::report::run(a),
         Command::Claims(a) => cmd::claims::run(a),
         Command::SproutTunnel(a) => cmd::sprout_tunnel::run(a),

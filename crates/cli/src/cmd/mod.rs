@@ -4,6 +4,7 @@ pub mod bpf;
 pub mod capture;
 pub mod claims;
 pub mod cleanup;
+pub mod cost;
 pub mod doctor;
 pub mod emulate;
 pub mod interrupt;
