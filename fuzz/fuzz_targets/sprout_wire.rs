@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Any bytes: parse never panics; what parses re-encodes to a datagram that
-//! parses to the same value; a receiver fed the bytes never panics either.
+//! parses to the same value (`sprout::wire::parse`, what the receiver and
+//! the sender run on every datagram).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use sprout::wire::{self, Packet};
