@@ -29,7 +29,7 @@ DEB_PACKAGES := clang-19 llvm-19 bpftool libelf-dev zlib1g-dev pkg-config make g
 PY ?= python3
 RAY_VENV := target/ray-venv
 
-.PHONY: all deps build test test-logic test-rust test-python demo bench bench-emulator install uninstall clean
+.PHONY: all deps fuzz-deps fuzz-pass build test test-logic test-rust test-python test-fuzz fuzz demo bench bench-emulator install uninstall clean
 
 all: build
 
@@ -42,6 +42,63 @@ deps:
 	fi
 	@command -v $(CARGO) >/dev/null || { echo "no cargo: install Rust >= 1.80 with rustup (https://rustup.rs)"; exit 1; }
 	@command -v $(GO) >/dev/null || { echo "no go: install Go >= 1.24 (https://go.dev/dl; Debian 12's golang-go is too old)"; exit 1; }
+	@$(MAKE) --no-print-directory fuzz-deps
+
+# Fuzzing (docs/fuzzing.md): cargo-fuzz (libFuzzer) on the nightly toolchain,
+# one target per parser of outside input in fuzz/fuzz_targets, its own
+# workspace so `cargo build --workspace` never builds it. One build serves
+# every target: debug assertions on (overflow checks), no sanitizer (the
+# parsers are safe Rust; ASan would double the build for nothing they can
+# do). `make test` runs each target FUZZ_SHORT seconds from its committed
+# corpus (fuzz/corpus/<target>, read only; what it finds goes to
+# target/fuzz-corpus/<target>); `make fuzz` FUZZ_SECONDS each.
+FUZZ_TARGETS := $(basename $(notdir $(wildcard fuzz/fuzz_targets/*.rs)))
+FUZZ_BUILD := --debug-assertions --sanitizer none
+FUZZ_SHORT ?= 5
+FUZZ_SECONDS ?= 600
+FUZZ_TOML := scenario scheme_file claims
+FUZZ_JSON := job run_json metrics_json endpoint_reports
+
+# cargo-fuzz from crates.io, when missing (`make deps` calls this). A failed
+# install stops CI; elsewhere it only means the fuzz pass is skipped.
+fuzz-deps:
+	@command -v cargo-fuzz >/dev/null || { echo "installing cargo-fuzz (crates.io)"; \
+	  $(CARGO) install cargo-fuzz --locked || { [ "$$CI" != true ] && echo "cargo-fuzz not installed: make test will skip the fuzz targets"; }; }
+
+FUZZ_TRIPLE = $(shell rustc +nightly -vV 2>/dev/null | sed -n 's/^host: //p')
+
+# With CI=true a missing nightly toolchain or cargo-fuzz fails; elsewhere
+# the fuzz pass is skipped with the reason.
+test-fuzz:
+	@if ! $(CARGO) +nightly --version >/dev/null 2>&1; then reason="no nightly toolchain (rustup toolchain install nightly)"; \
+	elif ! command -v cargo-fuzz >/dev/null; then reason="no cargo-fuzz (make fuzz-deps)"; fi; \
+	if [ -n "$$reason" ]; then \
+	  if [ "$$CI" = true ]; then echo "CI: cannot run the fuzz targets: $$reason"; exit 1; fi; \
+	  echo "skipping the fuzz targets: $$reason"; exit 0; fi; \
+	$(CARGO) +nightly fuzz build $(FUZZ_BUILD) && $(MAKE) --no-print-directory fuzz-pass FUZZ_PASS_SECONDS=$(FUZZ_SHORT)
+
+# Long runs: `make fuzz FUZZ_SECONDS=3600`, one target: `make fuzz FUZZ_TARGETS=trace`.
+fuzz: fuzz-deps
+	$(CARGO) +nightly fuzz build $(FUZZ_BUILD)
+	@$(MAKE) --no-print-directory fuzz-pass FUZZ_PASS_SECONDS=$(FUZZ_SECONDS)
+
+# Each target runs as libFuzzer's own binary (no cargo in between) from a
+# fresh output corpus under target/ and the committed one, read only, with
+# the TOML or JSON keys the real files use. A crash, a panic, an input over
+# -timeout seconds or -rss_limit_mb fails it, its reproducer left in
+# fuzz/artifacts/<target>/ and the log's tail shown.
+fuzz-pass:
+	@for t in $(FUZZ_TARGETS); do \
+	  dict=; case " $(FUZZ_TOML) " in *" $$t "*) dict=-dict=fuzz/dict/toml.dict;; esac; \
+	  case " $(FUZZ_JSON) " in *" $$t "*) dict=-dict=fuzz/dict/json.dict;; esac; \
+	  mkdir -p target/fuzz-corpus/$$t fuzz/artifacts/$$t; log=target/fuzz-corpus/$$t.log; \
+	  printf '%-18s ' $$t; \
+	  fuzz/target/$(FUZZ_TRIPLE)/release/$$t target/fuzz-corpus/$$t fuzz/corpus/$$t $$dict \
+	    -max_total_time=$(FUZZ_PASS_SECONDS) -timeout=60 -rss_limit_mb=2048 -print_final_stats=1 \
+	    -artifact_prefix=fuzz/artifacts/$$t/ >$$log 2>&1 \
+	    || { echo; tail -40 $$log; echo "fuzz target $$t failed: its input is in fuzz/artifacts/$$t/"; exit 1; }; \
+	  sed -n 's/^stat::number_of_executed_units: *//p' $$log | tr -d '\n'; echo " executions in $(FUZZ_PASS_SECONDS) s"; \
+	done
 
 build: deps $(WEBRTC_GCC)
 	$(CARGO) build --release --workspace
@@ -55,7 +112,11 @@ LOGIC_TESTS := $(patsubst bpf/tests/%.c,target/logic/%,$(wildcard bpf/tests/*_te
 
 target/logic/%: bpf/tests/%.c bpf/*.h bpf/tests/*.h include/c2tcp.h
 	@mkdir -p target/logic
-	cc -O2 -Wall -Wextra -Werror -o $@ $< -lm
+	cc -O2 -Wall -Wextra -Werror $(LOGIC_SAN) -o $@ $< -lm
+
+# C2TCP's property test (random ACK/RTT sequences) runs under UBSan: a signed
+# overflow, bad shift or division by zero in c2tcp_logic.h aborts it.
+target/logic/c2tcp_logic_prop_test: LOGIC_SAN := -fsanitize=undefined -fno-sanitize-recover=all
 
 test-logic: $(LOGIC_TESTS)
 	@for t in $(LOGIC_TESTS); do ./$$t || exit 1; done
@@ -76,7 +137,7 @@ test-python: build $(RAY_VENV)/.installed
 	$(RAY_VENV)/bin/pip install -q --no-deps --force-reinstall ./python/c2tcp_ray
 	C2TCP_BIN=$(abspath $(BIN)) $(RAY_VENV)/bin/python -m pytest -q python/c2tcp_ray/tests
 
-test: build test-logic test-rust test-python
+test: build test-logic test-rust test-python test-fuzz
 
 demo: build
 	./scripts/demo.sh

@@ -187,6 +187,14 @@ static __always_inline __u64 c2tcp_isqrt(__u64 x)
 	return res;
 }
 
+/* v, or the largest __u32 when it does not fit: the Setpoint of a huge
+ * alpha x minRTT (the anchored Tuner's alpha 100 at a 43 s RTT) saturates
+ * instead of wrapping to a short one. */
+static __always_inline __u32 c2tcp_sat_u32(__u64 v)
+{
+	return v > 0xffffffffULL ? 0xffffffffu : (__u32)v;
+}
+
 /* interval / sqrt(n), in microseconds (n >= 1). */
 static __always_inline __u32 c2tcp_interval_div_sqrt(__u32 interval_us, __u32 n)
 {
@@ -342,10 +350,12 @@ c2tcp_on_rtt(struct c2tcp_state *st, __u64 now_us, __u32 rtt_us,
 		st->min_rtt_us = rtt_us;
 	if (b & C2TCP_B_MS_GOOD_TEST) {
 		min_ms = st->min_rtt_us / 1000;
-		st->setpoint_us = (__u32)(((__u64)min_ms * st->alpha_milli / C2TCP_ALPHA_ONE) * 1000);
+		st->setpoint_us =
+			c2tcp_sat_u32(((__u64)min_ms * st->alpha_milli / C2TCP_ALPHA_ONE) * 1000);
 		good = rtt_us / 1000 <= st->setpoint_us / 1000;
 	} else {
-		st->setpoint_us = (__u32)(((__u64)st->alpha_milli * st->min_rtt_us) / C2TCP_ALPHA_ONE);
+		st->setpoint_us =
+			c2tcp_sat_u32(((__u64)st->alpha_milli * st->min_rtt_us) / C2TCP_ALPHA_ONE);
 		good = rtt_us < st->setpoint_us;
 	}
 	/* The Interval a watch or a Bad uses: the Setpoint now, or the one
@@ -367,10 +377,13 @@ c2tcp_on_rtt(struct c2tcp_state *st, __u64 now_us, __u32 rtt_us,
 		st->condition = C2TCP_NORMAL;
 		st->next_check_us = now_us + st->interval_us;
 		st->watching = 1;
-		if (b & C2TCP_B_ACK_INTERVAL) {
-			st->rec_inv_sqrt = ~0u >> C2TCP_REC_INV_SQRT_SHIFT;
-			c2tcp_newton_step(st);
-		}
+		/* CoDel's 1/sqrt(N) is kept in step with N whatever the
+		 * behaviours: ACK_INTERVAL may be switched on mid-streak (a
+		 * C2TCP_VARIANT set during the connection), and a Newton step
+		 * from a stale estimate at a large N wraps to a near-zero
+		 * Interval. */
+		st->rec_inv_sqrt = ~0u >> C2TCP_REC_INV_SQRT_SHIFT;
+		c2tcp_newton_step(st);
 	} else if (now_us > st->next_check_us) {
 		st->condition = C2TCP_BAD;
 		if (b & C2TCP_B_ACK_INTERVAL)
@@ -381,8 +394,7 @@ c2tcp_on_rtt(struct c2tcp_state *st, __u64 now_us, __u32 rtt_us,
 		st->next_check_us = now_us + interval;
 		if (st->n_bad < C2TCP_N_MAX)
 			st->n_bad++;
-		if (b & C2TCP_B_ACK_INTERVAL)
-			c2tcp_newton_step(st);
+		c2tcp_newton_step(st); /* in step with N, as above */
 		st->bad_events++;
 		st->growth_credit = 0;
 		act = C2TCP_ACT_BACKOFF;
@@ -422,18 +434,22 @@ static __always_inline __u32 c2tcp_good_growth(struct c2tcp_state *st, __u32 cwn
 static __always_inline void c2tcp_shared_growth(const struct c2tcp_state *st, __u32 rtt_us,
 						__u32 *cwnd, __u32 *cwnd_cnt, __u32 clamp)
 {
-	__u32 rtt_ms = rtt_us / 1000, delta;
+	__u32 rtt_ms = rtt_us / 1000;
+	__u64 cnt, delta, grown;
 
 	if (rtt_ms == 0)
 		rtt_ms = 1;
-	*cwnd_cnt += (st->setpoint_us / 1000) / rtt_ms;
-	if (*cwnd == 0 || *cwnd_cnt < *cwnd)
+	/* 64 bits: at a window near 2^32 the counter and the window would
+	 * wrap in 32 (bpf/tests/c2tcp_logic_prop_test.c). */
+	cnt = (__u64)*cwnd_cnt + (st->setpoint_us / 1000) / rtt_ms;
+	if (*cwnd == 0 || cnt < *cwnd) {
+		*cwnd_cnt = c2tcp_sat_u32(cnt);
 		return;
-	delta = *cwnd_cnt / *cwnd;
-	*cwnd_cnt -= delta * *cwnd;
-	*cwnd += delta;
-	if (*cwnd > clamp)
-		*cwnd = clamp;
+	}
+	delta = cnt / *cwnd;
+	*cwnd_cnt = (__u32)(cnt - delta * *cwnd); /* < cwnd */
+	grown = *cwnd + delta;
+	*cwnd = grown > clamp ? clamp : (__u32)grown;
 }
 
 #endif /* C2TCP_LOGIC_H */

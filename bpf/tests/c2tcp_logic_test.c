@@ -410,6 +410,41 @@ static void test_interval_follows_current_alpha(void)
 	CHECK_EQ(fabs(y * sqrt(39.0) - 1.0) < 0.03, 1);
 }
 
+/* ACK_INTERVAL switched on in the middle of a Bad streak (a C2TCP_VARIANT
+ * set during the connection): the next Bads keep CoDel's schedule from the
+ * streak's N. Before the fix the Newton step ran only under ACK_INTERVAL,
+ * so it started from 1/sqrt(1) at N = 10 and wrapped to a watch of 0-1 us:
+ * a Bad on every ACK (found by c2tcp_logic_prop_test). */
+static void test_ack_interval_switched_on_mid_streak(void)
+{
+	struct c2tcp_state st = fresh(); /* paper: no ACK_INTERVAL */
+	__u64 t;
+	__u32 bads = 0;
+
+	on_rtt(&st, MS(1), MS(20), MS(50), 1500); /* Good, Setpoint 30 */
+	for (t = MS(10); bads < 9; t += 1000)
+		bads += on_rtt(&st, t, MS(40), MS(50), 1500) == C2TCP_ACT_BACKOFF;
+	CHECK_EQ(st.n_bad, 10);
+	st.behaviours = C2TCP_B_ACK_INTERVAL;
+	while (on_rtt(&st, t, MS(40), MS(50), 1500) != C2TCP_ACT_BACKOFF)
+		t += 1000;
+	/* 30 ms x ~1/sqrt(10): CoDel's estimate, about 9.5 ms, not ~0 */
+	CHECK_EQ(st.interval_us > MS(8) && st.interval_us < MS(11), 1);
+}
+
+/* A Setpoint that does not fit 32 bits saturates instead of wrapping: the
+ * anchored Tuner's bare alpha 100 (no sample in its first cycle, min RTT
+ * 0) times a 50 s RTT is 5 000 s. */
+static void test_setpoint_saturates(void)
+{
+	struct c2tcp_state st = with(C2TCP_B_ANCHORED_TUNER);
+
+	c2tcp_on_rtt(&st, 1, MS(50000), MS(50), 0, 0);
+	st.alpha_milli = C2TCP_ALPHA_SAFE_MAX;
+	on_rtt(&st, 2, MS(50000), MS(50), 0);
+	CHECK_EQ(st.setpoint_us, 0xffffffffu);
+}
+
 /* C2TCP_VARIANT values: base, forced-on and forced-off behaviours. */
 static void test_variant_encoding(void)
 {
@@ -453,6 +488,8 @@ int main(void)
 	test_shared_counter_growth();
 	test_interval_follows_current_alpha();
 	test_variant_encoding();
+	test_ack_interval_switched_on_mid_streak();
+	test_setpoint_saturates();
 	if (failures) {
 		fprintf(stderr, "c2tcp_logic_test: %d failure(s)\n", failures);
 		return 1;

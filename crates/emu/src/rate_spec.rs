@@ -135,6 +135,23 @@ mod tests {
         format!("{:#}", load(spec).unwrap_err())
     }
 
+    /// Found by fuzz/fuzz_targets/rate_spec.rs: a period of 10^127 s (or
+    /// a week at 10 Gbit/s) was generated before anything checked it,
+    /// until the fuzzer's time and memory limits stopped it. Now refused,
+    /// at once, with the reason.
+    #[test]
+    fn a_period_too_long_or_too_large_is_refused_before_it_is_made() {
+        let start = std::time::Instant::now();
+        let e = err(&format!("steps:0:24,10:6@{}", "6".repeat(128)));
+        assert!(e.contains("longer than a week"), "{e}");
+        let e = err("steps:0:10000@604800");
+        assert!(e.contains("delivery opportunities") && e.contains("shorten its period"), "{e}");
+        // 1 Gbit/s for 20 minutes is the most a trace may hold.
+        let e = err("steps:0:1000@1201");
+        assert!(e.contains("100083333 delivery opportunities"), "{e}");
+        assert!(start.elapsed() < std::time::Duration::from_secs(1));
+    }
+
     #[test]
     fn constant_rates_are_exact_and_loop() {
         let t = load("constant:12").unwrap();

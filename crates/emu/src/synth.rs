@@ -103,6 +103,11 @@ impl Cellular {
     }
 }
 
+/// The most opportunities a generated trace may hold: 100 million (800 MB
+/// as the emulator keeps them; 1 Gbit/s for 20 minutes). A rate spec or
+/// `trace synth`/`from-rate` asking for more is refused, not allocated.
+pub const MAX_OPPORTUNITIES: u64 = 100_000_000;
+
 /// Makes the trace end at `duration_ms` so it loops with that period (adds
 /// one opportunity at the end if the last ms had none).
 fn close_period(out: &mut Vec<u64>, duration_ms: u64) {
@@ -137,7 +142,30 @@ pub fn from_rate(schedule: &[(f64, f64)], duration_ms: u64) -> Result<Vec<u64>> 
     if let Some((t, r)) = schedule.iter().find(|(_, r)| !(r.is_finite() && *r >= 0.0)) {
         bail!("rate at {t} s is {r}: rates must be finite and >= 0 Mbit/s");
     }
-    let mut out = Vec::new();
+    // What a trace may be, checked before it is made: generating first
+    // would run out of memory (or time) on a period of 10^120 s.
+    if duration_ms > crate::trace::MAX_TIMESTAMP_MS {
+        bail!(
+            "a {} s trace is longer than a week ({} s), the longest trace c2tcp runs",
+            duration_ms as f64 / 1000.0,
+            crate::trace::MAX_TIMESTAMP_MS / 1000
+        );
+    }
+    let total: f64 = schedule
+        .iter()
+        .enumerate()
+        .map(|(i, &(start, mbps))| {
+            let end = schedule.get(i + 1).map_or(duration_ms as f64, |n| n.0 * 1000.0);
+            per_ms(mbps) * (end.min(duration_ms as f64) - start * 1000.0).max(0.0)
+        })
+        .sum();
+    if total > MAX_OPPORTUNITIES as f64 {
+        bail!(
+            "the schedule makes {total:.0} delivery opportunities, more than the {MAX_OPPORTUNITIES} \
+             a trace may hold in memory (e.g. 1 Gbit/s for 20 minutes): shorten its period"
+        );
+    }
+    let mut out = Vec::with_capacity(total as usize + 2);
     let mut credit = 0.0f64;
     let mut seg = 0;
     for ms in 1..=duration_ms {

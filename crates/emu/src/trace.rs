@@ -14,6 +14,13 @@ use thiserror::Error;
 /// per ms) carries exactly 12 Mbit/s of IP packets.
 pub const OPPORTUNITY_BYTES: u32 = 1500;
 
+/// The latest timestamp a trace may hold: a week, in ms. Far beyond any
+/// measured trace (minutes to hours), and it keeps what is derived from a
+/// trace in range: the per-second rates of [`Trace::summary`] (one counter
+/// a second), the emulator's µs clock over many loops. A typo of a few
+/// digits (`77575757222404`) is refused here instead of exhausting memory.
+pub const MAX_TIMESTAMP_MS: u64 = 7 * 24 * 3600 * 1000;
+
 #[derive(Debug, Error)]
 pub enum TraceError {
     #[error("{file}: cannot read")]
@@ -34,6 +41,12 @@ pub enum TraceError {
         ms: u64,
         prev: u64,
     },
+    #[error("{file}:{line}: timestamp {ms} ms is past a week ({MAX_TIMESTAMP_MS} ms), the longest trace c2tcp runs")]
+    TooLate {
+        file: PathBuf,
+        line: usize,
+        ms: u64,
+    },
     #[error("{file}: no lines: a trace needs at least one delivery opportunity")]
     Empty { file: PathBuf },
     #[error("{file}:{line}: the trace ends at 0 ms, so it has no capacity to loop over (its last timestamp must be > 0)")]
@@ -49,21 +62,26 @@ pub enum TraceError {
 /// The text of a trace-like file (delivery or delay trace), decompressed
 /// when it starts with gzip's magic bytes, so `X.down.gz` reads as `X.down`.
 pub fn read_text(path: &Path) -> Result<String, TraceError> {
-    use std::io::Read;
     let io = |source| TraceError::Io {
         file: path.into(),
         source,
     };
     let bytes = std::fs::read(path).map_err(io)?;
+    decode_text(bytes).map_err(io)
+}
+
+/// The bytes of a trace-like file as text: gunzipped when they start with
+/// gzip's magic bytes, else taken as they are; UTF-8 either way.
+/// [`read_text`] without the file (the fuzz target's entry, fuzz/).
+pub fn decode_text(bytes: Vec<u8>) -> std::io::Result<String> {
+    use std::io::Read;
     if !bytes.starts_with(&[0x1f, 0x8b]) {
         return String::from_utf8(bytes)
-            .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)));
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e));
     }
     let mut text = String::with_capacity(bytes.len() * 6);
     // MultiGzDecoder: `cat a.gz b.gz` is a valid gzip file too.
-    flate2::read::MultiGzDecoder::new(&bytes[..])
-        .read_to_string(&mut text)
-        .map_err(io)?;
+    flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_string(&mut text)?;
     Ok(text)
 }
 
@@ -97,6 +115,13 @@ impl Trace {
                 line,
                 text: s.chars().take(40).collect(),
             })?;
+            if ms > MAX_TIMESTAMP_MS {
+                return Err(TraceError::TooLate {
+                    file: path.into(),
+                    line,
+                    ms,
+                });
+            }
             if let Some(&prev) = opportunities.last() {
                 if ms < prev {
                     return Err(TraceError::Decreasing {
@@ -230,6 +255,19 @@ mod tests {
         assert!(e.contains("no lines"), "{e}");
         let e = parse("0\n0\n").unwrap_err().to_string();
         assert!(e.starts_with("t.up:2:") && e.contains("no capacity"), "{e}");
+    }
+
+    /// Found by fuzz/fuzz_targets/trace.rs: a timestamp of a few digits too
+    /// many parsed, and its summary then asked for a counter per second of
+    /// 2 400 years. A week is the limit, named with its line.
+    #[test]
+    fn timestamps_past_a_week_are_refused() {
+        let e = parse("617\n77617\n77575757222404\n").unwrap_err().to_string();
+        assert!(e.starts_with("t.up:3:") && e.contains("77575757222404") && e.contains("week"), "{e}");
+        let e = parse(&format!("{}\n", u64::MAX)).unwrap_err().to_string();
+        assert!(e.starts_with("t.up:1:"), "{e}");
+        let t = parse(&format!("1\n{MAX_TIMESTAMP_MS}\n")).unwrap();
+        assert_eq!(t.summary().duration_ms, MAX_TIMESTAMP_MS);
     }
 
     #[test]

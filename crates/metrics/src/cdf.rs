@@ -59,7 +59,13 @@ impl DelayCdf {
     }
 
     pub fn read_csv(path: &Path) -> Result<DelayCdf, Error> {
-        let mut r = csv::Reader::from_path(path).map_err(|e| Error::io(path, e.into()))?;
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        DelayCdf::read_csv_from(file, path)
+    }
+
+    /// [`DelayCdf::read_csv`] from any reader (`path` names it in errors).
+    pub fn read_csv_from(input: impl std::io::Read, path: &Path) -> Result<DelayCdf, Error> {
+        let mut r = csv::Reader::from_reader(input);
         let points = r
             .deserialize()
             .enumerate()

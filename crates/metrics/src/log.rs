@@ -227,11 +227,18 @@ fn parse_data(line: &str, header: &LogHeader) -> Result<Event, String> {
     let offset = if header.is_c2tcp_emu() {
         0
     } else {
-        header.base_timestamp_ms.unwrap_or(0) * 1000
+        header.base_timestamp_ms.unwrap_or(0).saturating_mul(1000)
     };
     let t = parse_ms(t_field)
         .ok_or("time is not a non-negative number of ms")?
         .saturating_sub(offset);
+    if t > MAX_SPAN_US {
+        return Err(format!(
+            "time {} ms is more than {} h after the log's start: not a run's log",
+            t / 1000,
+            MAX_SPAN_US / 3_600_000_000
+        ));
+    }
     let event = match kind {
         "+" => Event::Arrival {
             t,
@@ -243,8 +250,9 @@ fn parse_data(line: &str, header: &LogHeader) -> Result<Event, String> {
             let delay = fields
                 .next()
                 .ok_or("departure without its queueing delay")?;
-            let queue_delay =
-                parse_ms(delay).ok_or("queueing delay is not a non-negative number of ms")?;
+            let queue_delay = parse_ms(delay)
+                .filter(|&d| d <= MAX_SPAN_US)
+                .ok_or("queueing delay is not a number of ms between 0 and the log's span")?;
             let flow = parse_flow_id(fields.next())?;
             let ce = match fields.next() {
                 None => false,
@@ -278,6 +286,14 @@ fn parse_data(line: &str, header: &LogHeader) -> Result<Event, String> {
     Ok(event)
 }
 
+/// The longest a log may run, from its base timestamp: an hour of
+/// emulation (the longest scenario runs 100 s). The analysis keeps Sprout's
+/// omniscient delay every 0.1 ms and a counter per time bin over the log's
+/// whole span, so one line with a corrupt time (`99999999999.000`) asked
+/// for terabytes (found by fuzz/fuzz_targets/emu_log.rs); an hour of
+/// samples is ~150 MB.
+pub const MAX_SPAN_US: Micros = 3_600_000_000;
+
 /// Missing flow column (plain mm-link) = flow 0.
 fn parse_flow_id(field: Option<&str>) -> Result<u32, String> {
     field.map_or(Ok(0), |f| {
@@ -298,12 +314,13 @@ pub(crate) fn parse_ms(s: &str) -> Option<Micros> {
     let mut us = int.parse::<u64>().ok()?.checked_mul(1000)?;
     let mut scale = 100;
     for (i, digit) in frac.bytes().map(|b| u64::from(b - b'0')).enumerate() {
+        // Checked: `18446744073709551.999` is past u64's µs.
         if i < 3 {
-            us += digit * scale;
+            us = us.checked_add(digit * scale)?;
             scale /= 10;
         } else {
             if i == 3 && digit >= 5 {
-                us += 1;
+                us = us.checked_add(1)?;
             }
             break;
         }
@@ -312,8 +329,61 @@ pub(crate) fn parse_ms(s: &str) -> Option<Micros> {
 }
 
 #[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Every µs time the emulator can write (`emu::clock::write_ms3`:
+        /// ms, a dot, three digits) reads back exactly.
+        #[test]
+        fn every_written_time_reads_back(us: u64) {
+            let text = format!("{}.{:03}", us / 1000, us % 1000);
+            prop_assert_eq!(parse_ms(&text), Some(us));
+        }
+
+        /// Any digits, any number of decimals: a time or None, never a
+        /// panic or a wrapped value (the largest reads are near u64::MAX).
+        #[test]
+        fn any_decimal_reads_or_is_refused(int in "[0-9]{1,22}", frac in "[0-9]{0,8}") {
+            let text = if frac.is_empty() { int.clone() } else { format!("{int}.{frac}") };
+            if let Some(us) = parse_ms(&text) {
+                let exact = int.parse::<u128>().unwrap() * 1000
+                    + format!("{frac:0<3}")[..3].parse::<u128>().unwrap();
+                prop_assert!(us as u128 == exact || us as u128 == exact + 1, "{} -> {}", text, us);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by fuzz/fuzz_targets/emu_log.rs: one line with a time of
+    /// 3 years made the analysis allocate for every 0.1 ms of it (out of
+    /// memory); the reader now refuses a time past the log's longest span,
+    /// naming the line. And a time at u64's end no longer overflows.
+    #[test]
+    fn times_past_the_longest_span_are_refused() {
+        let log = "# base timestamp: 0\n# c2tcp-emu v1 direction=downlink\n\
+                   0.000 # 1500\n99999999999.000 # 1500\n";
+        let mut r = LogReader::new(log.as_bytes(), Path::new("d.log"));
+        assert!(matches!(r.next_event(), Ok(Some(Event::Opportunity { t: 0, .. }))));
+        let e = r.next_event().unwrap_err().to_string();
+        assert!(e.contains("d.log") && e.contains(":4") && e.contains("1 h"), "{e}");
+        let log = "0 - 1500 99999999999 1\n";
+        let e = LogReader::new(log.as_bytes(), Path::new("d.log")).next_event().unwrap_err();
+        assert!(e.to_string().contains("queueing delay"), "{e}");
+        assert_eq!(parse_ms("18446744073709551.615"), Some(u64::MAX));
+        assert_eq!(parse_ms("18446744073709551.616"), None);
+        assert_eq!(parse_ms("18446744073709551.6155"), None);
+        let log = format!("# base timestamp: {}\n5 # 1500\n", u64::MAX);
+        let mut r = LogReader::new(log.as_bytes(), Path::new("d.log"));
+        assert!(matches!(r.next_event(), Ok(Some(Event::Opportunity { t: 0, .. }))));
+    }
 
     #[test]
     fn ms_fields_become_exact_micros() {

@@ -206,7 +206,13 @@ impl TimeSeries {
     }
 
     pub fn read_csv(path: &Path) -> Result<TimeSeries, Error> {
-        let mut r = csv::Reader::from_path(path).map_err(|e| Error::io(path, e.into()))?;
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        TimeSeries::read_csv_from(file, path)
+    }
+
+    /// [`TimeSeries::read_csv`] from any reader (`path` names it in errors).
+    pub fn read_csv_from(input: impl std::io::Read, path: &Path) -> Result<TimeSeries, Error> {
+        let mut r = csv::Reader::from_reader(input);
         let header = r
             .headers()
             .map_err(|e| Error::parse(path, 1, e.to_string()))?

@@ -48,6 +48,22 @@ pub use sprout::SproutOutcome;
 pub use verus::VerusOutcome;
 pub use webrtc_gcc::WebrtcGccOutcome;
 
+/// Parses the text of a UDP endpoint's JSON report as its flow reads it:
+/// `program` one of `sprout`, `verus`, `webrtc-gcc`, the sender's report
+/// when `sender`. The fuzz target's entry (fuzz/, docs/fuzzing.md).
+pub fn parse_endpoint_report(program: &str, sender: bool, text: &str) -> anyhow::Result<()> {
+    use udp_endpoints::parse_report;
+    match (program, sender) {
+        ("sprout", true) => parse_report::<::sprout::net::SenderReport>(text).map(drop),
+        ("sprout", false) => parse_report::<::sprout::net::ReceiverReport>(text).map(drop),
+        ("verus", true) => parse_report::<::verus::net::SenderReport>(text).map(drop),
+        ("verus", false) => parse_report::<::verus::net::ReceiverReport>(text).map(drop),
+        ("webrtc-gcc", true) => parse_report::<webrtc_gcc::SenderReport>(text).map(drop),
+        ("webrtc-gcc", false) => parse_report::<webrtc_gcc::ReceiverReport>(text).map(drop),
+        _ => anyhow::bail!("no endpoint report for `{program}`"),
+    }
+}
+
 /// The first flow's port; flow i uses BASE_PORT + i.
 pub const BASE_PORT: u16 = 6000;
 

@@ -290,7 +290,12 @@ fn end_of<R: DeserializeOwned>(
 pub(super) fn read_report<R: DeserializeOwned>(what: &str, stats: &Path) -> Result<R> {
     let text = std::fs::read_to_string(stats)
         .with_context(|| format!("{what}: reading {}", stats.display()))?;
-    serde_json::from_str(&text).with_context(|| format!("{what}: parsing {}", stats.display()))
+    parse_report(&text).with_context(|| format!("{what}: parsing {}", stats.display()))
+}
+
+/// A report's text, parsed into the type that wrote it.
+pub(super) fn parse_report<R: DeserializeOwned>(text: &str) -> Result<R> {
+    Ok(serde_json::from_str(text)?)
 }
 
 #[cfg(test)]
