@@ -14,6 +14,7 @@ pub mod connections;
 pub mod doctor;
 pub mod leftovers;
 pub mod lock;
+mod map_bytes;
 pub mod netassist;
 pub mod object;
 pub mod status;
