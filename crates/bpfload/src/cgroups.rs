@@ -23,7 +23,15 @@ use anyhow::{bail, Context, Result};
 use libbpf_rs::{MapCore, MapFlags, MapHandle};
 use serde::Serialize;
 
+use crate::map_bytes::{map_bytes, MapBytes};
+use crate::skel::c2tcp::types::c2tcp_cgroup_setting;
 use crate::sys;
+
+// The map's value is the skeleton's `struct c2tcp_cgroup_setting`, laid out
+// from the object's BTF, every field listed (a test checks they cover it);
+// its key is the cgroup id, a `__u64`. How many cgroups it holds is the
+// loaded map's `max_entries` (`C2TCP_CGROUP_MAX_ENTRIES`), read from it.
+map_bytes!(c2tcp_cgroup_setting { target_us, variant });
 
 /// The pinned map's file name in c2tcp's pin directory.
 pub const MAP_PIN: &str = "cgroups";
@@ -123,18 +131,20 @@ fn open_map() -> Result<MapHandle> {
     MapHandle::from_pinned_path(&pin).with_context(|| format!("opening {}", pin.display()))
 }
 
-fn encode(s: &Setting) -> [u8; 8] {
-    let mut b = [0u8; 8];
-    b[..4].copy_from_slice(&s.target_us.to_ne_bytes());
-    b[4..].copy_from_slice(&s.variant.to_raw().to_ne_bytes());
-    b
+fn encode(s: &Setting) -> Vec<u8> {
+    c2tcp_cgroup_setting {
+        target_us: s.target_us,
+        variant: s.variant.to_raw(),
+    }
+    .to_bytes()
 }
 
+/// None when `v` is short or its variant is not one this c2tcp knows.
 fn decode(v: &[u8]) -> Option<Setting> {
-    let word = |i: usize| Some(u32::from_ne_bytes(v.get(i..i + 4)?.try_into().ok()?));
+    let raw = c2tcp_cgroup_setting::from_bytes(v)?;
     Some(Setting {
-        target_us: word(0)?,
-        variant: sockopt::Variant::from_raw(word(4)?)?,
+        target_us: raw.target_us,
+        variant: sockopt::Variant::from_raw(raw.variant)?,
     })
 }
 
@@ -146,13 +156,11 @@ pub fn set(cg: &Cgroup, setting: &Setting) -> Result<()> {
         .with_context(|| {
             format!(
                 "storing the Target of cgroup {} (at most {} cgroups can have one)",
-                cg.name, MAX_ENTRIES
+                cg.name,
+                map.max_entries()
             )
         })
 }
-
-/// `C2TCP_CGROUP_MAX_ENTRIES` of bpf/c2tcp_sockopt.h.
-pub const MAX_ENTRIES: u32 = 4096;
 
 /// The cgroup's own setting (not an ancestor's), if any.
 pub fn get(cg: &Cgroup) -> Result<Option<Setting>> {
@@ -329,6 +337,47 @@ mod tests {
         let err = resolve_under(&root, "a.slice/file").unwrap_err().to_string();
         assert!(err.contains("is not a cgroup"), "{err}");
         fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// The map as the object declares it: a cgroup id for key, the
+    /// skeleton's struct for value with every byte a listed field, and
+    /// room for the entries bpf/c2tcp_sockopt.h asks for.
+    #[test]
+    fn the_map_value_is_the_skeletons_struct_field_by_field() {
+        use libbpf_rs::skel::SkelBuilder;
+        use std::mem::{offset_of, size_of};
+        assert_eq!(size_of::<c2tcp_cgroup_setting>(), 8);
+        assert_eq!(c2tcp_cgroup_setting::listed_bytes(), 8);
+        let setting = Setting {
+            target_us: 50_000,
+            variant: sockopt::Variant::PAPER,
+        };
+        let b = encode(&setting);
+        let at = |off: usize| &b[off..off + 4];
+        assert_eq!(
+            at(offset_of!(c2tcp_cgroup_setting, target_us)),
+            50_000u32.to_ne_bytes()
+        );
+        assert_eq!(
+            at(offset_of!(c2tcp_cgroup_setting, variant)),
+            sockopt::Variant::PAPER.to_raw().to_ne_bytes()
+        );
+        assert_eq!(decode(&b), Some(setting));
+        assert_eq!(decode(&b[..7]), None, "short");
+        let mut storage = std::mem::MaybeUninit::uninit();
+        let open = crate::skel::c2tcp::C2tcpSkelBuilder::default()
+            .open(&mut storage)
+            .expect("opening the c2tcp object (no kernel needed)");
+        let map = &open.maps.c2tcp_cgroups;
+        assert_eq!(map.key_size() as usize, size_of::<u64>());
+        assert_eq!(map.value_size() as usize, size_of::<c2tcp_cgroup_setting>());
+        // The object's count is the header's define (BTF does not carry it).
+        let header = include_str!("../../../bpf/c2tcp_sockopt.h");
+        let define = header
+            .lines()
+            .find_map(|l| l.strip_prefix("#define C2TCP_CGROUP_MAX_ENTRIES"))
+            .expect("C2TCP_CGROUP_MAX_ENTRIES in bpf/c2tcp_sockopt.h");
+        assert_eq!(map.max_entries(), define.trim().parse::<u32>().unwrap());
     }
 
     #[test]

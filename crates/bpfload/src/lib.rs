@@ -15,6 +15,7 @@ pub mod cost;
 pub mod doctor;
 pub mod leftovers;
 pub mod lock;
+mod map_bytes;
 pub mod netassist;
 pub mod object;
 pub mod status;

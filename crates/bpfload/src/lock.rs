@@ -2,11 +2,12 @@
 //! Registered congestion controls and cgroup hooks are kernel-global, so every
 //! process that loads, unloads or relies on them takes this lock: exclusive to
 //! change the registrations, shared to use them. A run that loaded c2tcp for
-//! itself unloads it only when no other user holds the lock.
+//! itself unloads it only when no other user holds the lock. The flock itself
+//! is `plumbing::lock`'s.
 use std::fs::{self, File, OpenOptions};
-use std::os::fd::AsRawFd;
 
 use anyhow::{Context, Result};
+use plumbing::lock;
 
 const LOCK_DIR: &str = "/run/c2tcp";
 const LOCK_FILE: &str = "/run/c2tcp/bpf.lock";
@@ -25,31 +26,18 @@ fn open() -> Result<File> {
         .with_context(|| format!("opening {LOCK_FILE}"))
 }
 
-fn flock(file: &File, op: libc::c_int) -> std::io::Result<()> {
-    loop {
-        // SAFETY: flock on a file descriptor we own.
-        if unsafe { libc::flock(file.as_raw_fd(), op) } == 0 {
-            return Ok(());
-        }
-        let err = std::io::Error::last_os_error();
-        if err.kind() != std::io::ErrorKind::Interrupted {
-            return Err(err);
-        }
-    }
-}
-
 impl BpfLock {
     /// Waits for sole ownership (load, unload).
     pub fn exclusive() -> Result<Self> {
         let file = open()?;
-        flock(&file, libc::LOCK_EX).context("locking /run/c2tcp/bpf.lock")?;
+        lock::exclusive(&file).with_context(|| format!("locking {LOCK_FILE}"))?;
         Ok(Self { file })
     }
 
     /// Waits for shared use (a run that needs the programs to stay loaded).
     pub fn shared() -> Result<Self> {
         let file = open()?;
-        flock(&file, libc::LOCK_SH).context("locking /run/c2tcp/bpf.lock")?;
+        lock::shared(&file).with_context(|| format!("locking {LOCK_FILE}"))?;
         Ok(Self { file })
     }
 
@@ -58,10 +46,10 @@ impl BpfLock {
     /// dropping the old lock first, so after `false` the caller holds nothing
     /// and must only be on its way out.
     pub fn try_upgrade(&self) -> bool {
-        flock(&self.file, libc::LOCK_EX | libc::LOCK_NB).is_ok()
+        matches!(lock::try_exclusive(&self.file), Ok(true))
     }
 
     pub fn downgrade(&self) -> Result<()> {
-        flock(&self.file, libc::LOCK_SH).context("downgrading /run/c2tcp/bpf.lock")
+        lock::shared(&self.file).with_context(|| format!("downgrading {LOCK_FILE}"))
     }
 }

@@ -24,6 +24,7 @@ pub const NETASSIST_CCS: &[&str] = &["natcp", "nacubic", "tg"];
 // objects' BTF, so they are `bpf/netassist.h`'s structs as the compiler laid
 // them out, with no second spelling here. NATCP's, NACubic's and TG's objects
 // include the same header (a test checks the sizes agree).
+use crate::map_bytes::{map_bytes, MapBytes};
 use crate::skel::natcp::types::{na_feedback, na_flow_key, na_flow_state};
 
 /// `struct na_feedback`: one UE's latest accepted feedback (bandwidth in
@@ -40,65 +41,7 @@ pub const MODE_WAITING: u32 = 0;
 pub const MODE_ASSISTED: u32 = 1;
 pub const MODE_FALLBACK: u32 = 2;
 
-/// A map key or value as the kernel copies it: each field's bytes in the
-/// host's order at the offset the compiler gave it (padding, were there
-/// any, zero). Safe code, for any layout, where a byte view of the struct
-/// would read padding.
-trait MapBytes: Sized {
-    fn to_bytes(&self) -> Vec<u8>;
-    /// None when `b` is shorter than the struct.
-    fn from_bytes(b: &[u8]) -> Option<Self>;
-    /// The bytes the listed fields cover (tests: all of the struct).
-    #[cfg(test)]
-    fn listed_bytes() -> usize;
-}
-
-/// An integer field of a map struct.
-trait Field: Copy {
-    fn put(self, at: &mut [u8]);
-    fn get(at: &[u8]) -> Self;
-}
-
-macro_rules! int_field {
-    ($($t:ty),*) => {$(
-        impl Field for $t {
-            fn put(self, at: &mut [u8]) {
-                at[..std::mem::size_of::<$t>()].copy_from_slice(&self.to_ne_bytes());
-            }
-            fn get(at: &[u8]) -> Self {
-                let mut b = [0u8; std::mem::size_of::<$t>()];
-                b.copy_from_slice(&at[..std::mem::size_of::<$t>()]);
-                <$t>::from_ne_bytes(b)
-            }
-        }
-    )*};
-}
-int_field!(u16, u32, u64);
-
-macro_rules! map_bytes {
-    ($ty:ty { $($field:ident),* $(,)? }) => {
-        impl MapBytes for $ty {
-            fn to_bytes(&self) -> Vec<u8> {
-                let mut b = vec![0u8; std::mem::size_of::<$ty>()];
-                $( self.$field.put(&mut b[std::mem::offset_of!($ty, $field)..]); )*
-                b
-            }
-            fn from_bytes(b: &[u8]) -> Option<Self> {
-                if b.len() < std::mem::size_of::<$ty>() {
-                    return None;
-                }
-                let mut v = <$ty>::default();
-                $( v.$field = Field::get(&b[std::mem::offset_of!($ty, $field)..]); )*
-                Some(v)
-            }
-            #[cfg(test)]
-            fn listed_bytes() -> usize {
-                let v = <$ty>::default();
-                0 $( + std::mem::size_of_val(&v.$field) )*
-            }
-        }
-    };
-}
+// Every field of each map struct, in order (the test checks they cover all its bytes).
 map_bytes!(na_feedback { bw_Bps, updated_us, min_rtt_us, beta, seq, timeout_us, alpha_pct, flags });
 map_bytes!(na_flow_state {
     pacing_rate, bw_Bps, changed_us, mode, fallbacks, resumes, seq, target_cwnd, cwnd, min_rtt_us, beta,

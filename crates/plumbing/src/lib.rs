@@ -223,6 +223,13 @@ pub mod lock {
     pub fn exclusive(fd: impl AsFd) -> io::Result<()> {
         Ok(call(fd, FlockArg::LockExclusive)?)
     }
+
+    /// A shared lock, waiting while another open file holds it exclusively.
+    /// On a file this one holds exclusively it converts the lock (flock
+    /// drops the old one first, not atomically).
+    pub fn shared(fd: impl AsFd) -> io::Result<()> {
+        Ok(call(fd, FlockArg::LockShared)?)
+    }
 }
 
 /// A TCP socket configured before it connects (the congestion control and
@@ -404,6 +411,24 @@ mod tests {
         drop(a);
         lock::exclusive(&b).unwrap();
         std::fs::remove_file(&dir).unwrap();
+    }
+
+    #[test]
+    fn shared_locks_coexist_and_keep_an_exclusive_one_out() {
+        let path = std::env::temp_dir().join(format!("plumbing-shared-{}", std::process::id()));
+        std::fs::write(&path, b"").unwrap();
+        let open = || std::fs::File::open(&path).unwrap();
+        let (a, b, c) = (open(), open(), open());
+        lock::shared(&a).unwrap();
+        lock::shared(&b).unwrap();
+        assert!(!lock::try_exclusive(&c).unwrap());
+        drop(b);
+        assert!(lock::try_exclusive(&a).unwrap(), "the last sharer upgrades");
+        lock::shared(&a).unwrap();
+        assert!(!lock::try_exclusive(&c).unwrap(), "downgraded, still held");
+        drop(a);
+        assert!(lock::try_exclusive(&c).unwrap());
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]

@@ -28,10 +28,19 @@
 //!   be fit or gives no window for the target).
 //!
 //! Sending a datagram and taking an ack do not allocate: the in-flight
-//! record and the missing-packet queue are fixed rings.
+//! record and the missing-packet queue are fixed rings (`flight.rs`).
+//! Losses, timeouts and restarts are `recovery.rs`'s.
 use crate::estimator::{Estimator, EPOCH_US, R};
 use crate::profile::{Profile, RefitError, REFIT_EVERY_US};
 use crate::wire::{self, Ack, Bye, Data, Stamp, DATA_HEADER};
+
+mod flight;
+mod recovery;
+#[cfg(test)]
+mod tests;
+
+use flight::{SeqFifo, Slot, SlotState, RING};
+use recovery::timeout_us;
 
 /// Multiplicative decrease on a loss (`VERUS_M_DECREASE 0.7`,
 /// verus.hpp:38; paper M).
@@ -61,9 +70,6 @@ pub const CURVE_STOP_FLOOR: usize = 100;
 pub const SS_EXIT_TARGET_OF_MAX: f64 = 0.75;
 /// Window cut when the socket buffer fills in slow start (`0.49 * pdu->w`, :347).
 pub const SS_BUFFER_FULL_DECREASE: f64 = 0.49;
-
-/// Slots of the in-flight ring (a power of two, above the largest window).
-const RING: usize = 1 << 16;
 
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
@@ -112,59 +118,6 @@ pub struct SenderCounters {
     /// The receiver's totals from the latest ack.
     pub received_bytes: u64,
     pub received_packets: u64,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum SlotState {
-    Free,
-    Outstanding,
-    /// In the gap before an acked packet since this time.
-    Missing {
-        since_us: u64,
-    },
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Slot {
-    seq: u64,
-    window: u32,
-    state: SlotState,
-}
-
-/// A fixed-capacity FIFO of sequence numbers (the missing-packet queue).
-struct SeqFifo {
-    buf: Vec<u64>,
-    head: usize,
-    len: usize,
-}
-
-impl SeqFifo {
-    fn new() -> Self {
-        SeqFifo {
-            buf: vec![0; RING],
-            head: 0,
-            len: 0,
-        }
-    }
-    /// False when full (the entry is then not queued).
-    fn push(&mut self, seq: u64) -> bool {
-        if self.len == self.buf.len() {
-            return false;
-        }
-        let i = (self.head + self.len) % self.buf.len();
-        self.buf[i] = seq;
-        self.len += 1;
-        true
-    }
-    fn front(&self) -> Option<u64> {
-        (self.len > 0).then(|| self.buf[self.head])
-    }
-    fn pop(&mut self) {
-        if self.len > 0 {
-            self.head = (self.head + 1) % self.buf.len();
-            self.len -= 1;
-        }
-    }
 }
 
 pub struct Sender {
@@ -346,31 +299,6 @@ impl Sender {
         Some(n)
     }
 
-    /// The datagram [`Sender::poll_transmit`] just wrote could not be sent
-    /// (the socket buffer is full): it is taken back and counts as a loss,
-    /// and nothing more is sent until the next epoch (verus_server.cpp:341-367).
-    pub fn transmit_refused(&mut self, now_us: u64) {
-        self.counters.send_refused += 1;
-        let seq = self.pkt_seq;
-        let window = self.slot(seq).window as f64;
-        self.slot(seq).state = SlotState::Free;
-        self.pkt_seq -= 1;
-        self.w_crt = self.w_crt.saturating_sub(1);
-        self.counters.data_packets -= 1;
-        self.counters.bytes_sent -= self.cfg.packet_size as u64;
-        self.to_send = 0;
-        if self.slow_start {
-            self.loss_phase = true;
-            self.exit_slow_start = true;
-            self.w_bar = SS_BUFFER_FULL_DECREASE * window;
-            self.est.d_est = SS_EXIT_TARGET_OF_MAX * self.est.d_min * R;
-            self.end_slow_start(now_us);
-        } else {
-            self.w_bar = (M_DECREASE * self.w_bar).max(1.0);
-            self.est.d_est = self.profile.delay_at(self.w_bar).unwrap_or(self.est.d_min);
-        }
-    }
-
     /// Takes an ack; false if it was ignored (another session, an earlier
     /// slow start, a packet never sent). Does not allocate.
     pub fn on_ack(&mut self, now_us: u64, ack: &Ack) -> bool {
@@ -465,112 +393,6 @@ impl Sender {
         }
     }
 
-    /// Declares lost the missing packets whose gap is older than the expiry
-    /// (`removeExpiredPacketsFromSeqQueue`).
-    fn expire_missing(&mut self, now_us: u64) {
-        let mut first = true;
-        while let Some(seq) = self.missing.front() {
-            let slot = *self.slot(seq);
-            let SlotState::Missing { since_us } = slot.state else {
-                self.missing.pop();
-                continue;
-            };
-            if slot.seq != seq {
-                self.missing.pop();
-                continue;
-            }
-            if now_us < since_us + MISSING_EXPIRY_US {
-                break;
-            }
-            self.missing.pop();
-            self.slot(seq).state = SlotState::Free;
-            self.counters.losses += 1;
-            self.w_crt = self.w_crt.saturating_sub(1);
-            if !first {
-                continue;
-            }
-            first = false;
-            if !self.loss_phase {
-                self.loss_phase = true;
-                self.counters.loss_phases += 1;
-                self.w_bar = self.w_bar.min(M_DECREASE * slot.window as f64);
-                let d = if self.slow_start {
-                    self.profile.point(self.w_bar as usize)
-                } else {
-                    self.profile.delay_at(self.w_bar)
-                };
-                self.est.d_est = d.unwrap_or(self.est.d_min);
-            }
-            if self.slow_start && self.w_bar.floor() > SS_LOSS_EXIT_WINDOW {
-                self.profile
-                    .set_curve_stop(CURVE_STOP_FLOOR.max(slot.window as usize));
-                self.end_slow_start(now_us);
-                self.w_crt = 0;
-                self.seq_last = self.pkt_seq;
-                self.clear_missing();
-            }
-        }
-    }
-
-    fn end_slow_start(&mut self, now_us: u64) {
-        self.slow_start = false;
-        self.counters.slow_start_exits += 1;
-        // The profile is fit at once, then every second.
-        self.next_refit_us = Some(now_us);
-    }
-
-    /// Forgets the missing packets: an ack of one of them is late from now on.
-    fn clear_missing(&mut self) {
-        while let Some(seq) = self.missing.front() {
-            let slot = self.slot(seq);
-            if slot.seq == seq && matches!(slot.state, SlotState::Missing { .. }) {
-                slot.state = SlotState::Free;
-            }
-            self.missing.pop();
-        }
-    }
-
-    /// No ack for the timeout (`TimeoutHandler`).
-    fn on_timeout(&mut self, now_us: u64) {
-        self.counters.timeouts += 1;
-        if self.seq_last == 0 {
-            self.restart_slow_start(now_us);
-            return;
-        }
-        if self.slow_start {
-            self.end_slow_start(now_us);
-        } else {
-            // Nothing is in flight any more.
-            self.loss_phase = true;
-            self.w_crt = 0;
-            self.est.d_est = self.est.d_min;
-            self.seq_last = self.pkt_seq;
-            self.clear_missing();
-        }
-        self.timeout_at_us = now_us + timeout_us(self.last_delay_ms);
-    }
-
-    /// Starts over: slow start with a new id, an empty profile
-    /// (`restartSlowStart`).
-    fn restart_slow_start(&mut self, now_us: u64) {
-        self.counters.slow_start_restarts += 1;
-        self.est = Estimator::new();
-        self.profile.clear();
-        self.clear_missing();
-        self.seq_last = 0;
-        self.pkt_seq = 0;
-        self.w_bar = 1.0;
-        self.w_crt = 0;
-        self.slow_start = true;
-        self.loss_phase = false;
-        self.exit_slow_start = false;
-        self.next_refit_us = None;
-        self.ss_id += 1;
-        self.to_send = 1;
-        self.timeout_at_us = now_us + SS_INIT_TIMEOUT_US;
-        self.last_ack_us = now_us;
-    }
-
     /// One 5-ms epoch after slow start (the authors' main loop).
     fn epoch(&mut self, now_us: u64) {
         if self.slow_start {
@@ -606,124 +428,5 @@ impl Sender {
             },
             buf,
         )
-    }
-}
-
-/// The ack timeout after a delay of `delay_ms`: 5 delays within [150 ms, 1 s].
-fn timeout_us(delay_ms: f64) -> u64 {
-    ((TIMEOUT_RTTS * delay_ms * 1000.0) as u64).clamp(MIN_TIMEOUT_US, MAX_TIMEOUT_US)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::wire::{Packet, ACK_LEN};
-
-    const SESSION: u32 = 5;
-
-    /// Sends what the sender allows at `now`; returns the stamps.
-    fn send_all(s: &mut Sender, now: u64) -> Vec<Stamp> {
-        let mut buf = vec![0u8; crate::DEFAULT_PACKET_SIZE];
-        let mut out = Vec::new();
-        s.poll(now);
-        while let Some(n) = s.poll_transmit(now, &mut buf) {
-            let Ok(Packet::Data(d)) = wire::parse(&buf[..n]) else {
-                panic!()
-            };
-            out.push(d.stamp);
-        }
-        out
-    }
-
-    fn ack(stamp: Stamp) -> Ack {
-        let mut b = [0u8; ACK_LEN];
-        let n = wire::write_ack(
-            &Ack {
-                stamp,
-                bytes_received: 1500,
-                packets_received: 1,
-            },
-            &mut b,
-        );
-        let Ok(Packet::Ack(a)) = wire::parse(&b[..n]) else {
-            panic!()
-        };
-        a
-    }
-
-    #[test]
-    fn slow_start_doubles_the_flight_per_round_trip() {
-        let mut s = Sender::new(SenderConfig::new(SESSION));
-        let mut flight = send_all(&mut s, 0);
-        let mut t = 0;
-        for round in 0..5 {
-            assert_eq!(flight.len(), 1 << round, "round {round}");
-            t += 20_000;
-            for st in &flight {
-                assert!(s.on_ack(t, &ack(*st)));
-            }
-            flight = send_all(&mut s, t);
-        }
-        assert!(s.in_slow_start());
-        assert_eq!(s.profile.point(1), Some(20.0));
-        assert_eq!(s.est.d_min, 20.0);
-    }
-
-    /// A packet missing from the acks is lost 150 ms after its gap was seen;
-    /// the first loss of the phase cuts the window to M × the lost packet's.
-    #[test]
-    fn a_loss_cuts_the_window_by_m_and_ends_a_big_slow_start() {
-        let mut s = Sender::new(SenderConfig::new(SESSION));
-        let mut t = 0;
-        let mut flight = send_all(&mut s, t);
-        while flight.len() < 40 {
-            t += 20_000;
-            for st in &flight {
-                s.on_ack(t, &ack(*st));
-            }
-            flight = send_all(&mut s, t);
-        }
-        // The first packet of this flight is lost, the rest arrive.
-        let lost = flight[0];
-        t += 20_000;
-        for st in &flight[1..] {
-            s.on_ack(t, &ack(*st));
-        }
-        assert_eq!(s.counters.losses, 0);
-        s.poll(t + MISSING_EXPIRY_US - 1);
-        assert_eq!(s.counters.losses, 0);
-        s.poll(t + MISSING_EXPIRY_US);
-        assert_eq!(s.counters.losses, 1);
-        assert!(s.in_loss_phase());
-        assert!(
-            !s.in_slow_start(),
-            "window {} > 20 ends slow start",
-            s.window()
-        );
-        assert_eq!(s.window(), M_DECREASE * lost.window as f64);
-        // A late ack of the lost packet is not taken.
-        s.on_ack(t + MISSING_EXPIRY_US + 1, &ack(lost));
-        assert_eq!(s.counters.acks_late, 1);
-    }
-
-    #[test]
-    fn acks_of_other_flows_or_earlier_slow_starts_are_ignored() {
-        let mut s = Sender::new(SenderConfig::new(SESSION));
-        let flight = send_all(&mut s, 0);
-        let mut other = flight[0];
-        other.session = SESSION + 1;
-        assert!(!s.on_ack(1000, &ack(other)));
-        let mut never_sent = flight[0];
-        never_sent.seq = 99;
-        assert!(!s.on_ack(1000, &ack(never_sent)));
-        // Nothing acked within the initial timeout: slow start over, new id.
-        s.poll(SS_INIT_TIMEOUT_US);
-        assert_eq!(s.counters.slow_start_restarts, 1);
-        assert!(!s.on_ack(SS_INIT_TIMEOUT_US + 1, &ack(flight[0])));
-        assert_eq!(s.counters.acks_stale, 1);
-        assert_eq!(
-            (s.counters.acks_other_session, s.counters.acks_inconsistent),
-            (1, 1)
-        );
     }
 }
