@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! What report.md and report.html say, in order: the title and counts, the
+//! normalised table, per trace its table and figures, completion times,
+//! sweeps, the runs with their time series, and the runs left out.
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use crate::document::{Block, Document};
+use crate::draw::Figures;
+use crate::files::relative;
+use crate::layout::{Run, Skipped};
+use crate::summary::{self, metric, ConfigSummary, Normalised};
+use crate::tables::{cell, normalised_table, number, TRACE_COLUMNS};
+
+
+pub(crate) fn compose(
+    bench_dir: &Path,
+    runs: &[Run],
+    skipped: &[Skipped],
+    summaries: &[ConfigSummary],
+    normalised: &Normalised,
+    figures: &Figures,
+    warnings: &[String],
+) -> Document {
+    let mut doc = Document::default();
+    let traces: BTreeSet<&str> = runs.iter().map(|r| r.info.id.trace.as_str()).collect();
+    let schemes: BTreeSet<&str> = runs.iter().map(|r| r.info.id.scheme.as_str()).collect();
+    // A report of one run is titled by that run, not by its directory.
+    let title = match runs {
+        [one] if skipped.is_empty() => format!("c2tcp run: {}", one.info.id.describe()),
+        _ => "c2tcp results".into(),
+    };
+    doc.push(Block::Heading(1, title));
+    doc.push(Block::Paragraph(format!(
+        "{} finished runs of {} schemes over {} traces in {}; {} not done and left out. Delays are queueing delays at the bottleneck \
+         unless marked one-way; definitions in docs/metrics.md.",
+        runs.len(),
+        schemes.len(),
+        traces.len(),
+        bench_dir.display(),
+        skipped.len()
+    )));
+    if !warnings.is_empty() {
+        doc.push(Block::List(warnings.to_vec()));
+    }
+
+    doc.push(Block::Heading(
+        2,
+        format!(
+            "Normalised to {} (C2TCP paper Table I)",
+            normalised.reference_scheme
+        ),
+    ));
+    doc.push(Block::Paragraph(format!(
+        "Each metric of each configuration divided by {}'s on the same trace, then averaged over traces. \
+         Power = throughput ÷ mean queueing delay, power95 = throughput ÷ p95 queueing delay (NATCP).",
+        normalised.reference_scheme
+    )));
+    doc.push(normalised_table(normalised));
+    if !normalised.notes.is_empty() {
+        doc.push(Block::List(normalised.notes.clone()));
+    }
+
+    doc.push(Block::Heading(2, "Per trace".into()));
+    for trace in &traces {
+        doc.push(Block::Heading(3, trace.to_string()));
+        let mut header = vec!["Scheme".to_string(), "Reps".to_string()];
+        header.extend(TRACE_COLUMNS.iter().map(|k| {
+            let m = metric(k);
+            if m.unit.is_empty() {
+                m.title.to_string()
+            } else {
+                format!("{} ({})", m.title, m.unit)
+            }
+        }));
+        let rows = summaries
+            .iter()
+            .filter(|s| s.trace == *trace)
+            .map(|s| {
+                let mut row = vec![s.config.name(), s.reps.to_string()];
+                row.extend(
+                    TRACE_COLUMNS
+                        .iter()
+                        .map(|k| cell(k, s.means.get(*k).copied().flatten())),
+                );
+                row
+            })
+            .collect();
+        doc.push(Block::Table { header, rows });
+        for path in figures.per_trace.get(*trace).into_iter().flatten() {
+            doc.push(Block::Image(
+                path.clone(),
+                path.trim_start_matches("plots/")
+                    .trim_end_matches(".svg")
+                    .into(),
+            ));
+        }
+    }
+
+    let fct_rows: Vec<Vec<String>> = summaries
+        .iter()
+        .flat_map(|s| {
+            s.fct_s.iter().map(move |(flow, fct)| {
+                vec![s.trace.clone(), s.config.name(), flow.clone(), number(*fct)]
+            })
+        })
+        .collect();
+    if !fct_rows.is_empty() {
+        doc.push(Block::Heading(2, "Flow completion times".into()));
+        let header = ["Trace", "Scheme", "Flow", "Mean FCT (s)"]
+            .map(String::from)
+            .to_vec();
+        doc.push(Block::Table {
+            header,
+            rows: fct_rows,
+        });
+    }
+
+    if !figures.sweeps.is_empty() {
+        doc.push(Block::Heading(2, "Parameter sweeps".into()));
+        for ((trace, param), path) in &figures.sweeps {
+            doc.push(Block::Heading(3, format!("{param} on {trace}")));
+            doc.push(Block::Image(
+                path.clone(),
+                format!("{param} sweep on {trace}"),
+            ));
+        }
+    }
+
+    doc.push(Block::Heading(2, "Runs".into()));
+    let header = [
+        "Trace",
+        "Scheme",
+        "Rep",
+        "Throughput (Mbit/s)",
+        "Avg. delay (ms)",
+        "95th %ile delay (ms)",
+        "Directory",
+    ]
+    .map(String::from)
+    .to_vec();
+    let rows = runs
+        .iter()
+        .map(|r| {
+            let m = &r.analysis.aggregate;
+            vec![
+                r.info.id.trace.clone(),
+                summary::Config::of(r).name(),
+                r.info.id.rep.to_string(),
+                cell("throughput_mbps", Some(m.throughput_mbps)),
+                cell("avg_queue_delay_ms", m.avg_queue_delay_ms),
+                cell("p95_queue_delay_ms", m.p95_queue_delay_ms),
+                relative(&r.dir, bench_dir),
+            ]
+        })
+        .collect();
+    doc.push(Block::Table { header, rows });
+    for run in runs {
+        if let Some(path) = figures.timeseries.get(&run.dir) {
+            doc.push(Block::Image(
+                path.clone(),
+                format!("time series of {}", relative(&run.dir, bench_dir)),
+            ));
+        }
+    }
+    if !skipped.is_empty() {
+        doc.push(Block::Heading(2, "Skipped runs".into()));
+        doc.push(Block::List(
+            skipped
+                .iter()
+                .map(|s| format!("{}: {}", relative(&s.dir, bench_dir), s.reason))
+                .collect(),
+        ));
+    }
+    doc
+}
