@@ -65,14 +65,7 @@ pub(crate) fn compose(
     for trace in &traces {
         doc.push(Block::Heading(3, trace.to_string()));
         let mut header = vec!["Scheme".to_string(), "Reps".to_string()];
-        header.extend(TRACE_COLUMNS.iter().map(|k| {
-            let m = metric(k);
-            if m.unit.is_empty() {
-                m.title.to_string()
-            } else {
-                format!("{} ({})", m.title, m.unit)
-            }
-        }));
+        header.extend(TRACE_COLUMNS.iter().map(|k| metric(k).header()));
         let rows = summaries
             .iter()
             .filter(|s| s.trace == *trace)
@@ -128,17 +121,15 @@ pub(crate) fn compose(
     }
 
     doc.push(Block::Heading(2, "Runs".into()));
-    let header = [
-        "Trace",
-        "Scheme",
-        "Rep",
-        "Throughput (Mbit/s)",
-        "Avg. delay (ms)",
-        "95th %ile delay (ms)",
-        "Directory",
-    ]
-    .map(String::from)
-    .to_vec();
+    let header = ["Trace", "Scheme", "Rep"]
+        .map(String::from)
+        .into_iter()
+        .chain(
+            ["throughput_mbps", "avg_queue_delay_ms", "p95_queue_delay_ms"]
+                .map(|k| metric(k).header()),
+        )
+        .chain(["Directory".to_string()])
+        .collect();
     let rows = runs
         .iter()
         .map(|r| {

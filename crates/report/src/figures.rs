@@ -120,7 +120,7 @@ pub fn throughput_delay(
             points: vec![Point {
                 x,
                 y,
-                label: Some(format!("  {}", s.config.name())),
+                label: Some(s.config.name()),
             }],
             markers: true,
             faint,
@@ -165,10 +165,17 @@ pub fn delay_cdf(trace: &str, runs: &[Run], colors: &Colors) -> Panel {
     panel
 }
 
-/// C2TCP Fig. 7: what the link offered and what the flows got, then delay.
+/// C2TCP Fig. 7: what the link offered and what the flows got, then delay,
+/// over one time axis: the whole log's (delay exists only in bins where a
+/// packet left, which in a run that moved little is a sliver of it).
 pub fn timeseries(title: &str, run: &Run) -> Vec<Panel> {
     let ts = &run.analysis.timeseries;
     let window = [run.analysis.window.start_s, run.analysis.window.end_s];
+    let span = ts
+        .rows
+        .first()
+        .zip(ts.rows.last())
+        .map(|(first, last)| (first.t_s, last.t_s + ts.bin_s));
     let column = |f: &dyn Fn(&metrics::TimeSeriesRow) -> Option<f64>| -> Vec<Point> {
         ts.rows
             .iter()
@@ -185,6 +192,7 @@ pub fn timeseries(title: &str, run: &Run) -> Vec<Panel> {
         Scale::Linear,
     );
     rate.x_marks = window.to_vec();
+    rate.x_range = span;
     rate.series.push(Series {
         name: "capacity".into(),
         color: 7,
@@ -210,6 +218,7 @@ pub fn timeseries(title: &str, run: &Run) -> Vec<Panel> {
         Scale::Linear,
     );
     delay.x_marks = window.to_vec();
+    delay.x_range = span;
     delay
         .series
         .push(Series::line("p95", 3, column(&|r| r.queue_delay_p95_ms)));
@@ -351,7 +360,7 @@ fn sweep(trace: &str, param: &str, runs: &[&Run], colors: &Colors) -> Sweep {
                 Some(Point {
                     x,
                     y,
-                    label: Some(format!("  {}", crate::number(f64::from_bits(*bits)))),
+                    label: Some(crate::number(f64::from_bits(*bits))),
                 })
             })
             .collect();

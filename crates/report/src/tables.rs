@@ -24,21 +24,19 @@ pub(crate) fn number(v: f64) -> String {
     format!("{v:.decimals$}")
 }
 
-/// A metric in a table: a fixed number of decimals per unit, so that a
-/// column reads evenly.
+/// A metric in a table, in its unit (`MetricDef::cell`).
 pub(crate) fn cell(key: &str, v: Option<f64>) -> String {
-    let decimals = match metric(key).unit {
-        "ms" => 1,
-        "Mbit/s" => 2,
-        "" => 3,
-        _ => 4,
-    };
-    v.map_or("–".into(), |v| format!("{v:.decimals$}"))
+    metric(key).cell(v)
 }
 
 pub(crate) fn normalised_table(n: &Normalised) -> Block {
+    // Each column is a ratio to the reference scheme's: that is its unit.
     let mut header = vec!["Scheme".to_string()];
-    header.extend(NORMALISED.iter().map(|k| metric(k).title.to_string()));
+    header.extend(
+        NORMALISED
+            .iter()
+            .map(|k| format!("{} (× {})", metric(k).title, n.reference_scheme)),
+    );
     header.push("Traces".into());
     let rows = n
         .rows

@@ -3,7 +3,7 @@
 //! points as lines, markers or a filled area, over a linear, logarithmic or
 //! reversed logarithmic x axis (delay axes run right-to-left so that up and
 //! to the right is better, as in the C2TCP and Sprout papers). Panels stack
-//! vertically into one figure.
+//! vertically into one figure, or fill a grid row by row.
 //!
 //! Log axes are drawn as a linear axis of log10(x) with ticks at 1-2-5
 //! values, which lets one code path serve all three scales.
@@ -108,6 +108,9 @@ pub struct Panel {
     pub x_desc: String,
     pub y_desc: String,
     pub x_scale: Scale,
+    /// Default: the data's, padded where markers would sit on the frame.
+    /// Set it to give panels of one figure the same x axis (a run's time).
+    pub x_range: Option<(f64, f64)>,
     /// Default: from 0 (or the data's minimum if negative) to 5% above the max.
     pub y_range: Option<(f64, f64)>,
     /// Vertical guide lines (e.g. the end of the warm-up).
@@ -127,6 +130,7 @@ impl Panel {
             x_desc: x_desc.into(),
             y_desc: y_desc.into(),
             x_scale,
+            x_range: None,
             y_range: None,
             x_marks: Vec::new(),
             series: Vec::new(),
@@ -193,30 +197,59 @@ pub fn ensure_font() -> Result<(), String> {
     .clone()
 }
 
-/// Writes `dir/stem.svg` and `dir/stem.png`; returns their paths.
+/// Text sizes in plotters' units; its SVG backend writes them ÷ 1.24, so
+/// the smallest here is 12 px in the SVG, legible where the report shows a
+/// figure at its own width (report.html's column is 1 068 px).
+pub(crate) mod text_px {
+    pub const CAPTION: u32 = 20;
+    pub const AXIS_DESC: u32 = 16;
+    pub const TICK: u32 = 15;
+    pub const LEGEND: u32 = 15;
+    pub const POINT_LABEL: u32 = 15;
+}
+
+/// Writes `dir/stem.svg` and `dir/stem.png`, the panels stacked; returns
+/// their paths.
 pub fn render(panels: &[Panel], dir: &Path, stem: &str, size: (u32, u32)) -> Result<Vec<PathBuf>> {
+    render_grid(panels, 1, dir, stem, size)
+}
+
+/// As `render`, the panels in `columns` columns, row by row.
+pub fn render_grid(
+    panels: &[Panel],
+    columns: usize,
+    dir: &Path,
+    stem: &str,
+    size: (u32, u32),
+) -> Result<Vec<PathBuf>> {
     ensure_font().map_err(|e| anyhow!(e))?;
     let svg = dir.join(format!("{stem}.svg"));
     let png = dir.join(format!("{stem}.png"));
     {
         let root = SVGBackend::new(&svg, size).into_drawing_area();
-        draw_figure(&root, panels)?;
+        draw_figure(&root, panels, columns)?;
         root.present()?;
     }
     {
         let root = BitMapBackend::new(&png, size).into_drawing_area();
-        draw_figure(&root, panels)?;
+        draw_figure(&root, panels, columns)?;
         root.present()?;
     }
     Ok(vec![svg, png])
 }
 
-fn draw_figure<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, panels: &[Panel]) -> Result<()>
+fn draw_figure<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    panels: &[Panel],
+    columns: usize,
+) -> Result<()>
 where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE)?;
-    let areas = root.split_evenly((panels.len().max(1), 1));
+    let columns = columns.clamp(1, panels.len().max(1));
+    let rows = panels.len().div_ceil(columns).max(1);
+    let areas = root.split_evenly((rows, columns));
     for (panel, area) in panels.iter().zip(&areas) {
         draw_panel(area, panel)?;
     }

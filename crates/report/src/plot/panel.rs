@@ -5,9 +5,10 @@
 use anyhow::Result;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::axis::{padded, tick_decimals, tick_label, ticks, Axis};
-use super::{color, Panel, Scale};
+use super::{color, text_px, Panel, Scale};
 
 pub(super) fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, panel: &Panel) -> Result<()>
 where
@@ -18,7 +19,7 @@ where
         area.draw(&Text::new(
             format!("{}: no data", panel.title),
             (20, 20),
-            ("sans-serif", 16),
+            ("sans-serif", text_px::CAPTION),
         ))?;
         return Ok(());
     }
@@ -40,14 +41,21 @@ where
         .filter(|&(x, y)| usable(x) && y.is_finite())
         .map(|(_, y)| y)
         .collect();
-    let (x_lo, x_hi) = xs
-        .iter()
-        .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
-    let (x_lo, x_hi) = if scale.is_log() || panel.series.iter().any(|s| s.markers) {
-        padded(x_lo, x_hi, 0.08)
-    } else {
-        padded(x_lo, x_hi, 0.0)
+    let (x_lo, x_hi) = match panel.x_range.filter(|&(lo, hi)| usable(lo) && usable(hi)) {
+        Some((lo, hi)) => (scale.axis_at(lo), scale.axis_at(hi)),
+        None => {
+            let (lo, hi) = xs
+                .iter()
+                .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+            if scale.is_log() || panel.series.iter().any(|s| s.markers) {
+                padded(lo, hi, 0.08)
+            } else {
+                padded(lo, hi, 0.0)
+            }
+        }
     };
+    // A reversed axis's range comes out reversed from axis_at.
+    let (x_lo, x_hi) = (x_lo.min(x_hi), x_lo.max(x_hi));
     let (y_lo, y_hi) = panel.y_range.unwrap_or_else(|| {
         let (lo, hi) = ys
             .iter()
@@ -63,10 +71,11 @@ where
     let x_values: Vec<f64> = x_ticks.iter().map(|u| scale.value_at(*u)).collect();
     let (x_decimals, y_decimals) = (tick_decimals(&x_values), tick_decimals(&y_ticks));
     let mut chart = ChartBuilder::on(area)
-        .caption(&panel.title, ("sans-serif", 18))
+        .caption(&panel.title, ("sans-serif", text_px::CAPTION))
         .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
+        .margin_right(24)
+        .x_label_area_size(48)
+        .y_label_area_size(72)
         .build_cartesian_2d(
             Axis {
                 lo: x_lo,
@@ -87,8 +96,8 @@ where
         .y_desc(&panel.y_desc)
         .x_label_formatter(&x_label)
         .y_label_formatter(&y_label)
-        .label_style(("sans-serif", 13))
-        .axis_desc_style(("sans-serif", 14))
+        .label_style(("sans-serif", text_px::TICK))
+        .axis_desc_style(("sans-serif", text_px::AXIS_DESC))
         .light_line_style(WHITE)
         .bold_line_style(RGBColor(225, 225, 225))
         .draw()?;
@@ -104,8 +113,10 @@ where
     let mut legend = false;
     let mut drawn = Vec::new();
     let mut placed = Vec::new();
+    let mut labels = Vec::new();
     // Data units per pixel, to place point labels by pixels.
     let (w_px, h_px) = chart.plotting_area().dim_in_pixel();
+    let plot_px = chart.plotting_area().get_pixel_range().0;
     let x_per_px = (x_hi - x_lo) / f64::from(w_px.max(1));
     let y_per_px = (y_hi - y_lo) / f64::from(h_px.max(1));
     for series in &panel.series {
@@ -156,29 +167,50 @@ where
         if series.markers && (series.line || series.area) {
             chart.draw_series(pts.iter().map(|&p| Circle::new(p, 5, c.filled())))?;
         }
-        for (p, (u, y)) in series
+        for (p, &(u, y)) in series
             .points
             .iter()
             .filter(|p| usable(p.x) && p.y.is_finite())
             .zip(&pts)
         {
+            let (x_px, y_px) = chart.backend_coord(&(u, y));
+            // Every marker is in the way of every label.
+            placed.push((
+                x_px - MARKER_PX,
+                y_px - MARKER_PX,
+                x_px + MARKER_PX,
+                y_px + MARKER_PX,
+            ));
             if let Some(text) = &p.label {
-                // Labels of points that coincide (two schemes with the same
-                // result) are stacked downwards instead of printed over each
-                // other.
-                let (x_px, y_px) = chart.backend_coord(&(*u, *y));
-                let at = (x_px + LABEL_GAP_PX, y_px);
-                let lines_down = label_slot(&mut placed, at, text.chars().count());
-                chart.draw_series([Text::new(
-                    text.clone(),
-                    (
-                        *u + f64::from(LABEL_GAP_PX) * x_per_px,
-                        *y - f64::from(lines_down * LABEL_LINE_PX) * y_per_px,
-                    ),
-                    ("sans-serif", 12).into_font().color(&c),
-                )])?;
+                labels.push((u, y, x_px, y_px, text.clone(), c));
             }
         }
+    }
+    // Labels go once every marker is known, each beside its point where it
+    // covers neither a marker nor another label.
+    let font = ("sans-serif", text_px::POINT_LABEL).into_font();
+    for (u, y, x_px, y_px, text, c) in labels {
+        let (width, height) = chart
+            .plotting_area()
+            .estimate_text_size(&text, &TextStyle::from(font.clone()))?;
+        let line = height as i32 + 2;
+        let (side, lines_down) = place_label(
+            &mut placed,
+            (x_px, y_px),
+            (width as i32, line),
+            plot_px.clone(),
+        );
+        let gap = f64::from(LABEL_GAP_PX) * x_per_px;
+        // Anchored at the end nearer its point.
+        let (anchor_u, anchor) = match side {
+            LabelSide::Left => (u - gap, HPos::Right),
+            LabelSide::Right => (u + gap, HPos::Left),
+        };
+        chart.draw_series([Text::new(
+            text,
+            (anchor_u, y - f64::from(lines_down * line as u32) * y_per_px),
+            font.clone().color(&c).pos(Pos::new(anchor, VPos::Center)),
+        )])?;
     }
     if legend {
         chart
@@ -187,7 +219,7 @@ where
                 &drawn,
                 panel.series.iter().filter(|s| !s.name.is_empty()).count(),
             ))
-            .label_font(("sans-serif", 13))
+            .label_font(("sans-serif", text_px::LEGEND))
             .background_style(WHITE.mix(0.85))
             .border_style(RGBColor(200, 200, 200))
             .draw()?;
@@ -195,31 +227,67 @@ where
     Ok(())
 }
 
-/// A point label's line height and character width in pixels (12-px sans).
-const LABEL_LINE_PX: u32 = 14;
-const LABEL_CHAR_PX: i32 = 7;
 /// Between a point's centre and its label: the marker's radius and a bit.
-const LABEL_GAP_PX: i32 = 8;
+const LABEL_GAP_PX: i32 = 10;
+/// Half a marker's box, as labels keep clear of it.
+const MARKER_PX: i32 = 6;
 
-/// How many lines below its point a label of `chars` characters anchored at
-/// pixel `at` must go to clear the labels already `placed` (pixel boxes
-/// x0, y0, x1, y1), and records its box.
-fn label_slot(placed: &mut Vec<(i32, i32, i32, i32)>, at: (i32, i32), chars: usize) -> u32 {
-    let width = LABEL_CHAR_PX * chars as i32;
-    let line = LABEL_LINE_PX as i32;
-    let mut lines_down = 0;
-    loop {
-        let y0 = at.1 + line * lines_down as i32;
-        let rect = (at.0, y0, at.0 + width, y0 + line);
-        let clear = placed
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LabelSide {
+    Left,
+    Right,
+}
+
+/// Where a label of `size` (width, line height in pixels) for the point at
+/// pixel `at` goes: beside it, on the right as readers expect or else on
+/// the left, on the first line (from the point's own downwards) where it
+/// covers nothing `placed` (pixel boxes x0, y0, x1, y1: markers and labels)
+/// and stays inside the plot's columns `plot_px` (the best schemes sit on
+/// the right edge of a reversed delay axis). Records its box.
+fn place_label(
+    placed: &mut Vec<(i32, i32, i32, i32)>,
+    at: (i32, i32),
+    size: (i32, i32),
+    plot_px: std::ops::Range<i32>,
+) -> (LabelSide, u32) {
+    let (width, line) = size;
+    let rect = |side, lines_down: u32| {
+        let x0 = match side {
+            LabelSide::Right => at.0 + LABEL_GAP_PX,
+            LabelSide::Left => at.0 - LABEL_GAP_PX - width,
+        };
+        let y0 = at.1 - line / 2 + line * lines_down as i32;
+        (x0, y0, x0 + width, y0 + line)
+    };
+    let inside = |r: (i32, i32, i32, i32)| plot_px.start <= r.0 && r.2 <= plot_px.end;
+    let clear = |r: (i32, i32, i32, i32), placed: &[(i32, i32, i32, i32)]| {
+        placed
             .iter()
-            .all(|p| rect.2 <= p.0 || p.2 <= rect.0 || rect.3 <= p.1 || p.3 <= rect.1);
-        if clear || lines_down == 8 {
-            placed.push(rect);
-            return lines_down;
+            .all(|p| r.2 <= p.0 || p.2 <= r.0 || r.3 <= p.1 || p.3 <= r.1)
+    };
+    let sides = [LabelSide::Right, LabelSide::Left];
+    let found = (0..=8u32).find_map(|lines_down| {
+        sides
+            .iter()
+            .map(|&side| (side, lines_down))
+            .find(|&(side, lines_down)| {
+                let r = rect(side, lines_down);
+                inside(r) && clear(r, placed)
+            })
+    });
+    // Crowded: on its own line, on whichever side has the room.
+    let (side, lines_down) = found.unwrap_or_else(|| {
+        let fits_right = inside(rect(LabelSide::Right, 0));
+        let room_left = at.0 - plot_px.start;
+        let room_right = plot_px.end - at.0;
+        if fits_right || room_right >= room_left {
+            (LabelSide::Right, 0)
+        } else {
+            (LabelSide::Left, 0)
         }
-        lines_down += 1;
-    }
+    });
+    placed.push(rect(side, lines_down));
+    (side, lines_down)
 }
 
 /// The corner of the plot area whose legend box would hide the fewest of
@@ -257,20 +325,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn labels_of_coinciding_points_stack() {
+    fn labels_go_beside_their_points_clear_of_each_other_and_the_edges() {
+        let plot = 60..900;
         let mut placed = Vec::new();
-        assert_eq!(label_slot(&mut placed, (100, 100), 5), 0);
+        let place = |placed: &mut Vec<_>, at, width| place_label(placed, at, (width, 14), plot.clone());
+        assert_eq!(place(&mut placed, (200, 100), 35), (LabelSide::Right, 0));
         assert_eq!(
-            label_slot(&mut placed, (102, 100), 7),
-            1,
-            "same place: one line down"
+            place(&mut placed, (200, 100), 49),
+            (LabelSide::Left, 0),
+            "the same point: the other side"
         );
-        assert_eq!(label_slot(&mut placed, (100, 100), 3), 2);
         assert_eq!(
-            label_slot(&mut placed, (300, 100), 5),
-            0,
-            "far away: in place"
+            place(&mut placed, (200, 100), 21),
+            (LabelSide::Right, 1),
+            "both sides taken: one line down"
         );
+        assert_eq!(
+            place(&mut placed, (100, 130), 49),
+            (LabelSide::Right, 0),
+            "no room on the left: the right, below the first label"
+        );
+        assert_eq!(place(&mut placed, (400, 100), 35), (LabelSide::Right, 0), "far away");
+        assert_eq!(
+            place(&mut placed, (850, 300), 80),
+            (LabelSide::Left, 0),
+            "at the right edge: on the left"
+        );
+        // A marker in the way on the right.
+        let mut placed = vec![(140, 94, 152, 106)];
+        assert_eq!(place(&mut placed, (120, 100), 40), (LabelSide::Left, 0));
     }
 
     #[test]
