@@ -1,27 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! What report.md and report.html say, in order: the title and counts, the
 //! normalised table, per trace its table and figures, completion times,
-//! sweeps, the runs with their time series, and the runs left out.
+//! sweeps, flows' shares, the runs with their time series, and the runs
+//! left out.
 use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::document::{Block, Document};
 use crate::draw::Figures;
+use crate::figures::{Shares, SHARE_BIN_S};
 use crate::files::relative;
 use crate::layout::{Run, Skipped};
 use crate::summary::{self, metric, ConfigSummary, Normalised};
-use crate::tables::{cell, normalised_table, number, TRACE_COLUMNS};
+use crate::tables::{cell, normalised_table, number, shares_table, TRACE_COLUMNS};
 
+/// Everything the document shows.
+pub(crate) struct Contents<'a> {
+    pub bench_dir: &'a Path,
+    pub runs: &'a [Run],
+    pub skipped: &'a [Skipped],
+    pub summaries: &'a [ConfigSummary],
+    pub normalised: &'a Normalised,
+    pub shares: Option<&'a Shares>,
+    pub figures: &'a Figures,
+    pub warnings: &'a [String],
+}
 
-pub(crate) fn compose(
-    bench_dir: &Path,
-    runs: &[Run],
-    skipped: &[Skipped],
-    summaries: &[ConfigSummary],
-    normalised: &Normalised,
-    figures: &Figures,
-    warnings: &[String],
-) -> Document {
+pub(crate) fn compose(c: &Contents) -> Document {
+    let Contents {
+        bench_dir,
+        runs,
+        skipped,
+        summaries,
+        normalised,
+        shares,
+        figures,
+        warnings,
+    } = *c;
     let mut doc = Document::default();
     let traces: BTreeSet<&str> = runs.iter().map(|r| r.info.id.trace.as_str()).collect();
     let schemes: BTreeSet<&str> = runs.iter().map(|r| r.info.id.scheme.as_str()).collect();
@@ -111,12 +126,27 @@ pub(crate) fn compose(
 
     if !figures.sweeps.is_empty() {
         doc.push(Block::Heading(2, "Parameter sweeps".into()));
-        for ((trace, param), path) in &figures.sweeps {
-            doc.push(Block::Heading(3, format!("{param} on {trace}")));
-            doc.push(Block::Image(
-                path.clone(),
-                format!("{param} sweep on {trace}"),
-            ));
+        for (param, drawn) in &figures.sweeps {
+            doc.push(Block::Heading(3, param.clone()));
+            for (caption, path) in drawn {
+                doc.push(Block::Paragraph(format!("{caption}:")));
+                doc.push(Block::Image(path.clone(), caption.clone()));
+            }
+        }
+    }
+
+    if let Some(shares) = shares {
+        doc.push(Block::Heading(2, "Flows sharing the link".into()));
+        doc.push(Block::Paragraph(format!(
+            "Each flow's throughput over the measurement window and its share of the flows' total, \
+             with Jain's index of those throughputs (C2TCP paper Fig. 18-19: from the second flow's start); \
+             the figure shows each flow's throughput in {SHARE_BIN_S:.0} s bins over the whole run, \
+             the window starting at the grey line. Flows are told apart by the runner's flow records \
+             in the emulator's log."
+        )));
+        doc.push(shares_table(&shares.rows));
+        if let Some(path) = &figures.shares {
+            doc.push(Block::Image(path.clone(), shares.figure.caption.clone()));
         }
     }
 
@@ -125,8 +155,12 @@ pub(crate) fn compose(
         .map(String::from)
         .into_iter()
         .chain(
-            ["throughput_mbps", "avg_queue_delay_ms", "p95_queue_delay_ms"]
-                .map(|k| metric(k).header()),
+            [
+                "throughput_mbps",
+                "avg_queue_delay_ms",
+                "p95_queue_delay_ms",
+            ]
+            .map(|k| metric(k).header()),
         )
         .chain(["Directory".to_string()])
         .collect();

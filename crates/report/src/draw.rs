@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::figures::{self, Colors, DelayStat};
+use crate::figures::{self, Colors, DelayStat, Figure};
 use crate::layout::{self, Run};
 use crate::plot;
 use crate::summary::{self, ConfigSummary};
@@ -17,8 +17,10 @@ pub(crate) struct Figures {
     pub files: Vec<PathBuf>,
     /// Trace → relative SVG paths (scatter mean, scatter p95, CDF).
     pub per_trace: BTreeMap<String, Vec<String>>,
-    /// (trace, param) → relative SVG paths.
-    pub sweeps: Vec<((String, String), String)>,
+    /// Per swept parameter: (caption, relative SVG path) of its figures.
+    pub sweeps: Vec<(String, Vec<(String, String)>)>,
+    /// The flows' shares over time: relative SVG path.
+    pub shares: Option<String>,
     /// Run dir → relative SVG path.
     pub timeseries: BTreeMap<PathBuf, String>,
 }
@@ -26,6 +28,7 @@ pub(crate) struct Figures {
 pub(crate) fn draw_figures(
     runs: &[Run],
     summaries: &[ConfigSummary],
+    shares: Option<&figures::Shares>,
     out_dir: &Path,
     options: &ReportOptions,
 ) -> Result<Figures> {
@@ -33,16 +36,20 @@ pub(crate) fn draw_figures(
     std::fs::create_dir_all(&plots).with_context(|| format!("creating {}", plots.display()))?;
     let colors = Colors::new(runs);
     let mut f = Figures::default();
-    let emit = |panels: &[plot::Panel],
-                stem: String,
-                size: (u32, u32),
-                files: &mut Vec<PathBuf>|
-     -> Result<String> {
+    let emit = |figure: &Figure, files: &mut Vec<PathBuf>| -> Result<String> {
+        let stem = &figure.stem;
         files.extend(
-            plot::render(panels, &plots, &stem, size)
+            plot::render(&figure.panels, figure.columns, &plots, stem, figure.size())
                 .with_context(|| format!("plotting {stem}"))?,
         );
         Ok(format!("plots/{stem}.svg"))
+    };
+    let single = |stem: String, panels: Vec<plot::Panel>, size: (u32, u32)| Figure {
+        stem,
+        caption: String::new(),
+        columns: 1,
+        panel_size: (size.0, size.1 / panels.len().max(1) as u32),
+        panels,
     };
     let traces: BTreeSet<&str> = runs.iter().map(|r| r.info.id.trace.as_str()).collect();
     for trace in traces {
@@ -51,30 +58,30 @@ pub(crate) fn draw_figures(
         for stat in [DelayStat::Mean, DelayStat::P95] {
             let panel = figures::throughput_delay(trace, summaries, runs, stat, &colors);
             paths.push(emit(
-                &[panel],
-                format!("scatter-{name}-{}", stat.name()),
-                (900, 560),
+                &single(
+                    format!("scatter-{name}-{}", stat.name()),
+                    vec![panel],
+                    (900, 560),
+                ),
                 &mut f.files,
             )?);
         }
         let cdf = figures::delay_cdf(trace, runs, &colors);
         paths.push(emit(
-            &[cdf],
-            format!("cdf-{name}"),
-            (900, 560),
+            &single(format!("cdf-{name}"), vec![cdf], (900, 560)),
             &mut f.files,
         )?);
         f.per_trace.insert(trace.to_owned(), paths);
     }
     for sweep in figures::sweeps(runs, &colors) {
-        let stem = format!(
-            "sweep-{}-{}",
-            layout::component(&sweep.trace),
-            layout::component(&sweep.param)
-        );
-        let height = 420 * sweep.panels.len() as u32;
-        let path = emit(&sweep.panels, stem, (900, height), &mut f.files)?;
-        f.sweeps.push(((sweep.trace, sweep.param), path));
+        let mut drawn = Vec::new();
+        for figure in &sweep.figures {
+            drawn.push((figure.caption.clone(), emit(figure, &mut f.files)?));
+        }
+        f.sweeps.push((sweep.param, drawn));
+    }
+    if let Some(shares) = shares {
+        f.shares = Some(emit(&shares.figure, &mut f.files)?);
     }
     if options.timeseries_plots {
         for run in runs {
@@ -96,9 +103,7 @@ pub(crate) fn draw_figures(
                 run.info.id.rep
             );
             let path = emit(
-                &figures::timeseries(&title, run),
-                stem,
-                (1000, 640),
+                &single(stem, figures::timeseries(&title, run), (1000, 640)),
                 &mut f.files,
             )?;
             f.timeseries.insert(run.dir.clone(), path);

@@ -114,11 +114,14 @@ pub fn build(bench_dir: &Path, options: &ReportOptions) -> Result<Report> {
         &options.reference_scheme,
         options.reference_label.as_deref(),
     );
+    // The flows' shares are a table as well as a figure: known with or
+    // without plots.
+    let shares = figures::shares(&runs);
     // Only `done` runs count; the reader is told how many others there were.
     let mut warnings: Vec<String> = left_out_note(&skipped).into_iter().collect();
     let figures = if options.plots {
         match plot::ensure_font() {
-            Ok(()) => draw::draw_figures(&runs, &summaries, &out_dir, options)?,
+            Ok(()) => draw::draw_figures(&runs, &summaries, shares.as_ref(), &out_dir, options)?,
             Err(e) => {
                 warnings.push(format!("plots skipped: {e}"));
                 draw::Figures::default()
@@ -128,15 +131,16 @@ pub fn build(bench_dir: &Path, options: &ReportOptions) -> Result<Report> {
         draw::Figures::default()
     };
     let table = tables::normalised_table(&normalised);
-    let document = contents::compose(
+    let document = contents::compose(&contents::Contents {
         bench_dir,
-        &runs,
-        &skipped,
-        &summaries,
-        &normalised,
-        &figures,
-        &warnings,
-    );
+        runs: &runs,
+        skipped: &skipped,
+        summaries: &summaries,
+        normalised: &normalised,
+        shares: shares.as_ref(),
+        figures: &figures,
+        warnings: &warnings,
+    });
     let markdown = out_dir.join("report.md");
     let html = out_dir.join("report.html");
     write(&markdown, &document.markdown())?;
@@ -178,4 +182,3 @@ pub fn build(bench_dir: &Path, options: &ReportOptions) -> Result<Report> {
 pub(crate) fn write(path: &Path, text: &str) -> Result<()> {
     wholefile::write(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))
 }
-

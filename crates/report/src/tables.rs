@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Numbers as the report's tables print them, and the tables themselves.
 use crate::document::Block;
+use crate::figures::ShareRow;
 use crate::summary::{metric, Normalised, NORMALISED};
 
 /// A number for tables and labels: 3 significant digits, no exponent.
@@ -71,3 +72,32 @@ pub(crate) const TRACE_COLUMNS: &[&str] = &[
     "retransmits",
     "self_inflicted_delay_ms",
 ];
+
+/// Per configuration and flow: its throughput over the measurement window,
+/// its share of the flows' total, and the configuration's Jain's index.
+pub(crate) fn shares_table(rows: &[ShareRow]) -> Block {
+    let header = vec![
+        "Trace".to_string(),
+        "Scheme".to_string(),
+        "Flow".to_string(),
+        "Window from (s)".to_string(),
+        metric("throughput_mbps").header(),
+        "Share (%)".to_string(),
+        metric("jain_fairness").header(),
+    ];
+    let rows = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.trace.clone(),
+                r.config.name(),
+                r.flow.clone(),
+                r.window_start_s.map_or("–".into(), number),
+                cell("throughput_mbps", r.throughput_mbps),
+                r.share.map_or("–".into(), |s| format!("{:.1}", s * 100.0)),
+                cell("jain_fairness", r.jain_fairness),
+            ]
+        })
+        .collect();
+    Block::Table { header, rows }
+}

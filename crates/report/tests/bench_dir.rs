@@ -218,19 +218,20 @@ fn sweeps_and_completion_times_get_their_figures() {
         .find(|r| r.config.label == "target_ms=25")
         .unwrap();
     assert_eq!(t25.ratios["throughput_mbps"], Some(0.75));
-    let sweep_svg = b.join("plots/sweep-T.down-target_ms.svg");
-    assert!(r.plots.contains(&sweep_svg), "{:?}", r.plots);
-    let svg = std::fs::read_to_string(&sweep_svg).unwrap();
-    assert!(
-        svg.contains("completion time of `short` vs target_ms"),
-        "the DFCSD panel"
-    );
+    // Named by the parameter alone, whatever the traces (the claims link them).
+    for stem in ["sweep", "tradeoff", "fct"] {
+        let svg = b.join(format!("plots/{stem}-target_ms.svg"));
+        assert!(r.plots.contains(&svg), "{stem}: {:?}", r.plots);
+    }
+    let fct = std::fs::read_to_string(b.join("plots/fct-target_ms.svg")).unwrap();
+    assert!(fct.contains("FCT of short (s)"), "the DFCSD panel");
     let md = std::fs::read_to_string(&r.markdown).unwrap();
     assert!(
         md.contains("| T.down | c2tcp [target_ms=25] | short | 1.50 |"),
         "{md}"
     );
-    assert!(md.contains("### target_ms on T.down"));
+    assert!(md.contains("### target_ms"));
+    assert!(md.contains("(plots/tradeoff-target_ms.svg)"), "{md}");
 }
 
 #[test]

@@ -208,14 +208,9 @@ pub(crate) mod text_px {
     pub const POINT_LABEL: u32 = 15;
 }
 
-/// Writes `dir/stem.svg` and `dir/stem.png`, the panels stacked; returns
-/// their paths.
-pub fn render(panels: &[Panel], dir: &Path, stem: &str, size: (u32, u32)) -> Result<Vec<PathBuf>> {
-    render_grid(panels, 1, dir, stem, size)
-}
-
-/// As `render`, the panels in `columns` columns, row by row.
-pub fn render_grid(
+/// Writes `dir/stem.svg` and `dir/stem.png`, the panels in `columns`
+/// columns, row by row; returns their paths.
+pub fn render(
     panels: &[Panel],
     columns: usize,
     dir: &Path,
@@ -255,4 +250,3 @@ where
     }
     Ok(())
 }
-

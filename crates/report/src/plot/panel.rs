@@ -10,7 +10,10 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::axis::{padded, tick_decimals, tick_label, ticks, Axis};
 use super::{color, text_px, Panel, Scale};
 
-pub(super) fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, panel: &Panel) -> Result<()>
+pub(super) fn draw_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    panel: &Panel,
+) -> Result<()>
 where
     DB::ErrorType: 'static,
 {
@@ -328,7 +331,8 @@ mod tests {
     fn labels_go_beside_their_points_clear_of_each_other_and_the_edges() {
         let plot = 60..900;
         let mut placed = Vec::new();
-        let place = |placed: &mut Vec<_>, at, width| place_label(placed, at, (width, 14), plot.clone());
+        let place =
+            |placed: &mut Vec<_>, at, width| place_label(placed, at, (width, 14), plot.clone());
         assert_eq!(place(&mut placed, (200, 100), 35), (LabelSide::Right, 0));
         assert_eq!(
             place(&mut placed, (200, 100), 49),
@@ -345,7 +349,11 @@ mod tests {
             (LabelSide::Right, 0),
             "no room on the left: the right, below the first label"
         );
-        assert_eq!(place(&mut placed, (400, 100), 35), (LabelSide::Right, 0), "far away");
+        assert_eq!(
+            place(&mut placed, (400, 100), 35),
+            (LabelSide::Right, 0),
+            "far away"
+        );
         assert_eq!(
             place(&mut placed, (850, 300), 80),
             (LabelSide::Left, 0),

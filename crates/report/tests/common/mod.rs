@@ -143,3 +143,46 @@ pub fn two_trace_bench(bench: &Path) {
         Some(analysis(metrics_with(2.0, 100.0, 100.0, 5.0))),
     );
 }
+
+/// A friendliness run (C2TCP Fig. 18): 24 Mbit/s for 60 s in 100-ms bins,
+/// `first` alone until 30 s, then `first` and `second` sharing it with
+/// `share` of it going to `second`; the window from 30 s, as the scenario's.
+pub fn two_flow_analysis(first: &str, second: &str, share: f64) -> Analysis {
+    let (a, b) = (24.0 * (1.0 - share), 24.0 * share);
+    let mut m = metrics_with(24.0, 8.0, 16.0, 1.0);
+    m.jain_fairness = metrics::jain_fairness([a, b]);
+    let mut analysis = analysis(m);
+    analysis.window = metrics::Window {
+        start_s: 30.0,
+        end_s: 60.0,
+        duration_s: 30.0,
+    };
+    analysis.timeseries = TimeSeries {
+        bin_s: 0.1,
+        flow_names: vec![first.into(), second.into()],
+        rows: (0..600)
+            .map(|i| {
+                let shared = i >= 300;
+                TimeSeriesRow {
+                    t_s: i as f64 * 0.1,
+                    capacity_mbps: 24.0,
+                    throughput_mbps: 24.0,
+                    queue_delay_mean_ms: Some(8.0),
+                    queue_delay_p95_ms: Some(16.0),
+                    flow_throughput_mbps: if shared { vec![a, b] } else { vec![24.0, 0.0] },
+                    ..TimeSeriesRow::default()
+                }
+            })
+            .collect(),
+    };
+    let flow = |name: &str, throughput: f64| FlowMetrics {
+        name: name.into(),
+        metrics: Metrics {
+            throughput_mbps: throughput,
+            ..Metrics::default()
+        },
+        ..FlowMetrics::default()
+    };
+    analysis.flows = vec![flow(first, a), flow(second, b)];
+    analysis
+}
