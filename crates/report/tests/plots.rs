@@ -237,6 +237,16 @@ fn every_table_column_has_its_unit_and_counts_are_whole() {
     a.aggregate.avg_rtt_ms = Some(52.5);
     a.flows[0].metrics.fct_s = Some(1.5);
     add_run(b, "A.down", "westwood", &[], 0, RunStatus::Done, Some(a));
+    // Two flows sharing a link: the shares table too.
+    add_run(
+        b,
+        "constant:24",
+        "c2tcp",
+        &[],
+        0,
+        RunStatus::Done,
+        Some(two_flow_analysis("first", "second", 0.5)),
+    );
     let r = build(
         b,
         &ReportOptions {
@@ -538,7 +548,8 @@ fn the_claims_link_figures_the_report_writes() {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../claims/c2tcp.toml");
     let claims_file =
         report::claims::parse(&std::fs::read_to_string(&file).unwrap(), &file).unwrap();
-    let results = report::claims::evaluate(root.path(), std::slice::from_ref(&claims_file)).unwrap();
+    let results =
+        report::claims::evaluate(root.path(), std::slice::from_ref(&claims_file)).unwrap();
     let mut linked = 0;
     for (claim, result) in claims_file.claims.iter().zip(&results) {
         let Some(plot) = claim.plot.as_deref().filter(|p| p.starts_with("plots/")) else {
