@@ -15,8 +15,27 @@ pub struct MetricDef {
     /// The metrics.json field.
     pub key: &'static str,
     pub title: &'static str,
+    /// The unit a table shows it in; every column says one.
     pub unit: &'static str,
+    /// The stored value times this is the shown one (a fraction as %).
+    pub scale: f64,
+    /// Decimals in a table: fixed per metric, so that a column reads
+    /// evenly, and none for counts.
+    pub decimals: usize,
     pub get: fn(&Metrics) -> Option<f64>,
+}
+
+impl MetricDef {
+    /// A table's column header: title and unit.
+    pub fn header(&self) -> String {
+        format!("{} ({})", self.title, self.unit)
+    }
+
+    /// A table's cell; "–" where the metric is undefined.
+    pub fn cell(&self, value: Option<f64>) -> String {
+        let decimals = self.decimals;
+        value.map_or("–".into(), |v| format!("{:.decimals$}", v * self.scale))
+    }
 }
 
 /// The aggregate metrics the report summarises, in column order.
@@ -25,96 +44,128 @@ pub const METRICS: &[MetricDef] = &[
         key: "throughput_mbps",
         title: "Throughput",
         unit: "Mbit/s",
+        scale: 1.0,
+        decimals: 2,
         get: |m| Some(m.throughput_mbps),
     },
     MetricDef {
         key: "capacity_mbps",
         title: "Capacity",
         unit: "Mbit/s",
+        scale: 1.0,
+        decimals: 2,
         get: |m| Some(m.capacity_mbps),
     },
     MetricDef {
         key: "utilization",
         title: "Utilization",
-        unit: "",
+        unit: "%",
+        scale: 100.0,
+        decimals: 1,
         get: |m| m.utilization,
     },
     MetricDef {
         key: "avg_queue_delay_ms",
         title: "Avg. delay",
         unit: "ms",
+        scale: 1.0,
+        decimals: 1,
         get: |m| m.avg_queue_delay_ms,
     },
     MetricDef {
         key: "p95_queue_delay_ms",
         title: "95th %ile delay",
         unit: "ms",
+        scale: 1.0,
+        decimals: 1,
         get: |m| m.p95_queue_delay_ms,
     },
     MetricDef {
         key: "jitter_ms",
         title: "Jitter",
         unit: "ms",
+        scale: 1.0,
+        decimals: 1,
         get: |m| m.jitter_ms,
     },
     MetricDef {
         key: "jitter_mean_deviation_ms",
-        title: "Jitter (paper: mean deviation)",
+        title: "Jitter, mean deviation",
         unit: "ms",
+        scale: 1.0,
+        decimals: 1,
         get: |m| m.jitter_mean_deviation_ms,
     },
     MetricDef {
         key: "avg_delay_ms",
         title: "Avg. one-way delay",
         unit: "ms",
+        scale: 1.0,
+        decimals: 1,
         get: |m| m.avg_delay_ms,
     },
     MetricDef {
         key: "p95_delay_ms",
         title: "95th %ile one-way delay",
         unit: "ms",
+        scale: 1.0,
+        decimals: 1,
         get: |m| m.p95_delay_ms,
     },
     MetricDef {
         key: "power",
         title: "Power",
-        unit: "(Mbit/s)/ms",
+        unit: "Mbit/s per ms",
+        scale: 1.0,
+        decimals: 4,
         get: |m| m.power,
     },
     MetricDef {
         key: "power95",
         title: "Power95",
-        unit: "(Mbit/s)/ms",
+        unit: "Mbit/s per ms",
+        scale: 1.0,
+        decimals: 4,
         get: |m| m.power95,
     },
     MetricDef {
         key: "loss_rate",
         title: "Loss",
-        unit: "",
+        unit: "%",
+        scale: 100.0,
+        decimals: 2,
         get: |m| m.loss_rate,
     },
     MetricDef {
         key: "self_inflicted_delay_ms",
         title: "Self-inflicted delay",
         unit: "ms",
+        scale: 1.0,
+        decimals: 1,
         get: |m| m.self_inflicted_delay_ms,
     },
     MetricDef {
         key: "jain_fairness",
         title: "Jain's fairness",
-        unit: "",
+        unit: "1 = fair",
+        scale: 1.0,
+        decimals: 3,
         get: |m| m.jain_fairness,
     },
     MetricDef {
         key: "avg_rtt_ms",
         title: "Avg. RTT",
         unit: "ms",
+        scale: 1.0,
+        decimals: 1,
         get: |m| m.avg_rtt_ms,
     },
     MetricDef {
         key: "retransmits",
         title: "Retransmits",
-        unit: "",
+        unit: "segments",
+        scale: 1.0,
+        decimals: 0,
         get: |m| m.retransmits.map(|r| r as f64),
     },
 ];

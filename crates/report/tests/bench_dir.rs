@@ -1,146 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! The report on small synthetic bench directories with known numbers.
 use std::collections::BTreeMap;
-use std::path::Path;
 
-use metrics::{Analysis, CdfPoint, DelayCdf, FlowMetrics, Metrics, TimeSeries, TimeSeriesRow};
+mod common;
+
+use common::{add_run, analysis, metrics_with, two_trace_bench};
 use report::{build, run_dir, ReportOptions, RunId, RunInfo, RunStatus};
-
-fn metrics_with(throughput: f64, avg_delay: f64, p95_delay: f64, jitter: f64) -> Metrics {
-    Metrics {
-        throughput_mbps: throughput,
-        capacity_mbps: 10.0,
-        utilization: Some(throughput / 10.0),
-        avg_queue_delay_ms: Some(avg_delay),
-        p95_queue_delay_ms: Some(p95_delay),
-        avg_delay_ms: Some(avg_delay + 10.0),
-        p95_delay_ms: Some(p95_delay + 10.0),
-        jitter_ms: Some(jitter),
-        jitter_mean_deviation_ms: Some(avg_delay / 2.0),
-        power: Some(throughput / avg_delay),
-        power95: Some(throughput / p95_delay),
-        loss_rate: Some(0.01),
-        ..Metrics::default()
-    }
-}
-
-fn analysis(m: Metrics) -> Analysis {
-    let rows = (0..20)
-        .map(|i| TimeSeriesRow {
-            t_s: i as f64 * 0.5,
-            capacity_mbps: 10.0 + (i % 4) as f64,
-            ingress_mbps: m.throughput_mbps,
-            throughput_mbps: m.throughput_mbps,
-            queue_delay_mean_ms: m.avg_queue_delay_ms,
-            queue_delay_p95_ms: m.p95_queue_delay_ms,
-            drops: 0,
-            flow_throughput_mbps: vec![m.throughput_mbps],
-        })
-        .collect();
-    let avg = m.avg_queue_delay_ms.unwrap();
-    let cdf = (0..=10)
-        .map(|i| CdfPoint {
-            quantile: i as f64 / 10.0,
-            queue_delay_ms: avg * (0.5 + i as f64 / 10.0),
-        })
-        .collect();
-    Analysis {
-        format: metrics::FORMAT.into(),
-        propagation_delay_ms: 10.0,
-        window: metrics::Window {
-            start_s: 1.0,
-            end_s: 10.0,
-            duration_s: 9.0,
-        },
-        flows: vec![FlowMetrics {
-            name: "flow1".into(),
-            id: Some(1),
-            members: vec![1],
-            metrics: m.clone(),
-            ..FlowMetrics::default()
-        }],
-        aggregate: m,
-        timeseries: TimeSeries {
-            bin_s: 0.5,
-            flow_names: vec!["flow1".into()],
-            rows,
-        },
-        delay_cdf: DelayCdf { points: cdf },
-        ..Analysis::default()
-    }
-}
-
-fn add_run(
-    bench: &Path,
-    trace: &str,
-    scheme: &str,
-    params: &[(&str, f64)],
-    rep: u32,
-    status: RunStatus,
-    a: Option<Analysis>,
-) {
-    let params = params
-        .iter()
-        .map(|(k, v)| (k.to_string(), serde_json::json!(v)))
-        .collect();
-    let mut info = RunInfo::started(RunId::new("test", scheme, trace, params, rep));
-    info.status = status;
-    let dir = run_dir(bench, trace, scheme, &info.label, rep);
-    info.write(&dir).unwrap();
-    if let Some(a) = a {
-        results::write_analysis(&dir, &a).unwrap();
-    }
-}
-
-/// Two traces; Cubic twice on A (5 and 7 Mbit/s, averaging 6).
-fn two_trace_bench(bench: &Path) {
-    let done = RunStatus::Done;
-    add_run(
-        bench,
-        "A.down",
-        "c2tcp",
-        &[],
-        0,
-        done,
-        Some(analysis(metrics_with(4.0, 20.0, 40.0, 2.0))),
-    );
-    add_run(
-        bench,
-        "A.down",
-        "cubic",
-        &[],
-        0,
-        done,
-        Some(analysis(metrics_with(5.0, 150.0, 300.0, 8.0))),
-    );
-    add_run(
-        bench,
-        "A.down",
-        "cubic",
-        &[],
-        1,
-        done,
-        Some(analysis(metrics_with(7.0, 250.0, 500.0, 12.0))),
-    );
-    add_run(
-        bench,
-        "B.down",
-        "c2tcp",
-        &[],
-        0,
-        done,
-        Some(analysis(metrics_with(2.0, 50.0, 100.0, 5.0))),
-    );
-    add_run(
-        bench,
-        "B.down",
-        "cubic",
-        &[],
-        0,
-        done,
-        Some(analysis(metrics_with(2.0, 100.0, 100.0, 5.0))),
-    );
-}
 
 fn ratio(report: &report::Report, scheme: &str, key: &str) -> f64 {
     let row = report
@@ -191,9 +56,13 @@ fn table_one_normalises_per_trace_then_averages() {
         md.contains("| cubic | 1.25 | 6.00 | 3.00 | 6.00 | 5.50 |"),
         "{md}"
     );
-    assert!(r.table_markdown.starts_with("| Scheme | Throughput | Avg. delay | Jitter | Jitter (paper: mean deviation) | 95th %ile delay | Power | Power95 | Traces |"));
     assert!(
-        md.contains("| c2tcp | 1 | 4.00 | 0.400 | 20.0 | 40.0 |"),
+        r.table_markdown.starts_with("| Scheme | Throughput (× c2tcp) | Avg. delay (× c2tcp) | Jitter (× c2tcp) | Jitter, mean deviation (× c2tcp) | 95th %ile delay (× c2tcp) | Power (× c2tcp) | Power95 (× c2tcp) | Traces |"),
+        "{}",
+        r.table_markdown
+    );
+    assert!(
+        md.contains("| c2tcp | 1 | 4.00 | 40.0 | 20.0 | 40.0 |"),
         "per-trace table, absolute values:\n{md}"
     );
 }
@@ -349,19 +218,20 @@ fn sweeps_and_completion_times_get_their_figures() {
         .find(|r| r.config.label == "target_ms=25")
         .unwrap();
     assert_eq!(t25.ratios["throughput_mbps"], Some(0.75));
-    let sweep_svg = b.join("plots/sweep-T.down-target_ms.svg");
-    assert!(r.plots.contains(&sweep_svg), "{:?}", r.plots);
-    let svg = std::fs::read_to_string(&sweep_svg).unwrap();
-    assert!(
-        svg.contains("completion time of `short` vs target_ms"),
-        "the DFCSD panel"
-    );
+    // Named by the parameter alone, whatever the traces (the claims link them).
+    for stem in ["sweep", "tradeoff", "fct"] {
+        let svg = b.join(format!("plots/{stem}-target_ms.svg"));
+        assert!(r.plots.contains(&svg), "{stem}: {:?}", r.plots);
+    }
+    let fct = std::fs::read_to_string(b.join("plots/fct-target_ms.svg")).unwrap();
+    assert!(fct.contains("FCT of short (s)"), "the DFCSD panel");
     let md = std::fs::read_to_string(&r.markdown).unwrap();
     assert!(
         md.contains("| T.down | c2tcp [target_ms=25] | short | 1.50 |"),
         "{md}"
     );
-    assert!(md.contains("### target_ms on T.down"));
+    assert!(md.contains("### target_ms"));
+    assert!(md.contains("(plots/tradeoff-target_ms.svg)"), "{md}");
 }
 
 #[test]
