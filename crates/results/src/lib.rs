@@ -22,7 +22,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+mod files;
 mod merge;
+pub use files::*;
 pub use merge::{merge, Merged};
 
 pub const RUN_JSON: &str = "run.json";
@@ -375,9 +377,6 @@ pub enum SkipKind {
     /// Its run.json or metrics cannot be read.
     Unreadable,
 }
-
-/// The job file a bench leaves in each run directory before the run starts.
-const JOB_JSON: &str = "job.json";
 
 /// What the report says about the runs it left out, e.g. `3 runs not done
 /// were left out: 1 unfinished (interrupted or still running), 1 failed,
