@@ -46,8 +46,6 @@ pub struct CommandSpec {
     pub sender: Vec<String>,
     /// The scheme file's folder (`{dir}`).
     pub dir: PathBuf,
-    /// Each knob's default, as the placeholder would print it.
-    pub defaults: Vec<(&'static str, Option<String>)>,
 }
 
 /// A scheme file as read from disk (or carried in a bench's job): enough to
@@ -133,7 +131,6 @@ pub fn parse(c: &Carried) -> Result<FileScheme> {
         bail!("{at}: `{name}` is a built-in scheme; give yours another name");
     }
     let mut knobs = Vec::new();
-    let mut defaults = Vec::new();
     for (k, spec) in &m.knobs {
         let field = format!("knobs.{k}");
         let v = spec.get_ref();
@@ -155,15 +152,14 @@ pub fn parse(c: &Carried) -> Result<FileScheme> {
         }
         // Read once per process and kept for its life, as the built-in
         // knobs' static strings are.
-        let kname: &'static str = Box::leak(k.clone().into_boxed_str());
         knobs.push(Knob {
-            name: kname,
-            about: Box::leak(v.about.clone().into_boxed_str()),
+            name: leak(k),
+            about: leak(&v.about),
             min: v.min,
             max: v.max,
             word: None,
+            default: v.default,
         });
-        defaults.push((kname, v.default.map(number_text)));
     }
     let need = |f: &Option<Spanned<String>>, field: &str| -> Result<Spanned<String>> {
         f.clone().ok_or_else(|| {
@@ -258,7 +254,6 @@ pub fn parse(c: &Carried) -> Result<FileScheme> {
                 receiver,
                 sender,
                 dir: dir.clone(),
-                defaults,
             })
         }
         other => bail!(
