@@ -22,6 +22,7 @@ const fn ms_knob(name: &'static str, about: &'static str, min: f64, max: f64) ->
         max,
         word: None,
         default: None,
+        sysctl: None,
     }
 }
 

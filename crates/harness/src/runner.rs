@@ -32,7 +32,7 @@ use serde::Serialize;
 use results::{RunId, RunInfo, RunStatus};
 
 use crate::flows::{self, FlowOutcome};
-use crate::plan::{CheckedScenario, Plan};
+use crate::plan::{CheckedScenario, Plan, HOST_ECN_SYSCTL};
 use crate::scenario::Scenario;
 use crate::trace_ref::{self, TraceRef};
 
@@ -168,7 +168,7 @@ fn execute(
     // ECN is per namespace: both ends ask for it (or for Accurate ECN).
     if let Some(ecn) = needs.host_ecn {
         for ns in [&server, &ue] {
-            ns.sysctl("net.ipv4.tcp_ecn", &ecn.to_string())
+            ns.sysctl(HOST_ECN_SYSCTL, &ecn.to_string())
                 .context("setting net.ipv4.tcp_ecn for the run's ECN-capable scheme")?;
         }
     }
@@ -178,6 +178,14 @@ fn execute(
         for ns in [&server, &ue] {
             ns.sysctl("net.ipv4.tcp_congestion_control", cc)
                 .with_context(|| format!("making {cc} the receivers' congestion control"))?;
+        }
+    }
+    // A scheme file's knobs: only ever in the run's own namespaces (a
+    // sysctl that is not per-namespace does not exist there).
+    for (name, value) in &needs.sysctls {
+        for ns in [&server, &ue] {
+            ns.sysctl(name, value)
+                .with_context(|| format!("setting {name} = {value} for the run's scheme"))?;
         }
     }
     let mut down = DirectionConfig::new(link.downlink.clone());

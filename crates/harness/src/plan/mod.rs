@@ -8,10 +8,11 @@
 //!     │      edit.rs: --scheme, --set, --target, a swept value, run's flags)
 //!     │ CheckedScenario::check, once: schemes looked up, each flow's
 //!     │   parameters resolved into typed FlowParams (scheme/params.rs),
-//!     │   directions, the one receiver-side rule, the queues as emu::QueueSpec (an AQM scheme's applied), every
+//!     │   directions, the one receiver-side rule, the namespaces' sysctls,
+//!     │   the queues as emu::QueueSpec (an AQM scheme's applied), every
 //!     │   sweep value valid
 //!     ▼
-//!  CheckedScenario ── needs() ─► BPF CCs, NetAssist, rxctl
+//!  CheckedScenario ── needs() ─► BPF CCs, NetAssist, rxctl, sysctls
 //!     │ Plan::resolve: the traces loaded (link.rs: `.down` → `.up`), length
 //!     ▼
 //!  Plan { checked, link } ─► runner::run ─► flows (typed), emulator
@@ -23,7 +24,7 @@
 //! and the runner takes the checked value.
 //!
 //! [`Needs`] says what a scenario needs loaded or started (BPF congestion
-//! controls, NetAssist, a receiver-side controller), for the
+//! controls, NetAssist, a receiver-side controller, sysctls), for the
 //! runner and for the bench, which loads the BPF programs once for all its
 //! runs.
 use std::path::Path;
@@ -72,6 +73,8 @@ pub struct CheckedScenario {
     downlink_queue: QueueSpec,
     uplink_queue: QueueSpec,
     receiver_rule: Option<rxctl::Rule>,
+    /// What the flows' schemes set in the run's namespaces, each once.
+    sysctls: Vec<(&'static str, String)>,
 }
 
 #[cfg(test)]
@@ -85,7 +88,7 @@ impl CheckedScenario {
     /// Checks `sc` against everything serde cannot: its fields
     /// (`Scenario::check_fields`), each flow's scheme and its parameters
     /// (resolved into typed values), the bottleneck queues, the
-    /// receiver-side rule and the sweep table
+    /// receiver-side rule, the namespaces' sysctls and the sweep table
     /// (every value makes a valid scenario). Reads no trace.
     pub fn check(sc: Scenario) -> Result<CheckedScenario> {
         #[cfg(test)]
@@ -143,6 +146,7 @@ impl CheckedScenario {
     pub fn needs(&self) -> Needs {
         let mut n = Needs::of_schemes(self.flows.iter().map(|f| &f.scheme));
         n.rxctl = self.receiver_rule.is_some();
+        n.sysctls = self.sysctls.clone();
         n
     }
 }
@@ -176,6 +180,7 @@ fn check(sc: Scenario) -> Result<CheckedScenario> {
         });
     }
     let receiver_rule = one_receiver_rule(&sc, &flows)?;
+    let sysctls = one_value_per_sysctl(&sc, &flows)?;
     let (downlink_queue, uplink_queue) = bottleneck_queues(&sc, &schemes)?;
     for (key, values) in &sc.sweep {
         sweep::check_key(&sc, key, values, &schemes)?;
@@ -192,6 +197,7 @@ fn check(sc: Scenario) -> Result<CheckedScenario> {
         downlink_queue,
         uplink_queue,
         receiver_rule,
+        sysctls,
     })
 }
 
@@ -216,6 +222,43 @@ fn one_receiver_rule(sc: &Scenario, flows: &[FlowSetup]) -> Result<Option<rxctl:
     }
     Ok(found.map(|(_, r)| r))
 }
+
+/// The sysctls the flows' schemes set in the run's namespaces: one value
+/// each, and none against what another scheme needs (ECN).
+fn one_value_per_sysctl(sc: &Scenario, flows: &[FlowSetup]) -> Result<Vec<(&'static str, String)>> {
+    let mut set: Vec<(&'static str, String, usize)> = Vec::new();
+    for (i, setup) in flows.iter().enumerate() {
+        for s in setup.params.sysctls() {
+            match set.iter().find(|(n, _, _)| *n == s.name) {
+                Some((_, v, j)) if *v != s.value => bail!(
+                    "flows[{i}].{}: sets {} = {}, flows[{j}] sets it to {v}; the run's namespaces have one value",
+                    s.knob,
+                    s.name,
+                    s.value
+                ),
+                Some(_) => {}
+                None => set.push((s.name, s.value.clone(), i)),
+            }
+        }
+    }
+    let ecn = flows.iter().filter_map(|f| f.scheme.host_ecn()).max();
+    if let (Some(ecn), Some((_, v, i))) = (ecn, set.iter().find(|(n, _, _)| *n == HOST_ECN_SYSCTL)) {
+        if *v != ecn.to_string() {
+            bail!(
+                "flows[{i}]: sets {HOST_ECN_SYSCTL} = {v}, but `{}` needs {ecn}",
+                sc.flows
+                    .iter()
+                    .zip(flows)
+                    .find(|(_, f)| f.scheme.host_ecn().is_some())
+                    .map_or("", |(f, _)| f.scheme.as_str())
+            );
+        }
+    }
+    Ok(set.into_iter().map(|(n, v, _)| (n, v)).collect())
+}
+
+/// The sysctl behind [`Needs::host_ecn`].
+pub const HOST_ECN_SYSCTL: &str = "net.ipv4.tcp_ecn";
 
 /// The scenario's queues, parsed, with an AQM scheme's discipline put on
 /// both (ABC's on the downlink only), keeping the scenario's size limit.
@@ -274,6 +317,9 @@ pub struct Needs {
     /// The namespaces' default congestion control, for receivers that must
     /// run one (ABC's echo); one scheme a run.
     pub receiver_cc: Option<&'static str>,
+    /// Sysctls for both namespaces (a `kernel` or `bpf` scheme file's
+    /// knobs), name and value.
+    pub sysctls: Vec<(&'static str, String)>,
 }
 
 impl Needs {

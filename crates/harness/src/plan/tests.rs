@@ -67,6 +67,7 @@ fn a_plan_says_what_its_run_needs() {
             rxctl: false,
             host_ecn: None,
             receiver_cc: None,
+            sysctls: vec![],
         }
     );
     assert_eq!(needs(&sc), plan.checked.needs());
@@ -231,4 +232,28 @@ fn a_run_checks_its_scenario_once_into_typed_flows() {
     assert!(e.contains("s.toml with the flags given") && e.contains("link.delay_ms"), "{e}");
     let e = format!("{:#}", RunFlags::default().scenario(Some(&path)).unwrap_err());
     assert!(e.contains("in scenario") && !e.contains("flags given"), "{e}");
+}
+
+#[test]
+fn the_namespaces_sysctls_have_one_value_each() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("plan-test-ecn.toml");
+    std::fs::write(
+        &file,
+        "kind = \"kernel\"\ncc = \"cubic\"\n[knobs.ecn]\nabout = \"tcp_ecn\"\nmin = 0\nmax = 2\ndefault = 1\nsysctl = \"net.ipv4.tcp_ecn\"\n",
+    )
+    .unwrap();
+    crate::scheme::file::add(&[file]).unwrap();
+    let one = format!("{BASE}[[flows]]\nscheme = \"plan-test-ecn\"\n[[flows]]\nscheme = \"cubic\"\n");
+    assert_eq!(needs(&scenario(&one)).sysctls, [("net.ipv4.tcp_ecn", "1".to_string())]);
+    let two = format!("{BASE}[[flows]]\nscheme = \"plan-test-ecn\"\n[[flows]]\nscheme = \"plan-test-ecn\"\necn = 2\n");
+    let e = err(&two);
+    assert!(
+        e.contains("flows[1].ecn") && e.contains("net.ipv4.tcp_ecn = 2") && e.contains("flows[0]"),
+        "{e}"
+    );
+    let against_aqm =
+        format!("{BASE}[[flows]]\nscheme = \"plan-test-ecn\"\necn = 2\n[[flows]]\nscheme = \"cubic-codel-ecn\"\n");
+    let e = err(&against_aqm);
+    assert!(e.contains("net.ipv4.tcp_ecn = 2") && e.contains("cubic-codel-ecn"), "{e}");
 }

@@ -12,7 +12,7 @@ fn c2tcp_variant_word(w: &str) -> Result<(), String> {
 /// of `variant`: 1 forces it on, 0 off.
 macro_rules! c2tcp_switch {
     ($name:literal, $about:literal) => {
-        Knob { name: $name, about: $about, min: 0.0, max: 1.0, word: None, default: None }
+        Knob { name: $name, about: $about, min: 0.0, max: 1.0, word: None, default: None, sysctl: None }
     };
 }
 
@@ -24,6 +24,7 @@ pub(crate) const VARIANT: Knob = Knob {
     max: 0.0,
     word: Some(c2tcp_variant_word),
     default: None,
+    sysctl: None,
 };
 pub(crate) const TARGET_MS: Knob = Knob {
     name: "target_ms",
@@ -32,6 +33,7 @@ pub(crate) const TARGET_MS: Knob = Knob {
     max: sockopt::C2TCP_TARGET_MAX_MS,
     word: None,
     default: None,
+    sysctl: None,
 };
 pub(crate) const ALPHA: Knob = Knob {
     name: "alpha",
@@ -40,6 +42,7 @@ pub(crate) const ALPHA: Knob = Knob {
     max: sockopt::C2TCP_ALPHA_MAX,
     word: None,
     default: None,
+    sysctl: None,
 };
 
 pub(super) const C2TCP_KNOBS: &[Knob] = &[
@@ -62,6 +65,7 @@ pub(crate) const CONFIDENCE: Knob = Knob {
     max: 99.9,
     word: None,
     default: None,
+    sysctl: None,
 };
 pub(crate) const MAX_RATE_MBPS: Knob = Knob {
     name: "max_rate_mbps",
@@ -71,6 +75,7 @@ pub(crate) const MAX_RATE_MBPS: Knob = Knob {
     max: 100.0,
     word: None,
     default: None,
+    sysctl: None,
 };
 
 /// The sender's window rule, shared by both variants (same sender).
@@ -82,6 +87,7 @@ pub(crate) const RTT_LOOKAHEAD: Knob = Knob {
     max: 1.0,
     word: None,
     default: None,
+    sysctl: None,
 };
 
 pub(super) const SPROUT_EWMA_KNOBS: &[Knob] = &[RTT_LOOKAHEAD];
@@ -97,6 +103,7 @@ pub(crate) const GAMMA_MAX: Knob = Knob {
     max: 1000.0,
     word: None,
     default: None,
+    sysctl: None,
 };
 pub(crate) const GAMMA_MIN: Knob = Knob {
     name: "gamma_min",
@@ -105,6 +112,7 @@ pub(crate) const GAMMA_MIN: Knob = Knob {
     max: 1000.0,
     word: None,
     default: None,
+    sysctl: None,
 };
 pub(crate) const GAMMA_K: Knob = Knob {
     name: "gamma_k",
@@ -113,6 +121,7 @@ pub(crate) const GAMMA_K: Knob = Knob {
     max: 50.0,
     word: None,
     default: None,
+    sysctl: None,
 };
 pub(super) const DRWA_KNOBS: &[Knob] = &[DRWA_LAMBDA];
 pub(crate) const DRWA_LAMBDA: Knob = Knob {
@@ -122,6 +131,7 @@ pub(crate) const DRWA_LAMBDA: Knob = Knob {
     max: 10.0,
     word: None,
     default: None,
+    sysctl: None,
 };
 
 /// The video sender's rate bounds (`webrtc-gcc send`, docs/webrtc.md).
@@ -133,6 +143,7 @@ pub(crate) const INITIAL_KBPS: Knob = Knob {
     max: 50_000.0,
     word: None,
     default: None,
+    sysctl: None,
 };
 pub(crate) const MIN_KBPS: Knob = Knob {
     name: "min_kbps",
@@ -141,6 +152,7 @@ pub(crate) const MIN_KBPS: Knob = Knob {
     max: 50_000.0,
     word: None,
     default: None,
+    sysctl: None,
 };
 pub(crate) const MAX_KBPS: Knob = Knob {
     name: "max_kbps",
@@ -149,6 +161,7 @@ pub(crate) const MAX_KBPS: Knob = Knob {
     max: 50_000.0,
     word: None,
     default: None,
+    sysctl: None,
 };
 pub(crate) const FPS: Knob = Knob {
     name: "fps",
@@ -157,6 +170,7 @@ pub(crate) const FPS: Knob = Knob {
     max: 240.0,
     word: None,
     default: None,
+    sysctl: None,
 };
 
 pub(super) const RTAC_KNOBS: &[Knob] = &[RTAC_MIN_TH, RTAC_MAX_TH, RTAC_MAX_P];
@@ -167,6 +181,7 @@ pub(crate) const RTAC_MIN_TH: Knob = Knob {
     max: 1000.0,
     word: None,
     default: None,
+    sysctl: None,
 };
 pub(crate) const RTAC_MAX_TH: Knob = Knob {
     name: "rtac_max_th",
@@ -175,6 +190,7 @@ pub(crate) const RTAC_MAX_TH: Knob = Knob {
     max: 1000.0,
     word: None,
     default: None,
+    sysctl: None,
 };
 pub(crate) const RTAC_MAX_P: Knob = Knob {
     name: "rtac_max_p",
@@ -183,4 +199,5 @@ pub(crate) const RTAC_MAX_P: Knob = Knob {
     max: 1.0,
     word: None,
     default: None,
+    sysctl: None,
 };

@@ -44,6 +44,9 @@ pub struct Knob {
     /// The value a flow that does not give it gets (a scheme file's
     /// `default`); None: the scheme's own default applies.
     pub default: Option<f64>,
+    /// The per-namespace sysctl this knob sets in the run's namespaces (a
+    /// `kernel` scheme file's knob), instead of being a flow parameter.
+    pub sysctl: Option<&'static str>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -224,6 +227,9 @@ impl Knob {
             };
         }
         match params::as_number(value) {
+            Some(v) if self.sysctl.is_some() && v.fract() != 0.0 => {
+                bail!("{key}: {v} is not a whole number (it sets {})", self.sysctl.unwrap_or_default())
+            }
             Some(v) if v.is_finite() && v >= self.min && v <= self.max => Ok(()),
             Some(v) => bail!(
                 "{key}: {v} is out of range [{}, {}] ({})",

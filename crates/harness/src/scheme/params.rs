@@ -6,7 +6,8 @@
 //! the run read: the Target in µs and α in percent as SOL_C2TCP takes them
 //! (converted by `sockopt`, whose ranges mirror include/c2tcp.h), the C2TCP
 //! variant, Sprout's and the video sender's options, the receiver-side
-//! rule and a `command` scheme's placeholder values. A built-in knob is read through its constant
+//! rule, a `command` scheme's placeholder values and a `kernel` scheme's
+//! per-namespace sysctls. A built-in knob is read through its constant
 //! (`knobs.rs`), so a misspelt name does not compile.
 use std::collections::BTreeMap;
 
@@ -34,6 +35,17 @@ pub struct C2tcpOptions {
     pub variant: Option<sockopt::Variant>,
 }
 
+/// A sysctl a `kernel` scheme's knob sets in the run's namespaces.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sysctl {
+    /// e.g. `net.ipv4.tcp_ecn`.
+    pub name: &'static str,
+    /// As written to it.
+    pub value: String,
+    /// The knob that gave it, for messages.
+    pub knob: &'static str,
+}
+
 /// A TCP flow of our traffic generator.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TcpParams {
@@ -41,6 +53,7 @@ pub struct TcpParams {
     /// The UE's receiver-side rule with the flow's parameters (`dfcsd`,
     /// `drwa`, `rtac`, `<rule>+<cc>`).
     pub receiver_rule: Option<rxctl::Rule>,
+    pub sysctls: Vec<Sysctl>,
 }
 
 /// Options of `sprout-recv` / `sprout-send`; None keeps the endpoint's default.
@@ -96,6 +109,13 @@ impl FlowParams {
             _ => None,
         }
     }
+
+    pub fn sysctls(&self) -> &[Sysctl] {
+        match self {
+            FlowParams::Tcp(t) => &t.sysctls,
+            _ => &[],
+        }
+    }
 }
 
 /// A flow's given parameters, read knob by knob.
@@ -105,9 +125,13 @@ struct Given<'a> {
 }
 
 impl Given<'_> {
-    /// The flow's value of a knob the scheme takes.
+    /// The flow's value of a knob the scheme takes as a flow parameter
+    /// (not one a scheme file made a sysctl under the same name).
     fn number(&self, knob: &Knob) -> Option<f64> {
-        self.scheme.knobs.iter().find(|k| k.name == knob.name)?;
+        let own = self.scheme.knobs.iter().find(|k| k.name == knob.name)?;
+        if own.sysctl.is_some() {
+            return None;
+        }
         self.given.get(knob.name).and_then(as_number)
     }
 
@@ -202,6 +226,24 @@ impl Given<'_> {
         })
     }
 
+    /// The sysctls of the scheme's sysctl knobs: the flow's value, else
+    /// the knob's default (neither: the namespace keeps its own).
+    fn sysctls(&self) -> Vec<Sysctl> {
+        self.scheme
+            .knobs
+            .iter()
+            .filter_map(|k| {
+                let name = k.sysctl?;
+                let v = self.given.get(k.name).and_then(as_number).or(k.default)?;
+                Some(Sysctl {
+                    name,
+                    value: number_text(v),
+                    knob: k.name,
+                })
+            })
+            .collect()
+    }
+
     /// A `command` scheme's knobs as placeholder text.
     fn command(&self) -> CommandParams {
         let values = self
@@ -231,6 +273,7 @@ impl Scheme {
             Ok(FlowParams::Tcp(TcpParams {
                 c2tcp: g.c2tcp()?,
                 receiver_rule,
+                sysctls: g.sysctls(),
             }))
         };
         Ok(match &self.kind {

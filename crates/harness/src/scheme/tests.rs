@@ -157,7 +157,7 @@ fn a_flows_parameters_resolve_into_typed_values_in_the_options_units() {
         t.c2tcp,
         C2tcpOptions { target_us: Some(50_400), alpha_pct: Some(150), variant: Some(v) }
     );
-    assert_eq!(t.receiver_rule, None);
+    assert_eq!((t.receiver_rule, t.sysctls.len()), (None, 0));
     // The same knobs through a receiver-side scheme's sender.
     let FlowParams::Tcp(r) = lookup("dfcsd+c2tcp").unwrap().resolve_params(&given).unwrap() else {
         panic!()
@@ -352,4 +352,63 @@ fn knob_settings_parse_as_a_scenario_file_would_give_them() {
     assert_eq!(p("variant=paper").unwrap(), ("variant".into(), toml::Value::String("paper".into())));
     assert_eq!(p("variant=\"jsac\"").unwrap().1, toml::Value::String("jsac".into()));
     assert!(p("variant").is_err() && p("=3").is_err() && p("a b=3").is_err());
+}
+
+const ECN_CUBIC: &str = r#"
+kind = "kernel"
+cc = "cubic"
+summary = "Cubic asking for ECN"
+[knobs.ecn]
+about = "net.ipv4.tcp_ecn of the run's namespaces: 1 asks for ECN"
+min = 0
+max = 2
+default = 1
+sysctl = "net.ipv4.tcp_ecn"
+[knobs.notsent_lowat]
+about = "net.ipv4.tcp_notsent_lowat, bytes"
+min = 1
+max = 1000000
+sysctl = "net.ipv4.tcp_notsent_lowat"
+"#;
+
+#[test]
+fn a_kernel_schemes_knobs_set_per_namespace_sysctls() {
+    let k = parse_file("ecn-cubic.toml", ECN_CUBIC).unwrap().scheme;
+    let sysctls = |given: &[(&str, toml::Value)]| -> anyhow::Result<Vec<(&str, String)>> {
+        let given = given.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+        let p = k.resolve_params(&given)?;
+        Ok(p.sysctls().iter().map(|s| (s.name, s.value.clone())).collect())
+    };
+    // The default where the flow gives none; a knob without one is left alone.
+    assert_eq!(sysctls(&[]).unwrap(), [("net.ipv4.tcp_ecn", "1".to_string())]);
+    assert_eq!(
+        sysctls(&[("ecn", toml::Value::Integer(2)), ("notsent_lowat", toml::Value::Integer(16384))])
+            .unwrap(),
+        [("net.ipv4.tcp_ecn", "2".to_string()), ("net.ipv4.tcp_notsent_lowat", "16384".to_string())]
+    );
+    let e = format!("{:#}", sysctls(&[("ecn", toml::Value::Float(1.5))]).unwrap_err());
+    assert!(e.contains("ecn") && e.contains("whole number"), "{e}");
+    let e = format!("{:#}", sysctls(&[("ecn", toml::Value::Integer(3))]).unwrap_err());
+    assert!(e.contains("ecn: 3 is out of range [0, 2]"), "{e}");
+    // A knob of a kernel scheme is never a C2TCP option, whatever its name.
+    let named = ECN_CUBIC.replace("[knobs.ecn]", "[knobs.target_ms]");
+    let t = parse_file("t.toml", &named).unwrap().scheme;
+    let given = BTreeMap::from([("target_ms".to_string(), toml::Value::Integer(2))]);
+    let FlowParams::Tcp(p) = t.resolve_params(&given).unwrap() else { panic!() };
+    assert_eq!((p.c2tcp.target_us, p.sysctls[0].value.as_str()), (None, "2"));
+}
+
+#[test]
+fn a_sysctl_knob_is_a_network_sysctl_this_kernel_has() {
+    let e = file_err("a.toml", &ECN_CUBIC.replace("net.ipv4.tcp_ecn", "kernel.pid_max"));
+    assert!(e.contains("a.toml:5: knobs.ecn.sysctl") && e.contains("not a network sysctl"), "{e}");
+    let e = file_err("b.toml", &ECN_CUBIC.replace("net.ipv4.tcp_ecn", "net.ipv4.tcp_nonsense"));
+    assert!(e.contains("b.toml:5: knobs.ecn.sysctl") && e.contains("no such sysctl"), "{e}");
+    let e = file_err("c.toml", &ECN_CUBIC.replace("max = 2", "max = 2.5"));
+    assert!(e.contains("c.toml:5: knobs.ecn.sysctl") && e.contains("whole numbers"), "{e}");
+    let e = file_err("d.toml", &ECN_CUBIC.replace("sysctl = \"net.ipv4.tcp_ecn\"\n", ""));
+    assert!(e.contains("d.toml:5: knobs.ecn") && e.contains("give `sysctl`"), "{e}");
+    let cmd = "kind = \"command\"\nreceiver = \"r\"\nsender = \"s\"\n[knobs.x]\nabout = \"x\"\nmin = 0\nmax = 1\nsysctl = \"net.ipv4.tcp_ecn\"\n";
+    let e = file_err("e.toml", cmd);
+    assert!(e.contains("e.toml:4: knobs.x") && e.contains("placeholder, not a sysctl"), "{e}");
 }
