@@ -37,7 +37,11 @@ fn run_id(
     params: BTreeMap<String, serde_json::Value>,
     rep: u32,
 ) -> RunId {
-    let name = if sc.name.is_empty() { unnamed } else { &sc.name };
+    let name = if sc.name.is_empty() {
+        unnamed
+    } else {
+        &sc.name
+    };
     let scheme = scheme.map_or_else(|| schemes_label(sc), str::to_string);
     let trace = trace.map_or_else(|| trace_label(&sc.link.downlink), str::to_string);
     RunId::new(name, &scheme, &trace, params, rep)
@@ -71,14 +75,25 @@ mod tests {
         let mut sc = checked(GOOD);
         let lone = of_run(&sc);
         assert_eq!(
-            (lone.scenario.as_str(), lone.scheme.as_str(), lone.trace.as_str(), lone.rep),
+            (
+                lone.scenario.as_str(),
+                lone.scheme.as_str(),
+                lone.trace.as_str(),
+                lone.rep
+            ),
             ("t", "c2tcp+cubic", "constant:12", 1)
         );
         assert_eq!(of_job(&sc, None, "constant:12", BTreeMap::new(), 1), lone);
         sc.name.clear();
         sc.link.downlink = "/t/X.down".into();
         let job = of_job(&sc, Some("bbr"), "X.down", BTreeMap::new(), 2);
-        assert_eq!((job.scenario.as_str(), job.scheme.as_str()), ("bench", "bbr"));
-        assert_eq!((of_run(&sc).scenario, of_run(&sc).trace), ("run".into(), "X.down".into()));
+        assert_eq!(
+            (job.scenario.as_str(), job.scheme.as_str()),
+            ("bench", "bbr")
+        );
+        assert_eq!(
+            (of_run(&sc).scenario, of_run(&sc).trace),
+            ("run".into(), "X.down".into())
+        );
     }
 }

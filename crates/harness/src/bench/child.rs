@@ -22,21 +22,6 @@ use crate::trace_ref::TraceRef;
 /// The bench's pid, in the environment of each `c2tcp run` child it starts.
 pub const BENCH_PID_ENV: &str = "C2TCP_BENCH_PID";
 
-/// A bench's child dies with the bench: SIGTERM when its parent goes (the
-/// interrupt path then cleans up as for Ctrl-C). False when the bench is
-/// already gone, before the request could take effect.
-pub fn die_with_bench() -> Result<bool> {
-    nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGTERM)
-        .context("asking to die with the bench")?;
-    let bench: Option<i32> = std::env::var(BENCH_PID_ENV)
-        .ok()
-        .and_then(|v| v.parse().ok());
-    Ok(match bench {
-        Some(pid) => nix::unistd::getppid().as_raw() == pid,
-        None => true, // started by hand with --job: nothing to follow
-    })
-}
-
 // ---- the bench's half ----
 
 /// Runs one job as a `c2tcp run` child and returns the status it recorded.
@@ -89,13 +74,29 @@ pub fn run_child(
             (status, _) => Ok(status),
         },
         Err(_) => {
-            let err = std::fs::read_to_string(job.dir.join(results::STDERR_LOG)).unwrap_or_default();
+            let err =
+                std::fs::read_to_string(job.dir.join(results::STDERR_LOG)).unwrap_or_default();
             bail!("the run left no run.json: {}", err.trim())
         }
     }
 }
 
 // ---- the child's half ----
+
+/// A bench's child dies with the bench: SIGTERM when its parent goes (the
+/// interrupt path then cleans up as for Ctrl-C). False when the bench is
+/// already gone, before the request could take effect.
+pub fn die_with_bench() -> Result<bool> {
+    nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGTERM)
+        .context("asking to die with the bench")?;
+    let bench: Option<i32> = std::env::var(BENCH_PID_ENV)
+        .ok()
+        .and_then(|v| v.parse().ok());
+    Ok(match bench {
+        Some(pid) => nix::unistd::getppid().as_raw() == pid,
+        None => true, // started by hand with --job: nothing to follow
+    })
+}
 
 /// A job as `c2tcp bench --list` printed it, from a file or stdin (`-`).
 pub fn read_job(path: &Path) -> Result<Job> {

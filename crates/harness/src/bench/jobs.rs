@@ -210,7 +210,8 @@ pub fn expand(matrix: &Matrix) -> Result<Vec<Job>> {
         };
         vec![(name, scenario.clone())]
     } else {
-        matrix.traces
+        matrix
+            .traces
             .iter()
             .map(|t| {
                 let mut sc = scenario.clone();
@@ -318,7 +319,9 @@ pub fn expand(matrix: &Matrix) -> Result<Vec<Job>> {
         }
     }
     if let Some((key, _)) = matrix.set.iter().find(|(k, _)| !set_somewhere.contains(k)) {
-        anyhow::bail!("--set {key}: none of the bench's schemes takes `{key}` (see c2tcp run --list-schemes)");
+        anyhow::bail!(
+            "--set {key}: none of the bench's schemes takes `{key}` (see c2tcp run --list-schemes)"
+        );
     }
     Ok(jobs)
 }

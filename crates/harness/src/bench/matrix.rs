@@ -114,7 +114,11 @@ impl BenchFlags {
         }
         let matrix = Matrix {
             scenario: checked,
-            scenario_dir: self.scenario.as_deref().and_then(Path::parent).map(Path::to_path_buf),
+            scenario_dir: self
+                .scenario
+                .as_deref()
+                .and_then(Path::parent)
+                .map(Path::to_path_buf),
             traces: collect_traces(&trace_specs)?,
             schemes,
             set: self.set.clone(),

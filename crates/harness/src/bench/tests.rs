@@ -149,7 +149,10 @@ fn a_run_left_with_a_half_written_metrics_json_is_redone() {
     fs::write(k.dir.join(results::METRICS_JSON), "{\"aggr").unwrap();
     let redone = Mutex::new(Vec::new());
     let run = |j: &Job, _: &Ownership| -> Result<RunStatus> {
-        assert!(!j.dir.join(results::METRICS_JSON).exists(), "not cleared first");
+        assert!(
+            !j.dir.join(results::METRICS_JSON).exists(),
+            "not cleared first"
+        );
         redone.lock().unwrap().push(j.dir.clone());
         finish_run(j)
     };

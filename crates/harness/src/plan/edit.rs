@@ -56,8 +56,12 @@ impl Scenario {
         let schemes = schemes_of(self)?;
         let mut taken = Vec::new();
         for (key, value) in sets {
-            for knob in schemes.iter().filter_map(|s| s.knobs.iter().find(|k| k.name == key)) {
-                knob.check(value).with_context(|| format!("--set {key}={value}"))?;
+            for knob in schemes
+                .iter()
+                .filter_map(|s| s.knobs.iter().find(|k| k.name == key))
+            {
+                knob.check(value)
+                    .with_context(|| format!("--set {key}={value}"))?;
             }
             if sweep::set_param(self, key, value, &schemes) > 0 {
                 taken.push((key.clone(), value.clone()));
@@ -131,7 +135,11 @@ impl RunFlags {
             }
         }
         let taken = sc.set_knobs(&self.set)?;
-        if let Some((key, _)) = self.set.iter().find(|(k, _)| !taken.iter().any(|(t, _)| t == k)) {
+        if let Some((key, _)) = self
+            .set
+            .iter()
+            .find(|(k, _)| !taken.iter().any(|(t, _)| t == k))
+        {
             let schemes: Vec<&str> = sc.flows.iter().map(|f| f.scheme.as_str()).collect();
             bail!(
                 "--set {key}: no flow's scheme ({}) takes `{key}` (see --list-schemes)",

@@ -43,8 +43,8 @@ mod link;
 mod tests;
 
 pub use edit::{parse_knob_setting, KnobSetting, RunFlags};
-pub use link::{resolve_link, uplink_sibling, ResolvedLink};
 pub(crate) use link::load_trace;
+pub use link::{resolve_link, uplink_sibling, ResolvedLink};
 
 /// Each flow's scheme, looked up in the registry: the one place a
 /// scenario's scheme names become schemes.
@@ -180,7 +180,7 @@ fn check(sc: Scenario) -> Result<CheckedScenario> {
         });
     }
     let receiver_rule = one_receiver_rule(&sc, &flows)?;
-    let sysctls = one_value_per_sysctl(&sc, &flows)?;
+    let sysctls = one_value_per_sysctl(&flows)?;
     let (downlink_queue, uplink_queue) = bottleneck_queues(&sc, &schemes)?;
     for (key, values) in &sc.sweep {
         sweep::check_key(&sc, key, values, &schemes)?;
@@ -225,7 +225,7 @@ fn one_receiver_rule(sc: &Scenario, flows: &[FlowSetup]) -> Result<Option<rxctl:
 
 /// The sysctls the flows' schemes set in the run's namespaces: one value
 /// each, and none against what another scheme needs (ECN).
-fn one_value_per_sysctl(sc: &Scenario, flows: &[FlowSetup]) -> Result<Vec<(&'static str, String)>> {
+fn one_value_per_sysctl(flows: &[FlowSetup]) -> Result<Vec<(&'static str, String)>> {
     let mut set: Vec<(&'static str, String, usize)> = Vec::new();
     for (i, setup) in flows.iter().enumerate() {
         for s in setup.params.sysctls() {
@@ -241,17 +241,14 @@ fn one_value_per_sysctl(sc: &Scenario, flows: &[FlowSetup]) -> Result<Vec<(&'sta
             }
         }
     }
-    let ecn = flows.iter().filter_map(|f| f.scheme.host_ecn()).max();
-    if let (Some(ecn), Some((_, v, i))) = (ecn, set.iter().find(|(n, _, _)| *n == HOST_ECN_SYSCTL)) {
+    let needs_ecn = flows
+        .iter()
+        .filter_map(|f| Some((f.scheme.host_ecn()?, &f.scheme.name)))
+        .max_by_key(|(ecn, _)| *ecn);
+    let set_ecn = set.iter().find(|(n, _, _)| *n == HOST_ECN_SYSCTL);
+    if let (Some((ecn, who)), Some((_, v, i))) = (needs_ecn, set_ecn) {
         if *v != ecn.to_string() {
-            bail!(
-                "flows[{i}]: sets {HOST_ECN_SYSCTL} = {v}, but `{}` needs {ecn}",
-                sc.flows
-                    .iter()
-                    .zip(flows)
-                    .find(|(_, f)| f.scheme.host_ecn().is_some())
-                    .map_or("", |(f, _)| f.scheme.as_str())
-            );
+            bail!("flows[{i}]: sets {HOST_ECN_SYSCTL} = {v}, but `{who}` needs {ecn}");
         }
     }
     Ok(set.into_iter().map(|(n, v, _)| (n, v)).collect())
@@ -280,7 +277,10 @@ fn bottleneck_queues(sc: &Scenario, schemes: &[Scheme]) -> Result<(QueueSpec, Qu
         ) {
             (None, None) => continue,
             // ABC marks one direction; the other keeps the scenario's queue.
-            (d, u) => (d.unwrap_or_else(|| down.clone()), u.unwrap_or_else(|| up.clone())),
+            (d, u) => (
+                d.unwrap_or_else(|| down.clone()),
+                u.unwrap_or_else(|| up.clone()),
+            ),
         };
         match &chosen {
             None => chosen = Some((&f.scheme, d, u)),

@@ -2,9 +2,9 @@
 //! The plan's tests: what the check refuses and names, what a checked
 //! scenario needs, its queues, its receiver-side rule, its traces.
 use super::*;
+use crate::plan::CHECKS;
 use crate::scenario::tests::{checked, err, GOOD, SHORT_LONG};
 use crate::scenario::DEFAULT_UPLINK;
-use crate::plan::CHECKS;
 
 fn scenario(text: &str) -> Scenario {
     checked(text)
@@ -72,7 +72,10 @@ fn a_plan_says_what_its_run_needs() {
     );
     assert_eq!(needs(&sc), plan.checked.needs());
     assert_eq!(plan.checked.flows().len(), 3);
-    assert_eq!(plan.checked.downlink_queue().to_string(), "droptail:packets=100");
+    assert_eq!(
+        plan.checked.downlink_queue().to_string(),
+        "droptail:packets=100"
+    );
     let na = scenario(&format!("{BASE}[[flows]]\nscheme = \"nacubic\"\n"));
     let n = needs(&na);
     assert!(n.netassist && n.bpf == vec!["nacubic"] && !n.rxctl, "{n:?}");
@@ -81,9 +84,19 @@ fn a_plan_says_what_its_run_needs() {
         "{BASE}[[flows]]\nscheme = \"abc\"\n[[flows]]\nscheme = \"cubic\"\n"
     ));
     let plan = planned(&abc).unwrap();
-    assert_eq!((plan.checked.needs().receiver_cc, plan.checked.needs().bpf), (Some("abc"), vec!["abc"]));
-    assert!(plan.checked.downlink_queue().to_string().starts_with("abc:"));
-    assert_eq!(plan.checked.uplink_queue().to_string(), "droptail:packets=100");
+    assert_eq!(
+        (plan.checked.needs().receiver_cc, plan.checked.needs().bpf),
+        (Some("abc"), vec!["abc"])
+    );
+    assert!(plan
+        .checked
+        .downlink_queue()
+        .to_string()
+        .starts_with("abc:"));
+    assert_eq!(
+        plan.checked.uplink_queue().to_string(),
+        "droptail:packets=100"
+    );
     let ecn = scenario(&format!("{BASE}[[flows]]\nscheme = \"cubic-fq-codel\"\n"));
     assert_eq!(needs(&ecn).host_ecn, Some(1));
     let rx = scenario(&format!("{BASE}[[flows]]\nscheme = \"dfcsd+cubic\"\n"));
@@ -214,8 +227,13 @@ fn a_run_checks_its_scenario_once_into_typed_flows() {
     let (n, checked) = checks(&|| flags.scenario(Some(&path)).unwrap());
     assert_eq!(n, 1, "c2tcp run checks its scenario once");
     for f in checked.flows() {
-        let FlowParams::Tcp(t) = &f.params else { panic!("{:?}", f.params) };
-        assert_eq!((t.c2tcp.target_us, t.c2tcp.alpha_pct), (Some(40_000), Some(200)));
+        let FlowParams::Tcp(t) = &f.params else {
+            panic!("{:?}", f.params)
+        };
+        assert_eq!(
+            (t.c2tcp.target_us, t.c2tcp.alpha_pct),
+            (Some(40_000), Some(200))
+        );
     }
     assert_eq!(checked.downlink_queue().to_string(), "droptail:packets=50");
     let lone = RunFlags {
@@ -225,13 +243,30 @@ fn a_run_checks_its_scenario_once_into_typed_flows() {
     let (n, checked) = checks(&|| lone.scenario(None).unwrap());
     assert_eq!((n, checked.flows()[0].scheme.name.as_str()), (1, "c2tcp"));
     // A file's mistake names the file (and that flags changed it).
-    let e = format!("{:#}", flags.scenario(Some(&tmp.path().join("none.toml"))).unwrap_err());
-    assert!(e.contains("reading scenario") && e.contains("none.toml"), "{e}");
+    let e = format!(
+        "{:#}",
+        flags
+            .scenario(Some(&tmp.path().join("none.toml")))
+            .unwrap_err()
+    );
+    assert!(
+        e.contains("reading scenario") && e.contains("none.toml"),
+        "{e}"
+    );
     std::fs::write(&path, GOOD.replace("delay_ms = 10", "delay_ms = -1")).unwrap();
     let e = format!("{:#}", flags.scenario(Some(&path)).unwrap_err());
-    assert!(e.contains("s.toml with the flags given") && e.contains("link.delay_ms"), "{e}");
-    let e = format!("{:#}", RunFlags::default().scenario(Some(&path)).unwrap_err());
-    assert!(e.contains("in scenario") && !e.contains("flags given"), "{e}");
+    assert!(
+        e.contains("s.toml with the flags given") && e.contains("link.delay_ms"),
+        "{e}"
+    );
+    let e = format!(
+        "{:#}",
+        RunFlags::default().scenario(Some(&path)).unwrap_err()
+    );
+    assert!(
+        e.contains("in scenario") && !e.contains("flags given"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -244,8 +279,12 @@ fn the_namespaces_sysctls_have_one_value_each() {
     )
     .unwrap();
     crate::scheme::file::add(&[file]).unwrap();
-    let one = format!("{BASE}[[flows]]\nscheme = \"plan-test-ecn\"\n[[flows]]\nscheme = \"cubic\"\n");
-    assert_eq!(needs(&scenario(&one)).sysctls, [("net.ipv4.tcp_ecn", "1".to_string())]);
+    let one =
+        format!("{BASE}[[flows]]\nscheme = \"plan-test-ecn\"\n[[flows]]\nscheme = \"cubic\"\n");
+    assert_eq!(
+        needs(&scenario(&one)).sysctls,
+        [("net.ipv4.tcp_ecn", "1".to_string())]
+    );
     let two = format!("{BASE}[[flows]]\nscheme = \"plan-test-ecn\"\n[[flows]]\nscheme = \"plan-test-ecn\"\necn = 2\n");
     let e = err(&two);
     assert!(
@@ -255,5 +294,8 @@ fn the_namespaces_sysctls_have_one_value_each() {
     let against_aqm =
         format!("{BASE}[[flows]]\nscheme = \"plan-test-ecn\"\necn = 2\n[[flows]]\nscheme = \"cubic-codel-ecn\"\n");
     let e = err(&against_aqm);
-    assert!(e.contains("net.ipv4.tcp_ecn = 2") && e.contains("cubic-codel-ecn"), "{e}");
+    assert!(
+        e.contains("net.ipv4.tcp_ecn = 2") && e.contains("cubic-codel-ecn"),
+        "{e}"
+    );
 }

@@ -191,7 +191,8 @@ impl Given<'_> {
     /// The receiver-side rule `rule` (as `rxctl` names it) with the flow's
     /// parameters applied over rxctl's defaults.
     fn rule(&self, rule: &str) -> Result<rxctl::Rule> {
-        let (r, _) = rxctl::scheme(rule).ok_or_else(|| anyhow!("`{rule}` is not a rule rxctl names"))?;
+        let (r, _) =
+            rxctl::scheme(rule).ok_or_else(|| anyhow!("`{rule}` is not a rule rxctl names"))?;
         Ok(match r {
             rxctl::Rule::Dfcsd(mut p) => {
                 p.gamma_max = self.number(&GAMMA_MAX).unwrap_or(p.gamma_max);
