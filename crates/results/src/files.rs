@@ -39,6 +39,12 @@ pub fn command_flow_dir(index: usize) -> String {
     format!("command-flow{index}")
 }
 
+/// A `command` flow's receiver's or sender's (`role`) output, inside its
+/// folder.
+pub fn command_log(role: &str) -> String {
+    format!("{role}.log")
+}
+
 /// A UDP transport's endpoint report (`proto` is `sprout`, `verus`, ...;
 /// `role` is `receiver` or `sender`).
 pub fn endpoint_json(proto: &str, index: usize, role: &str) -> String {

@@ -131,7 +131,7 @@ impl Endpoint {
         out: &Path,
         role: &'static str,
     ) -> Result<Endpoint> {
-        let log = out.join(format!("{role}.log"));
+        let log = out.join(results::command_log(role));
         let file =
             std::fs::File::create(&log).with_context(|| format!("creating {}", log.display()))?;
         let child = cmd
