@@ -284,3 +284,100 @@ fn bad_scheme_files_and_settings_are_refused_before_anything_starts() {
     let e = refused(&good, "c2tcp", &["--set", "variant=papr"]);
     assert!(e.contains("variant"), "{e}");
 }
+
+/// `make install DESTDIR=<tmp> PREFIX=/usr`: the installed binary, run from
+/// outside the repository with no C2TCP_TRACES, runs a user's `kernel`
+/// scheme file (`--scheme-file my.toml --scheme mine`) whose knob is a
+/// per-namespace sysctl: a `command` flow beside it reads the sysctl in its
+/// own namespace (the value the knob set), and the root namespace's stays
+/// as it was.
+#[test]
+fn an_installed_c2tcp_runs_a_users_scheme_file() {
+    let test = "an_installed_c2tcp_runs_a_users_scheme_file";
+    if !testkit::require_root(test) {
+        return;
+    }
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dest = tempfile::tempdir().unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_c2tcp"));
+    let mut make = std::process::Command::new("make");
+    // The binary under test is built already (cargo holds the build
+    // directory while tests run, so make must not call cargo).
+    make.arg("-C").arg(&repo).args(["-o", "build", "-o", "deps"]);
+    let gcc = bin.with_file_name("webrtc-gcc");
+    if gcc.is_file() {
+        make.arg("-o").arg(&gcc);
+    }
+    let out = make
+        .arg("install")
+        .arg(format!("BIN={}", bin.display()))
+        .arg(format!("DESTDIR={}", dest.path().display()))
+        .arg("PREFIX=/usr")
+        .output()
+        .expect("running make");
+    assert!(out.status.success(), "make install: {}", String::from_utf8_lossy(&out.stderr));
+    let installed = dest.path().join("usr/bin/c2tcp");
+
+    let mine = tempfile::tempdir().unwrap();
+    let my = write(
+        mine.path(),
+        "my.toml",
+        "name = \"mine\"\nkind = \"kernel\"\ncc = \"reno\"\nsummary = \"NewReno asking for ECN\"\n\
+         [knobs.ecn]\nabout = \"net.ipv4.tcp_ecn of the run's namespaces\"\nmin = 0\nmax = 2\ndefault = 1\n\
+         sysctl = \"net.ipv4.tcp_ecn\"\n",
+    );
+    // iperf3, after noting the sysctl as its own namespace has it.
+    let probe = write(
+        mine.path(),
+        "probe.toml",
+        "kind = \"command\"\nreceiver = \"iperf3 -s -1 -B {addr} -p {port}\"\n\
+         sender = \"sh -c 'cat /proc/sys/net/ipv4/tcp_ecn > {out}/tcp_ecn; exec iperf3 -c {addr} -p {port} -t {duration}'\"\n",
+    );
+    let sc = write(
+        mine.path(),
+        "two.toml",
+        "name = \"installed\"\n[link]\ndownlink = \"constant:12\"\nuplink = \"constant:12\"\nduration_s = 6\nwarmup_s = 1\n\
+         [[flows]]\nscheme = \"cubic\"\n[[flows]]\nscheme = \"probe\"\nkeep_scheme = true\n",
+    );
+    let root_ecn = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_ecn").unwrap();
+    let run = mine.path().join("run");
+    let result = std::process::Command::new(&installed)
+        .current_dir(mine.path())
+        .env_remove("C2TCP_TRACES")
+        .env_remove("C2TCP_SCHEMES")
+        .arg("run")
+        .arg(&sc)
+        .arg("--scheme-file")
+        .arg(&my)
+        .arg("--scheme-file")
+        .arg(&probe)
+        .args(["--scheme", "mine", "--set", "ecn=1", "-q", "--out"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert!(
+        result.status.success(),
+        "installed c2tcp run --scheme-file my.toml --scheme mine: {}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let setup = common::json(&run.join("setup.json"));
+    assert_eq!(setup["scenario"]["flows"][0]["scheme"], "mine", "{setup}");
+    assert!(throughput(&run) > 1.0, "{}", throughput(&run));
+    let seen = std::fs::read_to_string(run.join("command-flow1/tcp_ecn")).unwrap();
+    assert_eq!(seen.trim(), "1", "the knob's sysctl in the run's namespace");
+    assert_eq!(
+        std::fs::read_to_string("/proc/sys/net/ipv4/tcp_ecn").unwrap(),
+        root_ecn,
+        "the root namespace's sysctl changed"
+    );
+    // The installed share/ has the repository's scheme files: `cubic` is one.
+    let (listed, text) = {
+        let o = std::process::Command::new(&installed)
+            .env_remove("C2TCP_TRACES")
+            .args(["run", "--list-schemes"])
+            .output()
+            .unwrap();
+        (o.status.success(), String::from_utf8_lossy(&o.stdout).into_owned())
+    };
+    assert!(listed && text.contains("the kernel's Cubic"), "{text}");
+}

@@ -85,7 +85,7 @@ fn analyze_direction(
 /// Writes the run's analysis into `out`; returns the downlink analysis
 /// (or the uplink one when every flow is an uplink flow).
 pub fn analyze(sc: &Scenario, out: &Path, outcomes: &[FlowOutcome]) -> Result<Analysis> {
-    let (down_log, up_log) = (out.join("downlink.log"), out.join("uplink.log"));
+    let (down_log, up_log) = (out.join(results::DOWNLINK_LOG), out.join(results::UPLINK_LOG));
     let down: Vec<&FlowOutcome> = outcomes
         .iter()
         .filter(|o| o.direction == Direction::Downlink.to_string())
@@ -115,7 +115,7 @@ pub fn analyze(sc: &Scenario, out: &Path, outcomes: &[FlowOutcome]) -> Result<An
 /// `flows.csv`: one row per scenario flow, endpoint counts beside metrics
 /// (those of its label's group when several flows share the label).
 fn write_flows_csv(out: &Path, outcomes: &[FlowOutcome], a: &Analysis) -> Result<()> {
-    let path = out.join("flows.csv");
+    let path = out.join(results::FLOWS_CSV);
     wholefile::write_with(&path, |f| {
         flows_rows(csv::Writer::from_writer(f), outcomes, a)
     })

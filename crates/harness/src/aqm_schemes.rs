@@ -21,6 +21,8 @@ const fn ms_knob(name: &'static str, about: &'static str, min: f64, max: f64) ->
         min,
         max,
         word: None,
+        default: None,
+        sysctl: None,
     }
 }
 

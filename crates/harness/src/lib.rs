@@ -11,6 +11,7 @@ mod aqm_schemes;
 pub mod bench;
 pub mod data;
 pub mod flows;
+pub mod identity;
 pub mod measured;
 pub mod ownership;
 pub mod plan;

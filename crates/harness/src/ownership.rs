@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 /// The lock file inside an owned directory.
-pub const LOCK_FILE: &str = ".lock";
+pub const LOCK_FILE: &str = results::LOCK;
 
 /// The lock file of `dir`.
 pub fn lock_path(dir: &Path) -> PathBuf {

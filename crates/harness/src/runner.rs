@@ -9,14 +9,13 @@
 //!
 //! Both namespaces are anonymous and have no route to any real interface, so
 //! nothing leaves the machine, and they vanish with this process. The run
-//! writes into its directory: `run.json` (status first `running`, then
+//! writes into its directory (the names are `results`'): `run.json` (status first `running`, then
 //! `done`, `interrupted` or `failed`), the emulator's Mahimahi-format
 //! `downlink.log` / `uplink.log`, `flows.json`, `tcpinfo.csv` (per-flow
 //! TCP_INFO / C2TCP_INFO samples), `rxctl.csv` (the receiver-side
 //! controller's decisions, when a scheme uses one), for NetAssist runs
 //! `netassist.json` and `netassist-flow<N>.csv`, and the analysis
 //! (`metrics.json`, ...).
-use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -33,7 +32,7 @@ use serde::Serialize;
 use results::{RunId, RunInfo, RunStatus};
 
 use crate::flows::{self, FlowOutcome};
-use crate::plan::Plan;
+use crate::plan::{CheckedScenario, Plan, HOST_ECN_SYSCTL};
 use crate::scenario::Scenario;
 use crate::trace_ref::{self, TraceRef};
 
@@ -49,9 +48,9 @@ pub struct RunOptions {
     pub sample_every: Duration,
     /// Called about once a second with the elapsed and total seconds.
     pub progress: Option<Arc<dyn Fn(f64, f64) + Send + Sync>>,
-    /// How run.json names this run (a bench's job sets it; `c2tcp run`
-    /// derives it with [`identity_of`]).
-    pub identity: Option<RunId>,
+    /// How run.json names this run (a bench's job's, or a lone run's
+    /// from `identity::of_run`).
+    pub identity: RunId,
     /// The `c2tcp` binary that runs helper endpoints in the namespaces
     /// (Sprout's `sprout-recv` / `sprout-send`): the caller says which.
     pub helper_exe: PathBuf,
@@ -60,21 +59,9 @@ pub struct RunOptions {
     pub traces: Vec<TraceRef>,
 }
 
-/// For a lone run: the scenario's name, its flows' schemes, its trace.
-pub fn identity_of(sc: &Scenario) -> RunId {
-    let mut schemes: Vec<&str> = sc.flows.iter().map(|f| f.scheme.as_str()).collect();
-    schemes.dedup();
-    let trace = Path::new(&sc.link.downlink)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| sc.link.downlink.clone());
-    let name = if sc.name.is_empty() { "run" } else { &sc.name };
-    RunId::new(name, &schemes.join("+"), &trace, BTreeMap::new(), 1)
-}
-
 impl RunOptions {
     /// `helper_exe`: the `c2tcp` binary for helper endpoints.
-    pub fn new(out: &Path, helper_exe: &Path) -> RunOptions {
+    pub fn new(out: &Path, helper_exe: &Path, identity: RunId) -> RunOptions {
         RunOptions {
             out: out.to_path_buf(),
             helper_exe: helper_exe.to_path_buf(),
@@ -82,7 +69,7 @@ impl RunOptions {
             seed: 1,
             sample_every: Duration::from_millis(100),
             progress: None,
-            identity: None,
+            identity,
             traces: Vec::new(),
         }
     }
@@ -108,21 +95,25 @@ fn write_json(path: &Path, v: &impl Serialize) -> Result<()> {
     wholefile::write(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))
 }
 
-/// Runs the scenario into `opts.out`. Returns Done, or Interrupted when
-/// `interrupt` was raised before the end (the partial results are kept and
-/// analysed); a failure is recorded in run.json and returned as the error.
-pub fn run(sc: &Scenario, opts: &RunOptions, interrupt: &AtomicBool) -> Result<RunStatus> {
+/// Runs the checked scenario into `opts.out`. Returns Done, or Interrupted
+/// when `interrupt` was raised before the end (the partial results are kept
+/// and analysed); a failure is recorded in run.json and returned as the
+/// error.
+pub fn run(
+    checked: CheckedScenario,
+    opts: &RunOptions,
+    interrupt: &AtomicBool,
+) -> Result<RunStatus> {
     fs::create_dir_all(&opts.out).with_context(|| format!("creating {}", opts.out.display()))?;
-    let id = opts.identity.clone().unwrap_or_else(|| identity_of(sc));
-    let mut info = RunInfo::started(id);
+    let mut info = RunInfo::started(opts.identity.clone());
     info.seed = Some(opts.seed);
     info.write(&opts.out)?; // "interrupted" until it finishes
 
     // Traces named by content (a bench's job) are checked before the plan.
-    let verified = trace_ref::verify(sc, &opts.traces);
-    let plan = verified.and_then(|sc| Plan::resolve(&sc, opts.scenario_dir.as_deref()));
+    let verified = trace_ref::verify(checked, &opts.traces);
+    let plan = verified.and_then(|c| Plan::resolve(c, opts.scenario_dir.as_deref()));
     let result = plan.and_then(|plan| {
-        let sc = &plan.scenario;
+        let sc = plan.scenario();
         let link = &plan.link;
         info.duration_s = Some(sc.link.duration_s);
         info.duration_from_trace = sc.link.duration_from_trace;
@@ -132,13 +123,13 @@ pub fn run(sc: &Scenario, opts: &RunOptions, interrupt: &AtomicBool) -> Result<R
             seed: opts.seed,
             downlink_trace: link.downlink_name.clone(),
             uplink_trace: link.uplink_name.clone(),
-            downlink_queue: plan.downlink_queue.to_string(),
-            uplink_queue: plan.uplink_queue.to_string(),
+            downlink_queue: plan.checked.downlink_queue().to_string(),
+            uplink_queue: plan.checked.uplink_queue().to_string(),
             emulator: None,
         };
         let r = execute(&plan, opts, interrupt, &mut setup);
         // The run's own error first; setup.json's (a full disk) only if none.
-        let written = write_json(&opts.out.join("setup.json"), &setup);
+        let written = write_json(&opts.out.join(results::SETUP_JSON), &setup);
         r.and_then(|notes| written.map(|()| notes))
     });
     let result = result.map(|notes| info.notes = notes);
@@ -166,8 +157,8 @@ fn execute(
     interrupt: &AtomicBool,
     setup: &mut Setup<'_>,
 ) -> Result<Vec<String>> {
-    let (sc, link) = (&plan.scenario, &plan.link);
-    let needs = plan.needs();
+    let (sc, link) = (plan.scenario(), &plan.link);
+    let needs = plan.checked.needs();
     let stop = Arc::new(AtomicBool::new(false));
     // BPF congestion controls the flows need stay loaded while we run.
     let _bpf = BpfUse::acquire_with(&needs.bpf, &needs.objects)?;
@@ -177,7 +168,7 @@ fn execute(
     // ECN is per namespace: both ends ask for it (or for Accurate ECN).
     if let Some(ecn) = needs.host_ecn {
         for ns in [&server, &ue] {
-            ns.sysctl("net.ipv4.tcp_ecn", &ecn.to_string())
+            ns.sysctl(HOST_ECN_SYSCTL, &ecn.to_string())
                 .context("setting net.ipv4.tcp_ecn for the run's ECN-capable scheme")?;
         }
     }
@@ -189,17 +180,25 @@ fn execute(
                 .with_context(|| format!("making {cc} the receivers' congestion control"))?;
         }
     }
+    // A scheme file's knobs: only ever in the run's own namespaces (a
+    // sysctl that is not per-namespace does not exist there).
+    for (name, value) in &needs.sysctls {
+        for ns in [&server, &ue] {
+            ns.sysctl(name, value)
+                .with_context(|| format!("setting {name} = {value} for the run's scheme"))?;
+        }
+    }
     let mut down = DirectionConfig::new(link.downlink.clone());
-    down.queue = plan.downlink_queue.clone();
+    down.queue = plan.checked.downlink_queue().clone();
     down.loss = sc.link.downlink_loss().into();
-    down.log = Some(opts.out.join("downlink.log"));
+    down.log = Some(opts.out.join(results::DOWNLINK_LOG));
     let mut up = DirectionConfig::new(link.uplink.clone());
-    up.queue = plan.uplink_queue.clone();
+    up.queue = plan.checked.uplink_queue().clone();
     up.loss = sc.link.uplink_loss().into();
-    up.log = Some(opts.out.join("uplink.log"));
+    up.log = Some(opts.out.join(results::UPLINK_LOG));
     if sc.link.pcap {
-        down.pcap = Some(opts.out.join("downlink.pcapng"));
-        up.pcap = Some(opts.out.join("uplink.pcapng"));
+        down.pcap = Some(opts.out.join(results::DOWNLINK_PCAP));
+        up.pcap = Some(opts.out.join(results::UPLINK_PCAP));
     }
     let mut cfg = EmulatorConfig::new(down, up);
     cfg.delay_us = (sc.link.delay_ms * 1000.0).round() as u64;
@@ -241,7 +240,7 @@ fn execute(
     // Receiver-side control: one controller for the UE, created in its
     // namespace (it checks the namespace's tcp_shrink_window) before any
     // flow starts; its records line up with the run's time axis.
-    let rxctl = match plan.receiver_rule {
+    let rxctl = match plan.checked.receiver_rule() {
         Some(rule) => {
             let mut cfg = rxctl::Config::new(rule);
             cfg.epoch = run_start;
@@ -273,7 +272,7 @@ fn execute(
         if interrupt.load(Ordering::Relaxed) {
             break;
         }
-        match flows::start(&ctx, i, &sc.flows[i], &plan.schemes[i]) {
+        match flows::start(&ctx, i, &sc.flows[i], &plan.checked.flows()[i]) {
             Ok(f) => running.push(f),
             Err(e) => {
                 failure = Some(e.context(format!("starting flow {i} ({})", sc.flows[i].scheme)));
@@ -308,11 +307,11 @@ fn execute(
     // one reported.
     let rxctl_written = rxctl.as_ref().map(|ctl| {
         // Every receiver has ended: stop() lets go of what is left.
-        rxctl::write_csv_file(&ctl.stop(), &opts.out.join("rxctl.csv"))
+        rxctl::write_csv_file(&ctl.stop(), &opts.out.join(results::RXCTL_CSV))
     });
     let netassist_written = netassist.map(|na| {
         na.stop()
-            .and_then(|s| write_json(&opts.out.join("netassist.json"), &s))
+            .and_then(|s| write_json(&opts.out.join(results::NETASSIST_JSON), &s))
     });
     let stopped = emulator.stop();
     if let Ok(stats) = &stopped {
@@ -363,8 +362,8 @@ fn wait_until(
 
 /// `flows.json` (what each flow's endpoints saw) and `tcpinfo.csv`.
 fn write_flow_files(out: &Path, outcomes: &[FlowOutcome]) -> Result<()> {
-    write_json(&out.join("flows.json"), &outcomes)?;
-    let path = out.join("tcpinfo.csv");
+    write_json(&out.join(results::FLOWS_JSON), &outcomes)?;
+    let path = out.join(results::TCPINFO_CSV);
     wholefile::write_with(&path, |f| {
         tcpinfo_rows(csv::Writer::from_writer(f), outcomes)
     })

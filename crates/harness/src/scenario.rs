@@ -19,16 +19,18 @@
 //! traces = ["all"]
 //! ```
 //!
-//! This module is the model: what serde reads, the defaults, the checks of
-//! each field on its own. Reading a scenario checked (`Scenario::load`,
-//! `parse`, `validate`) and the checked changes of one (`with_scheme`,
-//! `with_value`, `set_param`) need the scheme registry and the queue
-//! parser, so `plan.rs` defines them; `sweep.rs` has the `[sweep]` table's
-//! logic. Every mistake is reported with the file and the field it is in.
+//! This module is the model: what serde reads (`Scenario::read`,
+//! `from_toml`), the defaults, the checks of each field on its own. The
+//! whole check (`plan::CheckedScenario::check`) and the changes of a
+//! scenario (`with_scheme`, `with_value`, `set_param`, `set_knobs`) need the
+//! scheme registry and the queue parser, so `plan/` defines them;
+//! `sweep.rs` has the `[sweep]` table's logic. Every mistake is reported
+//! with the file and the field it is in.
 use std::collections::BTreeMap;
 use std::fmt;
+use std::path::Path;
 
-use anyhow::{bail, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -287,6 +289,19 @@ impl Link {
 }
 
 impl Scenario {
+    /// Reads a scenario file as serde does (not checked: that is
+    /// `plan::CheckedScenario`'s).
+    pub fn read(path: &Path) -> Result<Scenario> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading scenario {}", path.display()))?;
+        Scenario::from_toml(&text).with_context(|| format!("in scenario {}", path.display()))
+    }
+
+    /// A scenario's TOML as serde reads it (not checked).
+    pub fn from_toml(text: &str) -> Result<Scenario> {
+        toml::from_str(text).map_err(|e| anyhow!("{e}"))
+    }
+
     /// One flow of `scheme` over `downlink`, everything else at its
     /// default (`c2tcp run` without a scenario file).
     pub fn single_flow(name: &str, downlink: &str, scheme: &str) -> Scenario {
@@ -390,9 +405,13 @@ fn field_range(field: &str, v: f64, lo: f64, hi: f64) -> Result<()> {
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use std::path::Path;
-
     use super::*;
+    use crate::plan::CheckedScenario;
+
+    /// `text` read and checked, as a scenario file is.
+    pub(crate) fn checked(text: &str) -> Scenario {
+        CheckedScenario::parse(text).unwrap().into_scenario()
+    }
 
     pub(crate) const GOOD: &str = r#"
         name = "t"
@@ -432,7 +451,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_good_scenario_parses_with_defaults() {
-        let sc = Scenario::parse(GOOD).unwrap();
+        let sc = checked(GOOD);
         assert_eq!(sc.link.queue, "droptail:packets=100");
         assert_eq!(sc.link.downlink_queue(), "droptail:packets=100");
         assert_eq!(sc.flows[0].param_f64("target_ms"), Some(50.0));
@@ -449,9 +468,9 @@ pub(crate) mod tests {
         assert_eq!(Scenario::single_flow("run", "constant:12", "bbr"), file);
     }
 
-    /// The error `Scenario::parse` gives for `text`.
+    /// The error `CheckedScenario::parse` gives for `text`.
     pub(crate) fn err(text: &str) -> String {
-        format!("{:#}", Scenario::parse(text).unwrap_err())
+        format!("{:#}", CheckedScenario::parse(text).unwrap_err())
     }
 
     #[test]
@@ -467,7 +486,9 @@ pub(crate) mod tests {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "toml") {
-                let sc = Scenario::load(&path).unwrap_or_else(|e| panic!("{e:#}"));
+                let sc = CheckedScenario::load(&path)
+                    .unwrap_or_else(|e| panic!("{e:#}"))
+                    .into_scenario();
                 assert!(!sc.name.is_empty(), "{} has no name", path.display());
                 n += 1;
             }

@@ -6,9 +6,9 @@
 //! or a parameter of the flows whose scheme takes it (`target_ms`).
 //!
 //! This module is the sweep's logic over the flows' schemes as given;
-//! `plan.rs` looks the schemes up and checks the results
-//! (`Scenario::with_value`, `with_scheme`, `set_param`), and every value of
-//! a table must make a valid scenario (`plan::check`).
+//! `plan/` looks the schemes up (`Scenario::with_value`, `with_scheme`,
+//! `set_param` in `plan/edit.rs`), and its check requires every value of a
+//! table to make a valid scenario (`plan::CheckedScenario::check`).
 use anyhow::{bail, Context, Result};
 
 use crate::scenario::{Flow, Scenario};
@@ -185,15 +185,15 @@ pub(crate) fn drop_untaken_params(sc: &mut Scenario, schemes: &[Scheme]) {
 
 #[cfg(test)]
 mod tests {
-    use crate::scenario::tests::{GOOD, SHORT_LONG};
-    use crate::scenario::Scenario;
+    use crate::plan::CheckedScenario;
+    use crate::scenario::tests::{checked, GOOD, SHORT_LONG};
 
     #[test]
     fn sweeps_apply_to_the_flows_that_take_the_parameter() {
-        let mut sc = Scenario::parse(GOOD).unwrap();
+        let mut sc = checked(GOOD);
         sc.sweep
             .insert("target_ms".into(), vec![toml::Value::Integer(25)]);
-        sc.validate().unwrap();
+        CheckedScenario::check(sc.clone()).unwrap();
         let v = sc
             .with_value("target_ms", &toml::Value::Integer(25))
             .unwrap();
@@ -205,18 +205,17 @@ mod tests {
         assert_eq!(q.link.queue, "droptail:bytes=75000");
         sc.sweep
             .insert("nonsense".into(), vec![toml::Value::Integer(1)]);
-        assert!(format!("{:#}", sc.validate().unwrap_err()).contains("sweep.nonsense"));
+        assert!(format!("{:#}", CheckedScenario::check(sc).unwrap_err()).contains("sweep.nonsense"));
     }
 
     #[test]
     fn with_scheme_replaces_every_flow_and_drops_foreign_params() {
-        let sc = Scenario::parse(GOOD).unwrap().with_scheme("bbr").unwrap();
+        let sc = checked(GOOD).with_scheme("bbr").unwrap();
         assert!(sc
             .flows
             .iter()
             .all(|f| f.scheme == "bbr" && f.params.is_empty()));
-        let kept = Scenario::parse(&GOOD.replace("start_s = 5", "start_s = 5\nkeep_scheme = true"))
-            .unwrap()
+        let kept = checked(&GOOD.replace("start_s = 5", "start_s = 5\nkeep_scheme = true"))
             .with_scheme("bbr")
             .unwrap();
         assert_eq!(kept.flows[0].scheme, "bbr");
@@ -225,7 +224,7 @@ mod tests {
 
     #[test]
     fn flow_fields_of_one_label_are_swept() {
-        let sc = Scenario::parse(SHORT_LONG).unwrap();
+        let sc = checked(SHORT_LONG);
         let v = sc
             .with_value("short.size_bytes", &toml::Value::Integer(65536))
             .unwrap();
@@ -262,7 +261,7 @@ mod tests {
         let with = |sweep: &str| {
             format!(
                 "{:#}",
-                Scenario::parse(&format!(
+                CheckedScenario::parse(&format!(
                     "{SHORT_LONG}
 [sweep]
 {sweep}
@@ -306,10 +305,9 @@ mod tests {
             "{e}"
         );
         // The flows' own fields are swept for every scheme: with_scheme keeps them.
-        let sc = Scenario::parse(&format!(
+        let sc = checked(&format!(
             "{SHORT_LONG}\n[sweep]\n\"short.count\" = [1, 2]\ngamma_k = [2, 4]\n"
-        ))
-        .unwrap();
+        ));
         let c = sc.with_scheme("cubic").unwrap();
         assert_eq!(c.sweep.keys().collect::<Vec<_>>(), ["short.count"]);
     }

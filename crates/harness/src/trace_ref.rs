@@ -15,7 +15,7 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::scenario::Scenario;
+use crate::plan::CheckedScenario;
 
 /// One trace file a job reads, as the machine that listed it saw it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,25 +70,27 @@ pub fn is_file_spec(spec: &str) -> bool {
     !emu::rate_spec::is_rate_spec(spec)
 }
 
-/// Checks that this machine has every trace `sc` reads with the content the
-/// job names, and returns the scenario with each link field pointing at the
-/// file found (the same path, or one looked up by name here).
-pub fn verify(sc: &Scenario, traces: &[TraceRef]) -> Result<Scenario> {
-    let mut sc = sc.clone();
+/// Checks that this machine has every trace `checked` reads with the
+/// content the job names, and returns it with each link field pointing at
+/// the file found (the same path, or one looked up by name here).
+pub fn verify(mut checked: CheckedScenario, traces: &[TraceRef]) -> Result<CheckedScenario> {
+    let link = &checked.scenario().link;
+    let (mut downlink, mut uplink) = (link.downlink.clone(), link.uplink.clone());
     for t in traces {
         let found = locate(t)?;
         if found != t.path {
             let old = t.path.display().to_string();
             let new = found.display().to_string();
-            if sc.link.downlink == old {
-                sc.link.downlink = new.clone();
+            if downlink == old {
+                downlink = new.clone();
             }
-            if sc.link.uplink.as_deref() == Some(old.as_str()) {
-                sc.link.uplink = Some(new);
+            if uplink.as_deref() == Some(old.as_str()) {
+                uplink = Some(new);
             }
         }
     }
-    Ok(sc)
+    checked.relocate_traces(downlink, uplink);
+    Ok(checked)
 }
 
 /// Where this machine has the trace `t` names, with its content.
@@ -125,8 +127,8 @@ fn locate(t: &TraceRef) -> Result<PathBuf> {
 mod tests {
     use super::*;
 
-    fn scenario(down: &Path) -> Scenario {
-        Scenario::parse(&format!(
+    fn scenario(down: &Path) -> CheckedScenario {
+        CheckedScenario::parse(&format!(
             "[link]\ndownlink = \"{}\"\nuplink = \"constant:12\"\nduration_s = 5\n[[flows]]\nscheme = \"cubic\"\n",
             down.display()
         ))
@@ -142,17 +144,18 @@ mod tests {
         // SHA-256 of "1\n2\n3\n".
         assert_eq!(r.sha256.len(), 64);
         let sc = scenario(&down);
-        assert_eq!(verify(&sc, std::slice::from_ref(&r)).unwrap(), sc);
+        let same = verify(sc.clone(), std::slice::from_ref(&r)).unwrap();
+        assert_eq!(same.scenario(), sc.scenario());
         // The same name, other content: refused, both checksums named.
         std::fs::write(&down, "1\n2\n4\n").unwrap();
-        let e = format!("{:#}", verify(&sc, std::slice::from_ref(&r)).unwrap_err());
+        let e = format!("{:#}", verify(sc.clone(), std::slice::from_ref(&r)).unwrap_err());
         assert!(
             e.contains("different trace") && e.contains(&r.sha256),
             "{e}"
         );
         // Gone: refused, the path named.
         std::fs::remove_file(&down).unwrap();
-        let e = format!("{:#}", verify(&sc, &[r]).unwrap_err());
+        let e = format!("{:#}", verify(sc, &[r]).unwrap_err());
         assert!(
             e.contains("not on this machine") && e.contains("X.down"),
             "{e}"

@@ -19,16 +19,16 @@ use plumbing::{tcp, wait, PollFlags};
 use serde::Serialize;
 use sockopt::C2tcpInfo;
 
+use crate::scheme::params::C2tcpOptions;
+
 const CHUNK: usize = 64 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct SendSpec {
     pub cc: String,
-    /// SOL_C2TCP Target (µs) and pinned alpha (%), for c2tcp sockets.
-    pub target_us: Option<u32>,
-    pub alpha_pct: Option<u32>,
-    /// C2TCP_VARIANT (None: the load-time default).
-    pub variant: Option<sockopt::Variant>,
+    /// SOL_C2TCP's Target, pinned alpha and variant, for c2tcp sockets
+    /// (None: the load-time defaults).
+    pub c2tcp: C2tcpOptions,
     pub dst: SocketAddrV4,
     /// When to connect, and when a bulk flow stops at the latest.
     pub start_at: Instant,
@@ -87,13 +87,13 @@ pub fn connect_with(spec: &SendSpec) -> Result<TcpStream> {
     let sock = tcp::socket_v4().context("socket")?;
     sockopt::set_congestion(&sock, &spec.cc)
         .with_context(|| format!("selecting congestion control `{}` (is it loaded?)", spec.cc))?;
-    if let Some(t) = spec.target_us {
+    if let Some(t) = spec.c2tcp.target_us {
         sockopt::set_target_us(&sock, t).context("setting C2TCP_TARGET")?;
     }
-    if let Some(a) = spec.alpha_pct {
+    if let Some(a) = spec.c2tcp.alpha_pct {
         sockopt::set_alpha_pct(&sock, a).context("setting C2TCP_ALPHA")?;
     }
-    if let Some(v) = spec.variant {
+    if let Some(v) = spec.c2tcp.variant {
         sockopt::set_variant(&sock, v).with_context(|| format!("setting C2TCP_VARIANT {v}"))?;
     }
     // Not past the flow's end: a link in outage must not hold the run.
@@ -307,9 +307,7 @@ mod tests {
         let rx = std::thread::spawn(move || receive(listener, size, stop_at, start, &s2, None));
         let spec = SendSpec {
             cc: "reno".into(),
-            target_us: None,
-            alpha_pct: None,
-            variant: None,
+            c2tcp: C2tcpOptions::default(),
             dst: SocketAddrV4::new([127, 0, 0, 1].into(), port),
             start_at: start,
             stop_at,
@@ -384,9 +382,7 @@ mod tests {
         let start = Instant::now();
         let spec = SendSpec {
             cc: "no-such-cc".into(),
-            target_us: None,
-            alpha_pct: None,
-            variant: None,
+            c2tcp: C2tcpOptions::default(),
             dst: SocketAddrV4::new([127, 0, 0, 1].into(), 9),
             start_at: start,
             stop_at: start + Duration::from_secs(1),

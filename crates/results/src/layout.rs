@@ -12,9 +12,6 @@ pub const TIMESERIES_CSV: &str = "timeseries.csv";
 /// The analysis' aggregate queueing delay at fixed quantiles.
 pub const DELAY_CDF_CSV: &str = "delay_cdf.csv";
 
-/// The job file a bench leaves in each run directory before the run starts.
-pub(crate) const JOB_JSON: &str = "job.json";
-
 /// Where a bench keeps one run: `BENCH/runs/<trace>/<scheme>/<label>/rep<N>`,
 /// an empty label being `default`.
 pub fn run_dir(bench: &Path, trace: &str, scheme: &str, label: &str, rep: u32) -> PathBuf {

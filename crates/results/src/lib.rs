@@ -16,7 +16,8 @@
 //! finds runs by their run.json wherever they are under the directory, and
 //! takes their identity from it, not from the path.
 //!
-//! One idea a module: `layout` (the file names, `run_dir`), `analysis` (a
+//! One idea a module: `layout` (run.json's and the analysis' file names,
+//! `run_dir`), `files` (every other file name of a run directory), `analysis` (a
 //! run's metrics files), `run_id` (`RunId`), `run_json` (`RunInfo`),
 //! `discover` (finding runs again, and those left out), `merge` (joining
 //! a bench's shards). Everything is reached from the crate root.
@@ -24,6 +25,7 @@
 
 mod analysis;
 mod discover;
+mod files;
 mod layout;
 mod merge;
 mod run_id;
@@ -32,7 +34,7 @@ mod run_json;
 pub use analysis::{read_analysis, write_analysis};
 pub(crate) use discover::find_run_dirs;
 pub use discover::{discover, left_out_note, Run, SkipKind, Skipped};
-pub(crate) use layout::JOB_JSON;
+pub use files::*;
 pub use layout::{
     component, run_dir, DELAY_CDF_CSV, METRICS_JSON, PERF_JSON, RUN_JSON, TIMESERIES_CSV,
 };

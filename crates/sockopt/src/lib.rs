@@ -42,6 +42,18 @@ pub fn target_us_from_ms(ms: f64) -> Result<u32, String> {
     Ok(us as u32)
 }
 
+/// α given as a number (Setpoint = α × minRTT) as the socket option takes
+/// it (percent, rounded): the one conversion, refusing what is out of range.
+pub fn alpha_pct_from(alpha: f64) -> Result<u32, String> {
+    let pct = (alpha * 100.0).round();
+    if !(C2TCP_ALPHA_MIN_PCT as f64..=C2TCP_ALPHA_MAX_PCT as f64).contains(&pct) {
+        return Err(format!(
+            "an alpha of {alpha} is out of range: it must be between {C2TCP_ALPHA_MIN} and {C2TCP_ALPHA_MAX}"
+        ));
+    }
+    Ok(pct as u32)
+}
+
 pub const C2TCP_INFO_VERSION: u32 = 2;
 pub const C2TCP_INFO_V1_SIZE: usize = 40;
 pub const C2TCP_INFO_V2_SIZE: usize = 52;
@@ -295,6 +307,16 @@ mod tests {
     use super::*;
     use std::io::{Read, Write};
     use std::net::{TcpListener, TcpStream};
+
+    #[test]
+    fn the_unit_conversions_round_and_keep_the_headers_ranges() {
+        assert_eq!(target_us_from_ms(50.0), Ok(50_000));
+        assert_eq!(target_us_from_ms(C2TCP_TARGET_MIN_MS), Ok(C2TCP_TARGET_MIN_US));
+        assert!(target_us_from_ms(0.5).is_err());
+        assert_eq!(alpha_pct_from(1.5), Ok(150));
+        assert_eq!(alpha_pct_from(C2TCP_ALPHA_MAX), Ok(C2TCP_ALPHA_MAX_PCT));
+        assert!(alpha_pct_from(0.5).unwrap_err().contains("between 1 and 10"));
+    }
 
     #[test]
     fn window_clamp_round_trips_and_tcp_info_reports_the_advertised_window() {

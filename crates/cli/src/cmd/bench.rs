@@ -9,16 +9,10 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use bpfload::usage::BpfUse;
-use harness::bench::{self, Job, Plan, RunStatus, Shard, WhenBusy};
-use harness::data::traces_dir;
+use harness::bench::{self, BenchFlags, Job, RunStatus, Shard, WhenBusy};
 use harness::ownership::{self, Claim, Ownership};
-use harness::scenario::Scenario;
-
-/// The authors' set-up, used when no scenario is given.
-const DEFAULT_SCENARIO: &str = include_str!("../../../../scenarios/c2tcp-default.toml");
-const DEFAULT_SCHEMES: &str = "cubic,bbr,cubic-codel,c2tcp";
 
 #[derive(clap::Args)]
 #[command(
@@ -94,125 +88,32 @@ pub struct Args {
 /// Exit status when runs were skipped as busy (`--no-wait`): EX_TEMPFAIL.
 const EXIT_RUNS_BUSY: u8 = 75;
 
-fn collect_traces(specs: &[String]) -> Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    for spec in specs {
-        let path = if spec == "all" {
-            traces_dir()?.join("mahimahi")
-        } else {
-            PathBuf::from(spec)
-        };
-        if path.is_dir() {
-            let mut found: Vec<PathBuf> = std::fs::read_dir(&path)
-                .with_context(|| format!("reading {}", path.display()))?
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|e| e == "down"))
-                .collect();
-            if found.is_empty() {
-                bail!("--traces: no *.down trace in {}", path.display());
-            }
-            found.sort();
-            out.extend(found);
-        } else if path.is_file() {
-            out.push(path);
-        } else {
-            let resolved = harness::data::resolve_trace(spec, None)?;
-            out.push(resolved);
-        }
-    }
-    Ok(out)
-}
-
-/// The reference scheme must be one the registry knows (a typo would
-/// leave every table without its reference, silently).
-pub fn check_reference(name: &str) -> Result<String> {
-    harness::scheme::lookup(name)?;
-    Ok(name.to_string())
-}
-
 pub fn run(mut a: Args) -> Result<ExitCode> {
     // Scheme files first: a bad one is refused before anything starts.
     harness::scheme::file::add(&a.scheme_file)?;
     if let Some(p) = &a.scenario {
         a.scenario = Some(harness::data::find_scenario(p)?);
     }
-    let (mut scenario, default_setup) = match &a.scenario {
-        Some(p) => (Scenario::load(p)?, false),
-        None => (
-            Scenario::parse(DEFAULT_SCENARIO).context("the built-in authors' scenario")?,
-            true,
-        ),
-    };
-    if let Some(d) = a.duration {
-        scenario.link.set_length(d);
-    }
-    if let Some(w) = a.warmup {
-        scenario.link.warmup_s = w;
-    }
-    scenario.validate()?;
-    // Flags first, then the scenario's [bench] table, then the built-in set-up's.
-    let table = scenario.bench.clone().unwrap_or_default();
-    let trace_specs = if !a.traces.is_empty() {
-        a.traces.clone()
-    } else if !table.traces.is_empty() {
-        table.traces.clone()
-    } else if default_setup {
-        vec!["all".to_string()]
-    } else {
-        Vec::new()
-    };
-    let schemes = if !a.schemes.is_empty() {
-        a.schemes.clone()
-    } else if !table.schemes.is_empty() {
-        table.schemes.clone()
-    } else if default_setup {
-        DEFAULT_SCHEMES.split(',').map(str::to_string).collect()
-    } else {
-        Vec::new()
-    };
-    // Each value checked with the same words whether a flag or the
-    // scenario's [bench] table gave it; the message names which.
-    let table_src = |field: &str| match &a.scenario {
-        Some(p) => format!("{}: [bench] {field}", p.display()),
-        None => format!("[bench] {field}"),
-    };
-    if let Some(r) = a.reps {
-        harness::scenario::check_reps(r).map_err(|e| anyhow::anyhow!("--reps: {e}"))?;
-    } else if let Some(r) = table.reps {
-        harness::scenario::check_reps(r)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", table_src("reps")))?;
-    }
-    let reference = match (&a.reference, &table.reference) {
-        (Some(r), _) => check_reference(r).context("--reference")?,
-        (None, Some(r)) => check_reference(r).with_context(|| table_src("reference"))?,
-        (None, None) => report::DEFAULT_REFERENCE.into(),
-    };
-    let reference_label = a.reference_label.clone().or(table.reference_label.clone());
-    for s in &schemes {
-        harness::scheme::lookup(s).context("--schemes")?;
-    }
-    let scenario_name = if scenario.name.is_empty() {
-        "bench".to_string()
-    } else {
-        scenario.name.clone()
-    };
-    let plan = Plan {
-        scenario: scenario.clone(),
-        scenario_name,
-        scenario_dir: a
-            .scenario
-            .as_deref()
-            .and_then(Path::parent)
-            .map(Path::to_path_buf),
-        traces: collect_traces(&trace_specs)?,
-        schemes,
+    // The flags merged with the scenario's [bench] table (harness::bench).
+    let flags = BenchFlags {
+        scenario: a.scenario.clone(),
+        schemes: a.schemes.clone(),
+        traces: a.traces.clone(),
         set: a.set.clone(),
-        reps: a.reps.or(table.reps).unwrap_or(1),
+        reps: a.reps,
+        length: a.duration,
+        warmup_s: a.warmup,
+        reference: a.reference.clone(),
+        reference_label: a.reference_label.clone(),
         seed: a.seed,
-        out: std::path::absolute(&a.out).with_context(|| format!("--out {}", a.out.display()))?,
+        out: a.out.clone(),
     };
-    let mut jobs = bench::expand(&plan)?;
+    let bench = flags.bench()?;
+    let reference = bench
+        .reference
+        .unwrap_or_else(|| report::DEFAULT_REFERENCE.to_string());
+    let reference_label = bench.reference_label;
+    let mut jobs = bench::expand(&bench.matrix)?;
     if let Some(shard) = a.shard {
         jobs.retain(|j| shard.holds(j.index));
     }

@@ -38,7 +38,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<ExitCode> {
     // Before anything is merged or written.
-    let reference = super::bench::check_reference(&a.reference).context("--reference")?;
+    let reference = harness::bench::check_reference(&a.reference).context("--reference")?;
     let (dir, out_dir, _owner) = match (&a.dirs[..], a.out) {
         ([one], out) => (one.clone(), out, None),
         (_, None) => bail!("several directories are merged: give --out MERGED"),

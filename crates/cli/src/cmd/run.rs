@@ -9,11 +9,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use harness::bench::Job;
-use harness::bench::RunStatus;
-use harness::ownership::{self, Claim, Ownership};
+use harness::bench::{self, RunStatus};
+use harness::ownership::{self, Claim};
+use harness::plan::RunFlags;
 use harness::runner::{self, RunOptions};
-use harness::scenario::Scenario;
 use indicatif::{ProgressBar, ProgressStyle};
 
 #[derive(clap::Args)]
@@ -107,13 +106,13 @@ fn classify_out(out: &Path) -> Result<OutDir> {
         .with_context(|| format!("reading {}", out.display()))?
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n != ".lock")
+        .filter(|n| n != results::LOCK)
         .collect();
     if others.is_empty() {
         return Ok(OutDir::Fresh);
     }
     // A bench's run directory before its run.json exists.
-    if out.join("job.json").is_file() && !out.join(results::RUN_JSON).exists() {
+    if out.join(results::JOB_JSON).is_file() && !out.join(results::RUN_JSON).exists() {
         return Ok(OutDir::Ours);
     }
     if out.join(results::RUN_JSON).is_file() {
@@ -138,35 +137,6 @@ fn fresh_subdir(out: &Path) -> PathBuf {
         .expect("a free run-N")
 }
 
-/// Takes `out` for this run: the lock a bench handed over as stdin, or
-/// a lock of its own. Prints the refusal and returns None when another
-/// process holds it.
-fn own_out_dir(out: &Path, from_bench: bool) -> Result<Option<Ownership>> {
-    if from_bench {
-        if let Some(own) = Ownership::inherited(out, "c2tcp run")? {
-            return Ok(Some(own));
-        }
-    }
-    match ownership::try_claim(out, "c2tcp run")? {
-        Claim::Owned(own) => Ok(Some(own)),
-        Claim::Busy(holder) => {
-            eprintln!("{}", ownership::in_use_message("c2tcp run", out, &holder));
-            Ok(None)
-        }
-    }
-}
-
-/// A job as `c2tcp bench --list` printed it, from a file or stdin (`-`).
-fn read_job(path: &Path) -> Result<Job> {
-    let text = if path == Path::new("-") {
-        std::io::read_to_string(std::io::stdin()).context("reading the job from stdin")?
-    } else {
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?
-    };
-    Job::parse(&text)
-        .with_context(|| format!("{}: not a job of `c2tcp bench --list`", path.display()))
-}
-
 fn list_schemes() {
     for (name, s) in harness::scheme::listing() {
         println!("{name:<14} {}", s.summary);
@@ -180,62 +150,20 @@ fn list_schemes() {
     }
 }
 
-/// The scenario from the file and/or the flags: the flags override the
-/// file's fields, or fill a one-flow scenario whose other fields keep the
-/// scenario model's defaults. Checked whole at the end (`Scenario::validate`:
-/// schemes, knobs, queues), so a typo fails before any set-up.
-fn scenario_of(a: &Args) -> Result<Scenario> {
-    let mut sc = match &a.scenario {
-        Some(path) => {
-            let mut sc = Scenario::load(path)?;
-            if let Some(s) = &a.scheme {
-                sc = sc.with_scheme(s)?;
-            }
-            if let Some(d) = &a.downlink {
-                sc.link.downlink = d.clone();
-            }
-            sc
-        }
-        None => {
-            let Some(downlink) = &a.downlink else {
-                bail!("give a scenario file, or at least --downlink TRACE (e.g. constant:12)");
-            };
-            Scenario::single_flow("run", downlink, a.scheme.as_deref().unwrap_or("c2tcp"))
-        }
-    };
-    if let Some(t) = a.target {
-        let took = sc.set_param("target_ms", &toml::Value::Float(t))?;
-        if took == 0 && a.scenario.is_none() {
-            bail!("--target: scheme `{}` takes no Target", sc.flows[0].scheme);
-        }
+/// What the flags say about the scenario (`harness::plan::RunFlags`).
+fn flags_of(a: &Args) -> RunFlags {
+    RunFlags {
+        scheme: a.scheme.clone(),
+        target_ms: a.target,
+        set: a.set.clone(),
+        downlink: a.downlink.clone(),
+        uplink: a.uplink.clone(),
+        delay_ms: a.delay,
+        queue: a.queue.clone(),
+        length: a.duration,
+        warmup_s: a.warmup,
+        pcap: a.pcap,
     }
-    let taken = sc.set_knobs(&a.set)?;
-    if let Some((key, _)) = a.set.iter().find(|(k, _)| !taken.iter().any(|(t, _)| t == k)) {
-        let schemes: Vec<&str> = sc.flows.iter().map(|f| f.scheme.as_str()).collect();
-        bail!("--set {key}: no flow's scheme ({}) takes `{key}` (see --list-schemes)", schemes.join(", "));
-    }
-    if let Some(u) = &a.uplink {
-        sc.link.uplink = Some(u.clone());
-    }
-    if let Some(d) = a.delay {
-        sc.link.delay_ms = d;
-    }
-    if a.pcap {
-        sc.link.pcap = true;
-    }
-    if let Some(q) = &a.queue {
-        sc.link.queue = q.clone();
-        sc.link.downlink_queue = None;
-        sc.link.uplink_queue = None;
-    }
-    if let Some(d) = a.duration {
-        sc.link.set_length(d);
-    }
-    if let Some(w) = a.warmup {
-        sc.link.warmup_s = w;
-    }
-    sc.validate()?;
-    Ok(sc)
 }
 
 pub fn progress_bar(total_s: f64, quiet: bool) -> Option<ProgressBar> {
@@ -263,44 +191,28 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
         a.scenario = Some(harness::data::find_scenario(p)?);
     }
     let interrupt = super::interrupt::install();
-    if a.job.is_some() && !harness::bench::die_with_bench()? {
-        eprintln!("c2tcp run: the bench that started this run is gone; not starting");
-        return Ok(ExitCode::from(130));
-    }
-    let (sc, identity, seed, scenario_dir, traces, job_dir) = match &a.job {
-        Some(path) => {
-            let job = read_job(path)?;
-            harness::scheme::file::add_carried(&job.scheme_files)
-                .with_context(|| format!("{}: its scheme files", path.display()))?;
-            (
-                job.scenario,
-                Some(job.id),
-                job.seed,
-                None,
-                job.traces,
-                Some(job.dir),
-            )
-        }
-        None => {
-            let sc = scenario_of(&a)?;
-            let dir = a
-                .scenario
-                .as_deref()
-                .and_then(Path::parent)
-                .map(Path::to_path_buf);
-            (sc, None, a.seed, dir, Vec::new(), None)
-        }
+    // The scenario, checked once: a bench's job (the child's half of the
+    // bench's protocol), or the file and the flags.
+    let (checked, job) = match &a.job {
+        Some(path) => match bench::start_job(path)? {
+            Some((checked, job)) => (checked, Some(job)),
+            None => {
+                eprintln!("c2tcp run: the bench that started this run is gone; not starting");
+                return Ok(ExitCode::from(130));
+            }
+        },
+        None => (flags_of(&a).scenario(a.scenario.as_deref())?, None),
     };
     // After the scenario and its schemes are checked: those errors need no root.
     bpfload::sys::require_root("c2tcp run")?;
-    let Some(mut out) = a.out.clone().or(job_dir) else {
+    let Some(mut out) = a.out.clone().or(job.as_ref().map(|j| j.dir.clone())) else {
         bail!("--out DIR is required")
     };
     // A lone run owns its directory: new, empty, or a run of ours, which it
     // replaces whole; anything else is refused (a bench's job directory is
     // the bench's to clear).
     let mut replace = false;
-    if a.job.is_none() {
+    if job.is_none() {
         match classify_out(&out)? {
             OutDir::Fresh => {}
             OutDir::Ours => replace = true,
@@ -314,8 +226,16 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     }
     // One run per directory, held until this process (and, for a bench's
     // run, the bench) is gone.
-    let Some(_owner) = own_out_dir(&out, a.job.is_some())? else {
-        return Ok(ExitCode::FAILURE);
+    let claim = match job {
+        Some(_) => bench::own_run_dir(&out)?,
+        None => ownership::try_claim(&out, "c2tcp run")?,
+    };
+    let _owner = match claim {
+        Claim::Owned(own) => own,
+        Claim::Busy(holder) => {
+            eprintln!("{}", ownership::in_use_message("c2tcp run", &out, &holder));
+            return Ok(ExitCode::FAILURE);
+        }
     };
     if replace {
         // Nothing of the earlier run may read as this one's.
@@ -325,20 +245,24 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
         }
     }
     let exe = std::env::current_exe().context("locating the c2tcp binary")?;
-    let mut opts = RunOptions::new(&out, &exe);
-    opts.seed = seed;
-    opts.scenario_dir = scenario_dir;
-    opts.identity = identity;
-    opts.traces = traces;
-    let pb = progress_bar(sc.link.duration_s, a.quiet);
+    let mut opts = match &job {
+        Some(job) => job.options(&out, &exe),
+        None => {
+            let mut o = RunOptions::new(&out, &exe, harness::identity::of_run(checked.scenario()));
+            o.seed = a.seed;
+            o.scenario_dir = a.scenario.as_deref().and_then(Path::parent).map(Path::to_path_buf);
+            o
+        }
+    };
+    let pb = progress_bar(checked.scenario().link.duration_s, a.quiet);
     if let Some(pb) = &pb {
-        pb.set_message(format!("{} ", runner::identity_of(&sc).scheme));
+        pb.set_message(format!("{} ", opts.identity.scheme));
         let pb = pb.clone();
         opts.progress = Some(Arc::new(move |done, _total| {
             pb.set_position((done * 10.0) as u64)
         }));
     }
-    let status = runner::run(&sc, &opts, interrupt);
+    let status = runner::run(checked, &opts, interrupt);
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }

@@ -26,7 +26,8 @@ use anyhow::{anyhow, bail, Context, Result};
 use nix::sys::signal::Signal;
 
 use super::{FlowOutcome, FlowPlan, RunCtx, RunningFlow};
-use crate::scheme::file::{number_text, substitute};
+use crate::scheme::file::substitute;
+use crate::scheme::params::FlowParams;
 use crate::scheme::CommandSpec;
 
 /// How long a sender may take to exit by itself after its flow's end.
@@ -51,14 +52,16 @@ pub fn start(
     plan: FlowPlan<'_>,
     spec: &CommandSpec,
 ) -> Result<Box<dyn RunningFlow>> {
-    let out = ctx.out.join(format!("command-flow{}", plan.index));
+    let out = ctx.out.join(results::command_flow_dir(plan.index));
+    let FlowParams::Command(knobs) = plan.params else {
+        bail!("flow {}: not a command scheme", plan.index);
+    };
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let duration = plan
         .stop_at
         .saturating_duration_since(plan.start_at)
         .as_secs()
         .max(1);
-    let flow = plan.flow;
     let value = |name: &str| -> Option<String> {
         Some(match name {
             "addr" => plan.receiver_addr.to_string(),
@@ -67,10 +70,7 @@ pub fn start(
             "duration" => duration.to_string(),
             "out" => out.display().to_string(),
             "dir" => spec.dir.display().to_string(),
-            knob => match flow.param_f64(knob) {
-                Some(v) => number_text(v),
-                None => spec.defaults.iter().find(|(k, _)| *k == knob)?.1.clone()?,
-            },
+            knob => knobs.value(knob)?.to_string(),
         })
     };
     let fill = |words: &[String], role: &str| -> Result<Vec<String>> {
@@ -131,7 +131,7 @@ impl Endpoint {
         out: &Path,
         role: &'static str,
     ) -> Result<Endpoint> {
-        let log = out.join(format!("{role}.log"));
+        let log = out.join(results::command_log(role));
         let file =
             std::fs::File::create(&log).with_context(|| format!("creating {}", log.display()))?;
         let child = cmd

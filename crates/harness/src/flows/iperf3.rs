@@ -43,13 +43,9 @@ fn tail(path: &Path) -> String {
 pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, cc: &str) -> Result<Box<dyn RunningFlow>> {
     let port = plan.port.to_string();
     let rx_addr = plan.receiver_addr.to_string();
-    let json = ctx.out.join(format!("iperf3-flow{}.json", plan.index));
-    let server_err = ctx
-        .out
-        .join(format!("iperf3-flow{}-server.stderr", plan.index));
-    let client_err = ctx
-        .out
-        .join(format!("iperf3-flow{}-client.stderr", plan.index));
+    let json = ctx.out.join(results::iperf3_json(plan.index));
+    let server_err = ctx.out.join(results::iperf3_stderr(plan.index, "server"));
+    let client_err = ctx.out.join(results::iperf3_stderr(plan.index, "client"));
     let server = plan
         .receiver_ns
         .command("iperf3")

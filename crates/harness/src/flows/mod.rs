@@ -30,7 +30,9 @@ use anyhow::Result;
 use netns::Netns;
 use serde::Serialize;
 
+use crate::plan::FlowSetup;
 use crate::scenario::{Direction, Flow};
+use crate::scheme::params::FlowParams;
 use crate::scheme::{Kind, Scheme};
 use crate::traffic;
 
@@ -127,6 +129,8 @@ pub struct FlowPlan<'a> {
     pub index: usize,
     pub flow: &'a Flow,
     pub scheme: &'a Scheme,
+    /// The flow's parameters, typed (resolved once by the plan).
+    pub params: &'a FlowParams,
     pub port: u16,
     pub start_at: Instant,
     pub stop_at: Instant,
@@ -138,12 +142,13 @@ pub struct FlowPlan<'a> {
     pub outcome: FlowOutcome,
 }
 
-/// Starts flow `index` of the scenario, of `scheme` (the plan's).
+/// Starts flow `index` of the scenario, with its scheme and typed
+/// parameters as the plan resolved them.
 pub fn start<'a>(
     ctx: &RunCtx<'a>,
     index: usize,
     flow: &'a Flow,
-    scheme: &'a Scheme,
+    setup: &'a FlowSetup,
 ) -> Result<Box<dyn RunningFlow>> {
     let port = BASE_PORT + index as u16;
     let start_at = ctx.run_start + Duration::from_secs_f64(flow.start_s);
@@ -168,7 +173,8 @@ pub fn start<'a>(
     let plan = FlowPlan {
         index,
         flow,
-        scheme,
+        scheme: &setup.scheme,
+        params: &setup.params,
         port,
         start_at,
         stop_at,

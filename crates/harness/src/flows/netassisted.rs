@@ -59,7 +59,7 @@ pub fn start(
     Ok(Box::new(NetAssisted {
         inner,
         sampler: Some(sampler),
-        csv: ctx.out.join(format!("netassist-flow{index}.csv")),
+        csv: ctx.out.join(results::netassist_flow_csv(index)),
     }))
 }
 

@@ -5,9 +5,10 @@
 use std::net::{SocketAddrV4, TcpListener, TcpStream};
 use std::thread::JoinHandle;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 
 use super::{FlowOutcome, FlowPlan, RunCtx, RunningFlow};
+use crate::scheme::params::FlowParams;
 use crate::traffic::{self, RecvReport, SendReport, SendSpec};
 
 struct Own {
@@ -36,23 +37,16 @@ pub fn start_with(
         .run(move || TcpListener::bind(SocketAddrV4::new(rx_addr, port)))?
         .with_context(|| format!("flow {index}: listening on {rx_addr}:{port}"))?;
     let flow = plan.flow;
+    let FlowParams::Tcp(tcp) = plan.params else {
+        bail!("flow {index}: `{}` is not a TCP scheme", flow.scheme);
+    };
     let spec = SendSpec {
         cc: plan
             .scheme
             .sender_cc()
             .context("not a TCP scheme")?
             .to_string(),
-        target_us: flow
-            .param_f64("target_ms")
-            .map(sockopt::target_us_from_ms)
-            .transpose()
-            .map_err(|e| anyhow::anyhow!("target_ms: {e}"))?,
-        alpha_pct: flow.param_f64("alpha").map(|a| (a * 100.0).round() as u32),
-        variant: if plan.scheme.takes("variant") {
-            crate::scheme::c2tcp_variant(&flow.params)?
-        } else {
-            None
-        },
+        c2tcp: tcp.c2tcp,
         dst: SocketAddrV4::new(rx_addr, port),
         start_at: plan.start_at,
         stop_at: plan.stop_at,

@@ -10,7 +10,9 @@
 //! The pair of processes — started, waited for, stopped, their reports
 //! read — is `udp_endpoints`'s, shared with the `verus` driver; here are
 //! Sprout's own options and what its reports add to the flow's outcome.
-use anyhow::Result;
+use anyhow::{bail, Result};
+
+use crate::scheme::params::FlowParams;
 use serde::Serialize;
 use sprout::net::{ReceiverReport, SenderReport};
 use sprout::Variant;
@@ -48,16 +50,19 @@ struct Sprout {
 }
 
 pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, variant: &str) -> Result<Box<dyn RunningFlow>> {
+    let FlowParams::Sprout(p) = plan.params else {
+        bail!("flow {}: not a Sprout scheme", plan.index);
+    };
     let mut c = udp_endpoints::commands(ctx, &plan, "sprout")?;
     c.recv.args(["--variant", variant]);
-    if let Some(conf) = plan.flow.param_f64("confidence") {
+    if let Some(conf) = p.confidence {
         c.recv.args(["--confidence", &conf.to_string()]);
     }
-    if let Some(m) = plan.flow.param_f64("max_rate_mbps") {
+    if let Some(m) = p.max_rate_mbps {
         c.recv.args(["--max-rate-mbps", &m.to_string()]);
     }
     c.send.args(["--variant", variant]);
-    if plan.flow.param_f64("rtt_lookahead") == Some(0.0) {
+    if p.paper_window {
         c.send.arg("--paper-window");
     }
     let pair = Pair::start(c, &plan)?;

@@ -13,6 +13,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
+
+use crate::scheme::params::FlowParams;
 use serde::{Deserialize, Serialize};
 
 use super::udp_endpoints::{self, note_error, Pair};
@@ -108,14 +110,17 @@ struct WebrtcGcc {
 pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>) -> Result<Box<dyn RunningFlow>> {
     let exe = program(ctx.helper_exe)?;
     let mut c = udp_endpoints::commands_of(&exe, ["recv", "send"], ctx, &plan, PROGRAM)?;
-    for (knob, flag) in [
-        ("initial_kbps", "--initial-kbps"),
-        ("min_kbps", "--min-kbps"),
-        ("max_kbps", "--max-kbps"),
-        ("fps", "--fps"),
+    let FlowParams::WebrtcGcc(p) = plan.params else {
+        bail!("flow {}: not a webrtc-gcc scheme", plan.index);
+    };
+    for (value, flag) in [
+        (p.initial_kbps, "--initial-kbps"),
+        (p.min_kbps, "--min-kbps"),
+        (p.max_kbps, "--max-kbps"),
+        (p.fps, "--fps"),
     ] {
-        if let Some(v) = plan.flow.param_f64(knob) {
-            c.send.args([flag, &format!("{}", v.round() as i64)]);
+        if let Some(v) = value {
+            c.send.args([flag, &v.to_string()]);
         }
     }
     let pair = Pair::start(c, &plan)?;

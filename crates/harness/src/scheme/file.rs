@@ -46,8 +46,6 @@ pub struct CommandSpec {
     pub sender: Vec<String>,
     /// The scheme file's folder (`{dir}`).
     pub dir: PathBuf,
-    /// Each knob's default, as the placeholder would print it.
-    pub defaults: Vec<(&'static str, Option<String>)>,
 }
 
 /// A scheme file as read from disk (or carried in a bench's job): enough to
@@ -79,6 +77,8 @@ struct KnobModel {
     min: f64,
     max: f64,
     default: Option<f64>,
+    /// A `kernel` or `bpf` scheme's knob: the per-namespace sysctl it sets.
+    sysctl: Option<String>,
 }
 
 /// One scheme read from a file.
@@ -133,7 +133,6 @@ pub fn parse(c: &Carried) -> Result<FileScheme> {
         bail!("{at}: `{name}` is a built-in scheme; give yours another name");
     }
     let mut knobs = Vec::new();
-    let mut defaults = Vec::new();
     for (k, spec) in &m.knobs {
         let field = format!("knobs.{k}");
         let v = spec.get_ref();
@@ -153,17 +152,42 @@ pub fn parse(c: &Carried) -> Result<FileScheme> {
                 );
             }
         }
+        let sysctl = match &v.sysctl {
+            None => None,
+            Some(name) => {
+                check_sysctl(name, v).map_err(|e| anyhow!("{}.sysctl: {e}", at(spec.span(), &field)))?;
+                Some(leak(name))
+            }
+        };
         // Read once per process and kept for its life, as the built-in
         // knobs' static strings are.
-        let kname: &'static str = Box::leak(k.clone().into_boxed_str());
         knobs.push(Knob {
-            name: kname,
-            about: Box::leak(v.about.clone().into_boxed_str()),
+            name: leak(k),
+            about: leak(&v.about),
             min: v.min,
             max: v.max,
             word: None,
+            default: v.default,
+            sysctl,
         });
-        defaults.push((kname, v.default.map(number_text)));
+    }
+    // A knob of a TCP scheme sets a sysctl; a command's fills a placeholder.
+    let takes_sysctls = matches!(m.kind.get_ref().as_str(), "kernel" | "bpf");
+    for (k, spec) in &m.knobs {
+        let field = format!("knobs.{k}");
+        match (&spec.get_ref().sysctl, takes_sysctls) {
+            (None, true) => bail!(
+                "{}: a `{}` scheme's knob sets a per-namespace sysctl: give `sysctl` (e.g. \"net.ipv4.tcp_ecn\")",
+                at(spec.span(), &field),
+                m.kind.get_ref()
+            ),
+            (Some(_), false) => bail!(
+                "{}: a `{}` scheme's knob is a placeholder, not a sysctl (`sysctl` is for kernel and bpf schemes)",
+                at(spec.span(), &field),
+                m.kind.get_ref()
+            ),
+            _ => {}
+        }
     }
     let need = |f: &Option<Spanned<String>>, field: &str| -> Result<Spanned<String>> {
         f.clone().ok_or_else(|| {
@@ -192,9 +216,6 @@ pub fn parse(c: &Carried) -> Result<FileScheme> {
             ] {
                 refuse(f, n)?;
             }
-            if !knobs.is_empty() {
-                bail!("{file}: knobs: a `kernel` scheme takes no knobs");
-            }
             let cc = need(&m.cc, "cc")?;
             check_cc(cc.get_ref()).map_err(|e| anyhow!("{}: {e}", at(cc.span(), "cc")))?;
             Kind::Kernel {
@@ -204,9 +225,6 @@ pub fn parse(c: &Carried) -> Result<FileScheme> {
         "bpf" => {
             for (f, n) in [(&m.sender, "sender"), (&m.receiver, "receiver")] {
                 refuse(f, n)?;
-            }
-            if !knobs.is_empty() {
-                bail!("{file}: knobs: a `bpf` scheme takes no knobs");
             }
             let cc = need(&m.cc, "cc")?;
             check_cc(cc.get_ref()).map_err(|e| anyhow!("{}: {e}", at(cc.span(), "cc")))?;
@@ -258,7 +276,6 @@ pub fn parse(c: &Carried) -> Result<FileScheme> {
                 receiver,
                 sender,
                 dir: dir.clone(),
-                defaults,
             })
         }
         other => bail!(
@@ -289,6 +306,30 @@ fn name_ok(s: &str) -> bool {
     !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+}
+
+/// A knob's sysctl: a per-namespace one under `net.` that this kernel has,
+/// taking whole numbers. Whatever the name, it is only ever written inside
+/// the run's namespaces (a sysctl that is not per-namespace is not there).
+fn check_sysctl(name: &str, k: &KnobModel) -> Result<(), String> {
+    let ok_chars = name
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "._-".contains(c));
+    if !name.starts_with("net.") || !ok_chars || name.contains("..") || name.ends_with('.') {
+        return Err(format!(
+            "`{name}` is not a network sysctl (net.ipv4.tcp_ecn, net.ipv4.tcp_notsent_lowat, ...): \
+             only the run's network namespaces are ever changed"
+        ));
+    }
+    let path = Path::new("/proc/sys").join(name.replace('.', "/"));
+    if !path.is_file() {
+        return Err(format!("`{name}`: this kernel has no such sysctl ({} is absent)", path.display()));
+    }
+    let whole = |v: f64| v.fract() == 0.0;
+    if !(whole(k.min) && whole(k.max) && k.default.is_none_or(whole)) {
+        return Err(format!("`{name}` takes whole numbers: give min, max and default as integers"));
+    }
+    Ok(())
 }
 
 fn check_cc(cc: &str) -> Result<(), String> {

@@ -12,67 +12,82 @@ fn c2tcp_variant_word(w: &str) -> Result<(), String> {
 /// of `variant`: 1 forces it on, 0 off.
 macro_rules! c2tcp_switch {
     ($name:literal, $about:literal) => {
-        Knob { name: $name, about: $about, min: 0.0, max: 1.0, word: None }
+        Knob { name: $name, about: $about, min: 0.0, max: 1.0, word: None, default: None, sysctl: None }
     };
 }
 
+pub(crate) const VARIANT: Knob = Knob {
+    name: "variant",
+    about: "jsac (the authors' released behaviour, default) or paper (Algorithms 1-3 as printed), \
+            then any +BEHAVIOUR/-BEHAVIOUR",
+    min: 0.0,
+    max: 0.0,
+    word: Some(c2tcp_variant_word),
+    default: None,
+    sysctl: None,
+};
+pub(crate) const TARGET_MS: Knob = Knob {
+    name: "target_ms",
+    about: "average-delay Target given through SOL_C2TCP",
+    min: sockopt::C2TCP_TARGET_MIN_MS,
+    max: sockopt::C2TCP_TARGET_MAX_MS,
+    word: None,
+    default: None,
+    sysctl: None,
+};
+pub(crate) const ALPHA: Knob = Knob {
+    name: "alpha",
+    about: "pin alpha (Setpoint = alpha x minRTT) and stop the Tuner",
+    min: sockopt::C2TCP_ALPHA_MIN,
+    max: sockopt::C2TCP_ALPHA_MAX,
+    word: None,
+    default: None,
+    sysctl: None,
+};
+
 pub(super) const C2TCP_KNOBS: &[Knob] = &[
-    Knob {
-        name: "variant",
-        about: "jsac (the authors' released behaviour, default) or paper (Algorithms 1-3 as printed), \
-                then any +BEHAVIOUR/-BEHAVIOUR",
-        min: 0.0,
-        max: 0.0,
-        word: Some(c2tcp_variant_word),
-    },
+    VARIANT,
     c2tcp_switch!("blind_window", "1: nothing for 1 s after a Cubic epoch start (authors' hook position)"),
     c2tcp_switch!("anchored_tuner", "1: alpha re-anchored at Target/minRTT every cycle (JSAC Tuner)"),
     c2tcp_switch!("ms_good_test", "1: Good iff rtt_ms <= Setpoint_ms, in whole ms"),
     c2tcp_switch!("shared_growth", "1: Good growth Setpoint_ms/rtt_ms per ACK on Cubic's counter, no gate"),
     c2tcp_switch!("ack_interval", "1: Interval = current Setpoint on every ACK; CoDel's Newton step"),
-    Knob {
-        name: "target_ms",
-        about: "average-delay Target given through SOL_C2TCP",
-        min: sockopt::C2TCP_TARGET_MIN_MS,
-        max: sockopt::C2TCP_TARGET_MAX_MS,
-        word: None,
-    },
-    Knob {
-        name: "alpha",
-        about: "pin alpha (Setpoint = alpha x minRTT) and stop the Tuner",
-        min: sockopt::C2TCP_ALPHA_MIN,
-        max: sockopt::C2TCP_ALPHA_MAX,
-        word: None,
-    },
+    TARGET_MS,
+    ALPHA,
 ];
 /// Sprout's receiver model (`c2tcp sprout-recv`, docs/sprout.md).
-pub(super) const SPROUT_KNOBS: &[Knob] = &[
-    Knob {
-        name: "confidence",
-        about: "forecast percentile, % (paper Fig. 9: 5, 25, 50, 75; default 5)",
-        min: 0.1,
-        max: 99.9,
-        word: None,
-    },
-    Knob {
-        name: "max_rate_mbps",
-        about: "top of the receiver's rate model, Mbit/s (default 30 = 2500 packets/s: the LTE traces' \
-                typical rates; the paper's 12 is below TMobile-LTE's mean). Bins scale to stay 4.9 packets/s wide",
-        min: 1.0,
-        max: 100.0,
-        word: None,
-    },
-    RTT_LOOKAHEAD,
-];
+pub(super) const SPROUT_KNOBS: &[Knob] = &[CONFIDENCE, MAX_RATE_MBPS, RTT_LOOKAHEAD];
+
+pub(crate) const CONFIDENCE: Knob = Knob {
+    name: "confidence",
+    about: "forecast percentile, % (paper Fig. 9: 5, 25, 50, 75; default 5)",
+    min: 0.1,
+    max: 99.9,
+    word: None,
+    default: None,
+    sysctl: None,
+};
+pub(crate) const MAX_RATE_MBPS: Knob = Knob {
+    name: "max_rate_mbps",
+    about: "top of the receiver's rate model, Mbit/s (default 30 = 2500 packets/s: the LTE traces' \
+            typical rates; the paper's 12 is below TMobile-LTE's mean). Bins scale to stay 4.9 packets/s wide",
+    min: 1.0,
+    max: 100.0,
+    word: None,
+    default: None,
+    sysctl: None,
+};
 
 /// The sender's window rule, shared by both variants (same sender).
-pub(super) const RTT_LOOKAHEAD: Knob = Knob {
+pub(crate) const RTT_LOOKAHEAD: Knob = Knob {
     name: "rtt_lookahead",
     about:
         "1: the window looks one min RTT past 100 ms of forecast (default); 0: the paper's window",
     min: 0.0,
     max: 1.0,
     word: None,
+    default: None,
+    sysctl: None,
 };
 
 pub(super) const SPROUT_EWMA_KNOBS: &[Knob] = &[RTT_LOOKAHEAD];
@@ -80,89 +95,109 @@ pub(super) const SPROUT_EWMA_KNOBS: &[Knob] = &[RTT_LOOKAHEAD];
 // Receiver-side rules: the parameters worth sweeping (rxctl's `params.rs`
 // gives the defaults and the reasons for them). One UE runs one controller,
 // so every controlled flow of a scenario must give the same values.
-pub(super) const DFCSD_KNOBS: &[Knob] = &[
-    Knob {
-        name: "gamma_max",
-        about: "DFCSD allowance of the smallest flow, packets (default 10)",
-        min: 0.5,
-        max: 1000.0,
-        word: None,
-    },
-    Knob {
-        name: "gamma_min",
-        about: "DFCSD allowance of the largest flow, packets, > 0 (default 2)",
-        min: 0.1,
-        max: 1000.0,
-        word: None,
-    },
-    Knob {
-        name: "gamma_k",
-        about: "DFCSD decay of the allowance with the bytes received (default 3)",
-        min: 0.0,
-        max: 50.0,
-        word: None,
-    },
-];
-pub(super) const DRWA_KNOBS: &[Knob] = &[Knob {
+pub(super) const DFCSD_KNOBS: &[Knob] = &[GAMMA_MAX, GAMMA_MIN, GAMMA_K];
+pub(crate) const GAMMA_MAX: Knob = Knob {
+    name: "gamma_max",
+    about: "DFCSD allowance of the smallest flow, packets (default 10)",
+    min: 0.5,
+    max: 1000.0,
+    word: None,
+    default: None,
+    sysctl: None,
+};
+pub(crate) const GAMMA_MIN: Knob = Knob {
+    name: "gamma_min",
+    about: "DFCSD allowance of the largest flow, packets, > 0 (default 2)",
+    min: 0.1,
+    max: 1000.0,
+    word: None,
+    default: None,
+    sysctl: None,
+};
+pub(crate) const GAMMA_K: Knob = Knob {
+    name: "gamma_k",
+    about: "DFCSD decay of the allowance with the bytes received (default 3)",
+    min: 0.0,
+    max: 50.0,
+    word: None,
+    default: None,
+    sysctl: None,
+};
+pub(super) const DRWA_KNOBS: &[Knob] = &[DRWA_LAMBDA];
+pub(crate) const DRWA_LAMBDA: Knob = Knob {
     name: "drwa_lambda",
     about: "DRWA gain: queueing settles at (lambda - 1) base RTTs (default 3)",
     min: 1.0,
     max: 10.0,
     word: None,
-}];
+    default: None,
+    sysctl: None,
+};
 
 /// The video sender's rate bounds (`webrtc-gcc send`, docs/webrtc.md).
-pub(super) const WEBRTC_GCC_KNOBS: &[Knob] = &[
-    Knob {
-        name: "initial_kbps",
-        about: "GCC's start rate, kbit/s (default 300, libwebrtc's)",
-        min: 5.0,
-        max: 50_000.0,
-        word: None,
-    },
-    Knob {
-        name: "min_kbps",
-        about: "GCC's floor, kbit/s (default 30, libwebrtc's)",
-        min: 5.0,
-        max: 50_000.0,
-        word: None,
-    },
-    Knob {
-        name: "max_kbps",
-        about: "GCC's ceiling, the encoder's top rate, kbit/s (default 2500, libwebrtc's VP8 720p maximum)",
-        min: 5.0,
-        max: 50_000.0,
-        word: None,
-    },
-    Knob {
-        name: "fps",
-        about: "frames per second of the synthetic source (default 30)",
-        min: 1.0,
-        max: 240.0,
-        word: None,
-    },
-];
+pub(super) const WEBRTC_GCC_KNOBS: &[Knob] = &[INITIAL_KBPS, MIN_KBPS, MAX_KBPS, FPS];
+pub(crate) const INITIAL_KBPS: Knob = Knob {
+    name: "initial_kbps",
+    about: "GCC's start rate, kbit/s (default 300, libwebrtc's)",
+    min: 5.0,
+    max: 50_000.0,
+    word: None,
+    default: None,
+    sysctl: None,
+};
+pub(crate) const MIN_KBPS: Knob = Knob {
+    name: "min_kbps",
+    about: "GCC's floor, kbit/s (default 30, libwebrtc's)",
+    min: 5.0,
+    max: 50_000.0,
+    word: None,
+    default: None,
+    sysctl: None,
+};
+pub(crate) const MAX_KBPS: Knob = Knob {
+    name: "max_kbps",
+    about: "GCC's ceiling, the encoder's top rate, kbit/s (default 2500, libwebrtc's VP8 720p maximum)",
+    min: 5.0,
+    max: 50_000.0,
+    word: None,
+    default: None,
+    sysctl: None,
+};
+pub(crate) const FPS: Knob = Knob {
+    name: "fps",
+    about: "frames per second of the synthetic source (default 30)",
+    min: 1.0,
+    max: 240.0,
+    word: None,
+    default: None,
+    sysctl: None,
+};
 
-pub(super) const RTAC_KNOBS: &[Knob] = &[
-    Knob {
-        name: "rtac_min_th",
-        about: "RTAC's RED min_th on the estimated backlog, packets (default 5, Floyd's)",
-        min: 0.0,
-        max: 1000.0,
-        word: None,
-    },
-    Knob {
-        name: "rtac_max_th",
-        about: "RTAC's RED max_th, packets, > min_th (default 15 = 3 x min_th, Floyd's)",
-        min: 0.5,
-        max: 1000.0,
-        word: None,
-    },
-    Knob {
-        name: "rtac_max_p",
-        about: "RTAC's RED mark probability at max_th (default 0.1, Floyd's)",
-        min: 0.001,
-        max: 1.0,
-        word: None,
-    },
-];
+pub(super) const RTAC_KNOBS: &[Knob] = &[RTAC_MIN_TH, RTAC_MAX_TH, RTAC_MAX_P];
+pub(crate) const RTAC_MIN_TH: Knob = Knob {
+    name: "rtac_min_th",
+    about: "RTAC's RED min_th on the estimated backlog, packets (default 5, Floyd's)",
+    min: 0.0,
+    max: 1000.0,
+    word: None,
+    default: None,
+    sysctl: None,
+};
+pub(crate) const RTAC_MAX_TH: Knob = Knob {
+    name: "rtac_max_th",
+    about: "RTAC's RED max_th, packets, > min_th (default 15 = 3 x min_th, Floyd's)",
+    min: 0.5,
+    max: 1000.0,
+    word: None,
+    default: None,
+    sysctl: None,
+};
+pub(crate) const RTAC_MAX_P: Knob = Knob {
+    name: "rtac_max_p",
+    about: "RTAC's RED mark probability at max_th (default 0.1, Floyd's)",
+    min: 0.001,
+    max: 1.0,
+    word: None,
+    default: None,
+    sysctl: None,
+};

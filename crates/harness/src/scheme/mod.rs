@@ -24,7 +24,8 @@ use emu::QueueSpec;
 
 mod builtin;
 pub mod file;
-mod knobs;
+pub(crate) mod knobs;
+pub mod params;
 use knobs::{DFCSD_KNOBS, DRWA_KNOBS, RTAC_KNOBS};
 
 use crate::aqm_schemes::aqm_knob;
@@ -40,6 +41,12 @@ pub struct Knob {
     pub min: f64,
     pub max: f64,
     pub word: Option<fn(&str) -> Result<(), String>>,
+    /// The value a flow that does not give it gets (a scheme file's
+    /// `default`); None: the scheme's own default applies.
+    pub default: Option<f64>,
+    /// The per-namespace sysctl this knob sets in the run's namespaces (a
+    /// `kernel` scheme file's knob), instead of being a flow parameter.
+    pub sysctl: Option<&'static str>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,13 +114,6 @@ pub fn listing() -> Vec<(String, Scheme)> {
             Some((name, s))
         })
         .collect()
-}
-
-/// A flow parameter as a number (integers too).
-fn number(params: &BTreeMap<String, toml::Value>, key: &str) -> Option<f64> {
-    params
-        .get(key)
-        .and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))
 }
 
 /// Whether `name` is one of the parametric built-in names (`iperf3:<cc>`,
@@ -215,27 +215,31 @@ fn receiver_side(name: &str, rule: &'static str, cc: &str) -> Result<Scheme> {
     })
 }
 
-/// The C2TCP variant a flow's parameters ask for: `variant` (default: the
-/// load-time default), then each behaviour switch given.
-pub fn c2tcp_variant(params: &BTreeMap<String, toml::Value>) -> Result<Option<sockopt::Variant>> {
-    let mut v: Option<sockopt::Variant> = match params.get("variant").and_then(|w| w.as_str()) {
-        Some(w) => Some(w.parse().map_err(|e: String| anyhow::anyhow!("variant: {e}"))?),
-        None => None,
-    };
-    for (name, bit) in sockopt::variant::BEHAVIOURS {
-        let Some(on) = params.get(name).and_then(|x| x.as_integer().or_else(|| x.as_float().map(|f| f as i64))) else {
-            continue;
-        };
-        let var = v.get_or_insert_with(sockopt::Variant::default);
-        if on != 0 {
-            var.on |= bit;
-            var.off &= !bit;
-        } else {
-            var.off |= bit;
-            var.on &= !bit;
+impl Knob {
+    /// Checks one value of this knob: a word `word` accepts, or a number
+    /// in range; the error names the knob.
+    pub fn check(&self, value: &toml::Value) -> Result<()> {
+        let key = self.name;
+        if let Some(word) = self.word {
+            return match value.as_str() {
+                Some(w) => word(w).map_err(|e| anyhow::anyhow!("{key}: {e}")),
+                None => bail!("{key}: must be a string ({})", self.about),
+            };
+        }
+        match params::as_number(value) {
+            Some(v) if self.sysctl.is_some() && v.fract() != 0.0 => {
+                bail!("{key}: {v} is not a whole number (it sets {})", self.sysctl.unwrap_or_default())
+            }
+            Some(v) if v.is_finite() && v >= self.min && v <= self.max => Ok(()),
+            Some(v) => bail!(
+                "{key}: {v} is out of range [{}, {}] ({})",
+                self.min,
+                self.max,
+                self.about
+            ),
+            None => bail!("{key}: must be a number ({})", self.about),
         }
     }
-    Ok(v)
 }
 
 impl Scheme {
@@ -258,26 +262,7 @@ impl Scheme {
                     }
                 );
             };
-            if let Some(word) = knob.word {
-                match value.as_str() {
-                    Some(w) => word(w).map_err(|e| anyhow::anyhow!("{key}: {e}"))?,
-                    None => bail!("{key}: must be a string ({})", knob.about),
-                }
-                continue;
-            }
-            let v = value
-                .as_float()
-                .or_else(|| value.as_integer().map(|i| i as f64));
-            match v {
-                Some(v) if v.is_finite() && v >= knob.min && v <= knob.max => {}
-                Some(v) => bail!(
-                    "{key}: {v} is out of range [{}, {}] ({})",
-                    knob.min,
-                    knob.max,
-                    knob.about
-                ),
-                None => bail!("{key}: must be a number ({})", knob.about),
-            }
+            knob.check(value)?;
         }
         Ok(())
     }
@@ -338,52 +323,6 @@ impl Scheme {
         }
     }
 
-    /// The receiver-side rule of a `dfcsd` / `drwa` scheme with the flow's
-    /// parameters applied (rxctl's defaults for the others); None for the
-    /// other schemes.
-    pub fn receiver_rule(
-        &self,
-        params: &BTreeMap<String, toml::Value>,
-    ) -> Result<Option<rxctl::Rule>> {
-        let Kind::ReceiverSide { rule, .. } = self.kind else {
-            return Ok(None);
-        };
-        let num = |k: &str| number(params, k);
-        let (r, _) = rxctl::scheme(rule).expect("a rule rxctl names");
-        Ok(Some(match r {
-            rxctl::Rule::Dfcsd(mut p) => {
-                p.gamma_max = num("gamma_max").unwrap_or(p.gamma_max);
-                p.gamma_min = num("gamma_min").unwrap_or(p.gamma_min);
-                p.k = num("gamma_k").unwrap_or(p.k);
-                if p.gamma_min > p.gamma_max {
-                    bail!(
-                        "gamma_min ({}) must not exceed gamma_max ({})",
-                        p.gamma_min,
-                        p.gamma_max
-                    );
-                }
-                rxctl::Rule::Dfcsd(p)
-            }
-            rxctl::Rule::Drwa(mut p) => {
-                p.lambda = num("drwa_lambda").unwrap_or(p.lambda);
-                rxctl::Rule::Drwa(p)
-            }
-            rxctl::Rule::Rtac(mut p) => {
-                p.min_th = num("rtac_min_th").unwrap_or(p.min_th);
-                p.max_th = num("rtac_max_th").unwrap_or(p.max_th);
-                p.max_p = num("rtac_max_p").unwrap_or(p.max_p);
-                if p.min_th >= p.max_th {
-                    bail!(
-                        "rtac_min_th ({}) must be below rtac_max_th ({})",
-                        p.min_th,
-                        p.max_th
-                    );
-                }
-                rxctl::Rule::Rtac(p)
-            }
-        }))
-    }
-
     /// Whether the run must start NetAssist for this scheme.
     pub fn needs_netassist(&self) -> bool {
         matches!(self.kind, Kind::NetAssisted { .. })
@@ -397,7 +336,7 @@ impl Scheme {
         &self,
         scenario_queue: &QueueSpec,
         downlink: bool,
-        params: &BTreeMap<String, toml::Value>,
+        given: &BTreeMap<String, toml::Value>,
     ) -> Result<Option<QueueSpec>> {
         let (aqm, ecn) = match self.kind {
             Kind::CubicOverAqm { aqm, ecn } => (aqm, ecn),
@@ -408,7 +347,7 @@ impl Scheme {
         q.ecn = ecn;
         for (arg, _) in aqm.timing_args() {
             let knob = aqm_knob(aqm, arg);
-            if let Some(ms) = number(params, &knob) {
+            if let Some(ms) = given.get(&knob).and_then(params::as_number) {
                 q.set_timing_ms(arg, ms).context(knob)?;
             }
         }

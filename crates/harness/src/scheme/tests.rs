@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use super::*;
 use crate::aqm_schemes::aqm_knob;
+use params::FlowParams;
 
 #[test]
 fn known_and_unknown_names() {
@@ -108,35 +109,75 @@ fn receiver_side_schemes_name_a_rule_and_a_sender() {
 
 #[test]
 fn receiver_rules_take_the_flows_parameters() {
+    let rule = |name: &str, p: &BTreeMap<String, toml::Value>| {
+        lookup(name).unwrap().resolve_params(p).map(|r| r.receiver_rule())
+    };
     let mut p = BTreeMap::new();
-    assert_eq!(lookup("cubic").unwrap().receiver_rule(&p).unwrap(), None);
+    assert_eq!(rule("cubic", &p).unwrap(), None);
     p.insert("gamma_max".to_string(), toml::Value::Integer(20));
     p.insert("gamma_k".to_string(), toml::Value::Float(5.0));
-    let Some(rxctl::Rule::Dfcsd(d)) = lookup("dfcsd+bbr").unwrap().receiver_rule(&p).unwrap()
+    let Some(rxctl::Rule::Dfcsd(d)) = rule("dfcsd+bbr", &p).unwrap()
     else {
         panic!()
     };
     assert_eq!((d.gamma_max, d.gamma_min, d.k), (20.0, 2.0, 5.0));
     p.insert("gamma_min".to_string(), toml::Value::Integer(30));
-    let e = lookup("dfcsd")
-        .unwrap()
-        .receiver_rule(&p)
-        .unwrap_err()
-        .to_string();
+    let e = rule("dfcsd", &p).unwrap_err().to_string();
     assert!(e.contains("gamma_min") && e.contains("gamma_max"), "{e}");
     let q = BTreeMap::from([("drwa_lambda".to_string(), toml::Value::Integer(2))]);
-    let Some(rxctl::Rule::Drwa(w)) = lookup("drwa").unwrap().receiver_rule(&q).unwrap() else {
+    let Some(rxctl::Rule::Drwa(w)) = rule("drwa", &q).unwrap() else {
         panic!()
     };
     assert_eq!(w.lambda, 2.0);
     let r = BTreeMap::from([("rtac_max_th".to_string(), toml::Value::Integer(20))]);
-    let Some(rxctl::Rule::Rtac(t)) = lookup("rtac+bbr").unwrap().receiver_rule(&r).unwrap() else {
+    let Some(rxctl::Rule::Rtac(t)) = rule("rtac+bbr", &r).unwrap() else {
         panic!("rtac+bbr is RTAC")
     };
     assert_eq!((t.min_th, t.max_th, t.max_p), (5.0, 20.0, 0.1));
     let bad = BTreeMap::from([("rtac_min_th".to_string(), toml::Value::Integer(20))]);
-    assert!(lookup("rtac").unwrap().receiver_rule(&bad).is_err());
+    assert!(rule("rtac", &bad).is_err());
     assert!(lookup("rtac+").is_err() && names().contains(&"rtac+<cc>".to_string()));
+}
+
+#[test]
+fn a_flows_parameters_resolve_into_typed_values_in_the_options_units() {
+    use params::{C2tcpOptions, FlowParams};
+    let given = BTreeMap::from([
+        ("target_ms".to_string(), toml::Value::Float(50.4)),
+        ("alpha".to_string(), toml::Value::Float(1.5)),
+        ("variant".to_string(), toml::Value::String("paper".into())),
+        ("blind_window".to_string(), toml::Value::Integer(1)),
+    ]);
+    let FlowParams::Tcp(t) = lookup("c2tcp").unwrap().resolve_params(&given).unwrap() else {
+        panic!("c2tcp is a TCP scheme")
+    };
+    let mut v = sockopt::Variant::PAPER;
+    v.on |= sockopt::variant::BEHAVIOURS[0].1;
+    assert_eq!(
+        t.c2tcp,
+        C2tcpOptions { target_us: Some(50_400), alpha_pct: Some(150), variant: Some(v) }
+    );
+    assert_eq!((t.receiver_rule, t.sysctls.len()), (None, 0));
+    // The same knobs through a receiver-side scheme's sender.
+    let FlowParams::Tcp(r) = lookup("dfcsd+c2tcp").unwrap().resolve_params(&given).unwrap() else {
+        panic!()
+    };
+    assert_eq!(r.c2tcp, t.c2tcp);
+    assert!(matches!(r.receiver_rule, Some(rxctl::Rule::Dfcsd(_))));
+    let sprout = BTreeMap::from([("rtt_lookahead".to_string(), toml::Value::Integer(0))]);
+    let FlowParams::Sprout(s) = lookup("sprout").unwrap().resolve_params(&sprout).unwrap() else {
+        panic!()
+    };
+    assert!(s.paper_window && s.confidence.is_none());
+    let gcc = BTreeMap::from([("max_kbps".to_string(), toml::Value::Float(1999.6))]);
+    let FlowParams::WebrtcGcc(g) = lookup("webrtc-gcc").unwrap().resolve_params(&gcc).unwrap() else {
+        panic!()
+    };
+    assert_eq!((g.max_kbps, g.fps), (Some(2000), None));
+    assert_eq!(lookup("verus").unwrap().resolve_params(&BTreeMap::new()).unwrap(), FlowParams::None);
+    // Checked first: a bad value never resolves.
+    let bad = BTreeMap::from([("target_ms".to_string(), toml::Value::Float(0.2))]);
+    assert!(lookup("c2tcp").unwrap().resolve_params(&bad).is_err());
 }
 
 #[test]
@@ -263,7 +304,13 @@ default = 12
     assert!(c.scheme.takes("rate_mbps") && !c.scheme.takes_size() && c.scheme.sender_cc().is_none());
     let Kind::Command(spec) = &c.scheme.kind else { panic!("{:?}", c.scheme.kind) };
     assert_eq!(spec.receiver, ["server", "--listen", "{addr}:{port}", "--log", "{out}/server log"]);
-    assert_eq!(spec.defaults, [("rate_mbps", Some("12".to_string()))]);
+    let FlowParams::Command(knobs) = c.scheme.resolve_params(&BTreeMap::new()).unwrap() else {
+        panic!("a command scheme's parameters are its placeholders")
+    };
+    assert_eq!(knobs.value("rate_mbps"), Some("12"));
+    let given = BTreeMap::from([("rate_mbps".to_string(), toml::Value::Float(20.5))]);
+    let FlowParams::Command(knobs) = c.scheme.resolve_params(&given).unwrap() else { panic!() };
+    assert_eq!(knobs.value("rate_mbps"), Some("20.5"));
     let filled = file::substitute(&spec.sender[7], &|_| None).unwrap();
     assert_eq!(filled, "{literal}");
     let b = parse_file(
@@ -305,4 +352,63 @@ fn knob_settings_parse_as_a_scenario_file_would_give_them() {
     assert_eq!(p("variant=paper").unwrap(), ("variant".into(), toml::Value::String("paper".into())));
     assert_eq!(p("variant=\"jsac\"").unwrap().1, toml::Value::String("jsac".into()));
     assert!(p("variant").is_err() && p("=3").is_err() && p("a b=3").is_err());
+}
+
+const ECN_CUBIC: &str = r#"
+kind = "kernel"
+cc = "cubic"
+summary = "Cubic asking for ECN"
+[knobs.ecn]
+about = "net.ipv4.tcp_ecn of the run's namespaces: 1 asks for ECN"
+min = 0
+max = 2
+default = 1
+sysctl = "net.ipv4.tcp_ecn"
+[knobs.notsent_lowat]
+about = "net.ipv4.tcp_notsent_lowat, bytes"
+min = 1
+max = 1000000
+sysctl = "net.ipv4.tcp_notsent_lowat"
+"#;
+
+#[test]
+fn a_kernel_schemes_knobs_set_per_namespace_sysctls() {
+    let k = parse_file("ecn-cubic.toml", ECN_CUBIC).unwrap().scheme;
+    let sysctls = |given: &[(&str, toml::Value)]| -> anyhow::Result<Vec<(&str, String)>> {
+        let given = given.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+        let p = k.resolve_params(&given)?;
+        Ok(p.sysctls().iter().map(|s| (s.name, s.value.clone())).collect())
+    };
+    // The default where the flow gives none; a knob without one is left alone.
+    assert_eq!(sysctls(&[]).unwrap(), [("net.ipv4.tcp_ecn", "1".to_string())]);
+    assert_eq!(
+        sysctls(&[("ecn", toml::Value::Integer(2)), ("notsent_lowat", toml::Value::Integer(16384))])
+            .unwrap(),
+        [("net.ipv4.tcp_ecn", "2".to_string()), ("net.ipv4.tcp_notsent_lowat", "16384".to_string())]
+    );
+    let e = format!("{:#}", sysctls(&[("ecn", toml::Value::Float(1.5))]).unwrap_err());
+    assert!(e.contains("ecn") && e.contains("whole number"), "{e}");
+    let e = format!("{:#}", sysctls(&[("ecn", toml::Value::Integer(3))]).unwrap_err());
+    assert!(e.contains("ecn: 3 is out of range [0, 2]"), "{e}");
+    // A knob of a kernel scheme is never a C2TCP option, whatever its name.
+    let named = ECN_CUBIC.replace("[knobs.ecn]", "[knobs.target_ms]");
+    let t = parse_file("t.toml", &named).unwrap().scheme;
+    let given = BTreeMap::from([("target_ms".to_string(), toml::Value::Integer(2))]);
+    let FlowParams::Tcp(p) = t.resolve_params(&given).unwrap() else { panic!() };
+    assert_eq!((p.c2tcp.target_us, p.sysctls[0].value.as_str()), (None, "2"));
+}
+
+#[test]
+fn a_sysctl_knob_is_a_network_sysctl_this_kernel_has() {
+    let e = file_err("a.toml", &ECN_CUBIC.replace("net.ipv4.tcp_ecn", "kernel.pid_max"));
+    assert!(e.contains("a.toml:5: knobs.ecn.sysctl") && e.contains("not a network sysctl"), "{e}");
+    let e = file_err("b.toml", &ECN_CUBIC.replace("net.ipv4.tcp_ecn", "net.ipv4.tcp_nonsense"));
+    assert!(e.contains("b.toml:5: knobs.ecn.sysctl") && e.contains("no such sysctl"), "{e}");
+    let e = file_err("c.toml", &ECN_CUBIC.replace("max = 2", "max = 2.5"));
+    assert!(e.contains("c.toml:5: knobs.ecn.sysctl") && e.contains("whole numbers"), "{e}");
+    let e = file_err("d.toml", &ECN_CUBIC.replace("sysctl = \"net.ipv4.tcp_ecn\"\n", ""));
+    assert!(e.contains("d.toml:5: knobs.ecn") && e.contains("give `sysctl`"), "{e}");
+    let cmd = "kind = \"command\"\nreceiver = \"r\"\nsender = \"s\"\n[knobs.x]\nabout = \"x\"\nmin = 0\nmax = 1\nsysctl = \"net.ipv4.tcp_ecn\"\n";
+    let e = file_err("e.toml", cmd);
+    assert!(e.contains("e.toml:4: knobs.x") && e.contains("placeholder, not a sysctl"), "{e}");
 }

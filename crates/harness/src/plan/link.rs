@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! A scenario's link made concrete: its traces loaded (a rate spec, or a
+//! file found by `data::resolve_trace`), the uplink a scenario that names
+//! none runs with (the `.down` trace's `.up` sibling, else
+//! [`DEFAULT_UPLINK`]).
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use emu::Trace;
+
+use crate::data::resolve_trace;
+use crate::scenario::{Scenario, DEFAULT_UPLINK};
+
+/// The `.up` sibling of a `.down` trace file, if there is one: the uplink a
+/// scenario that names no uplink runs with (else [`DEFAULT_UPLINK`]).
+pub fn uplink_sibling(downlink: &Path) -> Option<String> {
+    let name = downlink.to_str()?;
+    let up = match name.strip_suffix(".down.gz") {
+        Some(stem) => format!("{stem}.up.gz"),
+        None => format!("{}.up", name.strip_suffix(".down")?),
+    };
+    Path::new(&up).is_file().then_some(up)
+}
+
+/// The traces of a run, loaded, with the names `setup.json` records.
+pub struct ResolvedLink {
+    pub downlink: Trace,
+    pub uplink: Trace,
+    pub downlink_name: String,
+    pub uplink_name: String,
+}
+
+/// A rate spec (`constant:MBPS`, `steps:…@PERIOD_S`; `emu::rate_spec`), or a
+/// trace file (plain or gzip) found by [`resolve_trace`].
+pub(crate) fn load_trace(spec: &str, scenario_dir: Option<&Path>) -> Result<(Trace, String)> {
+    if let Some(trace) = emu::rate_spec::parse(spec)? {
+        return Ok((trace, spec.to_string()));
+    }
+    let path = resolve_trace(spec, scenario_dir)?;
+    Ok((Trace::load(&path)?, path.display().to_string()))
+}
+
+/// Loads `sc`'s traces (relative paths also next to `scenario_dir`); the
+/// uplink is the scenario's, else the downlink's `.up` sibling, else
+/// [`DEFAULT_UPLINK`].
+pub fn resolve_link(sc: &Scenario, scenario_dir: Option<&Path>) -> Result<ResolvedLink> {
+    let l = &sc.link;
+    let (downlink, downlink_name) =
+        load_trace(&l.downlink, scenario_dir).context("link.downlink")?;
+    let uplink_spec = l
+        .uplink
+        .clone()
+        .or_else(|| uplink_sibling(Path::new(&downlink_name)))
+        .unwrap_or_else(|| DEFAULT_UPLINK.to_string());
+    let (uplink, uplink_name) = load_trace(&uplink_spec, scenario_dir).context("link.uplink")?;
+    Ok(ResolvedLink {
+        downlink,
+        uplink,
+        downlink_name,
+        uplink_name,
+    })
+}
