@@ -10,10 +10,11 @@ use crate::delay::DelayLine;
 use crate::link::{Link, OPPORTUNITY_BYTES};
 use crate::log::Log;
 use crate::loss::Loss;
-use crate::packet::{Packet, Pool};
+use crate::packet::{Packet, Pool, BUF_SIZE, HDR};
 use crate::pcap::{Capture, Event};
 use crate::queue::{DropReason, Drops, Queue};
 use crate::stats::{bump, Counters};
+use crate::tso::{self, Frame};
 
 /// The largest packet the link carries (the TUN devices' MTU).
 pub const MTU: u32 = 1500;
@@ -31,6 +32,8 @@ pub struct Pipeline {
     drops: Drops,
     /// Only IPv4 packets to this address go through (None: any packet).
     expect_dst: Option<Ipv4Addr>,
+    /// Where a segment is built when no pooled buffer is left (to log its drop).
+    spare: Box<[u8]>,
 }
 
 impl Pipeline {
@@ -56,6 +59,7 @@ impl Pipeline {
             counters,
             drops: Drops::with_capacity(1024),
             expect_dst,
+            spare: vec![0u8; BUF_SIZE].into_boxed_slice(),
         }
     }
 
@@ -79,6 +83,42 @@ impl Pipeline {
         p.arrival = now;
         p.flow = 0;
         self.delay.push(p);
+    }
+
+    /// Takes a frame (virtio-net header + packet) that did not fit in one
+    /// packet buffer or is a GSO super-packet (`tso`): a TCP super-packet
+    /// enters as the MTU segments it stands for, one after the other, all
+    /// arriving at `now`; anything else is an oversize drop of its real length.
+    pub fn arrive_frame(&mut self, frame: &[u8], now: Micros) {
+        let split = match tso::classify(frame) {
+            Frame::Tcp(s) => s,
+            Frame::Plain | Frame::Unsupported => {
+                let len = frame.len().saturating_sub(HDR) as u32;
+                let data = frame.get(HDR..).unwrap_or(&[]);
+                self.drop_unqueued(data, len, now, DropReason::Oversize);
+                return;
+            }
+        };
+        for i in 0..split.count {
+            let len = split.len(i);
+            if HDR + len > BUF_SIZE {
+                self.drop_unqueued(split.headers(frame), len as u32, now, DropReason::Oversize);
+                continue;
+            }
+            match self.pool.get() {
+                Some(mut buf) => {
+                    tso::segment(frame, &split, i, &mut buf);
+                    self.arrive(Packet::new(buf, len as u32, now), now);
+                }
+                None => {
+                    // Every buffer is in use: the emulator is full.
+                    let mut spare = std::mem::take(&mut self.spare);
+                    tso::segment(frame, &split, i, &mut spare);
+                    self.drop_unqueued(&spare[HDR..HDR + len], len as u32, now, DropReason::Tail);
+                    self.spare = spare;
+                }
+            }
+        }
     }
 
     /// Runs every event due by `now` in time order. A packet leaving the
