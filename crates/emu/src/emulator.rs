@@ -36,12 +36,13 @@ use crate::gso::Batcher;
 use crate::link::{Link, OPPORTUNITY_BYTES};
 use crate::log::{Log, LogHeader, LogHealth};
 use crate::loss::{Loss, LossModel};
-use crate::packet::{Packet, Pool, HDR};
+use crate::packet::{Packet, Pool, BUF_SIZE, HDR};
 use crate::pipeline::{Pipeline, MTU};
 use crate::queue::{DropReason, QueueSpec};
 use crate::stats::{Counters, DirectionStats, ErrorHistogram, SchedError};
 use crate::topology::Slot;
 use crate::trace::{Cursor, Trace};
+use crate::tso::{GSO_NONE, MAX_FRAME};
 use crate::tun::Tun;
 
 /// One direction: its trace, queue, loss and optional log file.
@@ -98,6 +99,12 @@ pub struct EmulatorConfig {
     /// Merge TCP segments that leave at the same instant into one GSO write,
     /// as a receiver's GRO would (see `gso`); needed for high rates.
     pub gso: bool,
+    /// Let senders hand the TUN devices TCP super-packets (TSO, up to 64 KiB
+    /// a read) that the emulator splits into the MTU packets the link carries
+    /// (see `tso`): one read and no software segmentation or checksum in the
+    /// sender per ~44 packets; what the link does is the same packet by
+    /// packet. Needed for multi-Gbit/s rates.
+    pub tso: bool,
     /// Most packets one direction holds (delay line + queue) before it drops
     /// arrivals as `tail`: bounds memory with an infinite queue (2 KiB each).
     pub max_packets: usize,
@@ -114,6 +121,7 @@ impl EmulatorConfig {
             seed: 1,
             realtime: true,
             gso: true,
+            tso: true,
             max_packets: 200_000,
         }
     }
@@ -171,8 +179,15 @@ impl Emulator {
             &slot.outside_ifname(),
             out_addr,
             in_addr,
+            cfg.tso,
         )?);
-        let in_tun = Arc::new(make_tun(inside, &slot.inside_ifname(), in_addr, out_addr)?);
+        let in_tun = Arc::new(make_tun(
+            inside,
+            &slot.inside_ifname(),
+            in_addr,
+            out_addr,
+            cfg.tso,
+        )?);
 
         // Trace time 0 on a whole ms, so trace opportunities fall on whole
         // ms of the log's base timestamp.
@@ -255,9 +270,14 @@ impl Emulator {
     }
 }
 
-fn make_tun(ns: &Netns, name: &str, local: Ipv4Addr, peer: Ipv4Addr) -> Result<Tun> {
+fn make_tun(ns: &Netns, name: &str, local: Ipv4Addr, peer: Ipv4Addr, tso: bool) -> Result<Tun> {
     let owned = name.to_string();
     let tun = ns.run(move || Tun::create(&owned))??;
+    if tso {
+        // Before the device is up and long before any socket connects
+        // through it (a socket learns its route's offloads when it connects).
+        tun.enable_tso()?;
+    }
     // No IPv6 chatter (router solicitations) on the emulated link; absent
     // when IPv6 is off, hence best effort.
     let _ = ns.sysctl(&format!("net.ipv6.conf.{name}.disable_ipv6"), "1");
@@ -306,7 +326,7 @@ impl Sender<'_> {
             &mut self.outbox,
             |frame| {
                 let now = now_us();
-                if to.write(frame).is_err() {
+                if to.writev(frame).is_err() {
                     errors += 1;
                 }
                 now
@@ -341,35 +361,43 @@ fn forward(
         hist: ErrorHistogram::default(),
         outbox: Vec::with_capacity(4096),
     };
-    let mut scratch = vec![0u8; crate::packet::BUF_SIZE];
+    let mut scratch = vec![0u8; BUF_SIZE];
+    // Where a read continues past the packet buffer: a TSO super-packet (or
+    // an oversize packet), made contiguous here before it is split. One
+    // allocation for the thread's life.
+    let mut frame = vec![0u8; BUF_SIZE.max(MAX_FRAME)].into_boxed_slice();
     while !stop.load(Ordering::Relaxed) {
         for _ in 0..READ_BATCH {
             let (mut buf, pooled) = match pl.pool.get() {
                 Some(b) => (b, true),
                 None => (std::mem::take(&mut scratch).into_boxed_slice(), false),
             };
-            let read = from.read(&mut buf);
+            // Straight into the packet buffer; what does not fit goes on in `frame`.
+            let read = from.read2(&mut buf, &mut frame[BUF_SIZE..]);
             let now = now_us();
             // Everything due before this packet came in happens first.
             tx.advance(&mut pl, now);
             match read {
-                Ok(n) if n >= HDR && pooled => {
-                    pl.arrive(
-                        Packet::new(buf, (n - HDR) as u32, now),
-                        now,
-                    );
-                    continue;
-                }
-                Ok(n) if n >= HDR => {
+                Ok(n) if n >= HDR && n <= BUF_SIZE && buf[1] == GSO_NONE => {
+                    if pooled {
+                        pl.arrive(Packet::new(buf, (n - HDR) as u32, now), now);
+                        continue;
+                    }
                     // Every buffer is in use: the emulator is full.
                     pl.drop_unqueued(&buf[HDR..n], (n - HDR) as u32, now, DropReason::Tail);
+                }
+                Ok(n) if n >= HDR => {
+                    // A super-packet (or a packet larger than a buffer): its
+                    // start is in `buf`, the rest already in place behind it.
+                    frame[..BUF_SIZE].copy_from_slice(&buf);
+                    pl.arrive_frame(&frame[..n], now);
                 }
                 Ok(_) => {}
                 Err(ref e)
                     if e.raw_os_error() == Some(libc::EFAULT)
                         || e.raw_os_error() == Some(libc::EINVAL) =>
                 {
-                    // Larger than our buffer: the kernel discarded it; size unknown (logged as 0).
+                    // Larger than our buffers: the kernel discarded it; size unknown (logged as 0).
                     pl.drop_unqueued(&[], 0, now, DropReason::Oversize);
                 }
                 Err(ref e)

@@ -5,10 +5,15 @@
 //! receiver's NIC does with GRO — instead of one write each: the kernel's
 //! per-write cost (~3 µs, mostly the receiver's TCP processing) would
 //! otherwise make the 80th packet of a 1 Gbit/s millisecond 250 µs late.
+use std::io::IoSlice;
+
 use crate::packet::{Packet, HDR};
 
 /// Largest merged packet: the IPv4 total-length field's limit.
 const MAX_GSO: usize = 65_535;
+/// Most segments in one merged write (GRO's own limit is 64 too): bounds the
+/// write's iovec array, which lives on the stack.
+const MAX_SEGS: usize = 64;
 
 const F_NEEDS_CSUM: u8 = 1;
 const GSO_TCPV4: u8 = 1;
@@ -86,7 +91,10 @@ fn run_length(pkts: &[(Packet, u64)]) -> usize {
         if sprev.payload != s0.payload || prev[sprev.ihl + 13] & TCP_PSH != 0 {
             break;
         }
-        if s.payload > s0.payload || total + s.payload > MAX_GSO || !continues(prev, &sprev, d, &s)
+        if n == MAX_SEGS
+            || s.payload > s0.payload
+            || total + s.payload > MAX_GSO
+            || !continues(prev, &sprev, d, &s)
         {
             break;
         }
@@ -98,33 +106,32 @@ fn run_length(pkts: &[(Packet, u64)]) -> usize {
     n
 }
 
-fn fold(mut sum: u32) -> u16 {
+pub(crate) fn fold(mut sum: u32) -> u16 {
     while sum >> 16 != 0 {
         sum = (sum & 0xffff) + (sum >> 16);
     }
     sum as u16
 }
 
-fn sum16(bytes: &[u8]) -> u32 {
+pub(crate) fn sum16(bytes: &[u8]) -> u32 {
     bytes
         .chunks(2)
         .map(|c| u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]) as u32)
         .sum()
 }
 
-/// Builds one GSO frame (virtio-net header + merged IPv4/TCP packet) from
-/// `pkts` in `out`; the packets are known to merge.
-fn build(pkts: &[(Packet, u64)], out: &mut Vec<u8>) {
+/// Builds the head of one GSO frame from `pkts` (known to merge) in `out`:
+/// the virtio-net header and the merged IPv4/TCP packet's headers. The
+/// payloads follow in the write's iovec straight from each packet's buffer,
+/// so they are copied once, by the kernel. Returns the header length.
+fn build_head(pkts: &[(Packet, u64)], out: &mut Vec<u8>) -> usize {
     let first = pkts[0].0.data();
     let s0 = segment(first).expect("a mergeable run starts with a TCP segment");
     let hl = s0.ihl + s0.thl;
     out.clear();
     out.extend_from_slice(&[0u8; HDR]);
     out.extend_from_slice(&first[..hl]);
-    for (p, _) in pkts {
-        out.extend_from_slice(&p.data()[hl..]);
-    }
-    let ip_len = out.len() - HDR;
+    let ip_len = hl + pkts.iter().map(|(p, _)| p.len as usize - hl).sum::<usize>();
     let ip = &mut out[HDR..];
     ip[2..4].copy_from_slice(&(ip_len as u16).to_be_bytes());
     let last = pkts[pkts.len() - 1].0.data();
@@ -143,6 +150,7 @@ fn build(pkts: &[(Packet, u64)], out: &mut Vec<u8>) {
     out[4..6].copy_from_slice(&(s0.payload as u16).to_ne_bytes());
     out[6..8].copy_from_slice(&(s0.ihl as u16).to_ne_bytes());
     out[8..10].copy_from_slice(&16u16.to_ne_bytes());
+    hl
 }
 
 /// Turns a batch of departures into writes, merged where possible.
@@ -154,17 +162,18 @@ pub struct Batcher {
 impl Batcher {
     pub fn new(merge: bool) -> Batcher {
         Batcher {
-            scratch: Vec::with_capacity(HDR + MAX_GSO),
+            scratch: Vec::with_capacity(HDR + 120),
             merge,
         }
     }
 
     /// For each write, in order: `write(frame)` returns a timestamp, then
-    /// `written(packets, timestamp)` is told which packets that write carried.
+    /// `written(packets, timestamp)` is told which packets that write
+    /// carried. A frame is given as slices to write in one go (`writev`).
     pub fn for_each_write<T>(
         &mut self,
         pkts: &mut [(Packet, u64)],
-        mut write: impl FnMut(&[u8]) -> T,
+        mut write: impl FnMut(&[IoSlice<'_>]) -> T,
         mut written: impl FnMut(&[(Packet, u64)], T),
     ) {
         let mut i = 0;
@@ -175,12 +184,21 @@ impl Batcher {
                 1
             };
             let t = if n == 1 {
+                // The packet's own virtio-net header, as read or as `tso`
+                // wrote it: a partial checksum must stay flagged for the
+                // receiver. Never a GSO frame.
                 let frame = pkts[i].0.frame_mut();
-                frame[..HDR].fill(0);
-                write(frame)
+                frame[1..6].fill(0);
+                write(&[IoSlice::new(frame)])
             } else {
-                build(&pkts[i..i + n], &mut self.scratch);
-                write(&self.scratch)
+                let run = &pkts[i..i + n];
+                let hl = build_head(run, &mut self.scratch);
+                let mut iov = [IoSlice::new(&[]); MAX_SEGS + 1];
+                iov[0] = IoSlice::new(&self.scratch);
+                for (slot, (p, _)) in iov[1..].iter_mut().zip(run) {
+                    *slot = IoSlice::new(&p.data()[hl..]);
+                }
+                write(&iov[..n + 1])
             };
             written(&pkts[i..i + n], t);
             i += n;
@@ -228,7 +246,7 @@ mod tests {
         let mut at = 0;
         Batcher::new(true).for_each_write(
             &mut v,
-            |f| frames.push(f.to_vec()),
+            |f| frames.push(f.iter().flat_map(|s| s.iter().copied()).collect::<Vec<u8>>()),
             |pkts, ()| {
                 ranges.push(at..at + pkts.len());
                 at += pkts.len();
@@ -295,7 +313,7 @@ mod tests {
             ])),
             vec![0..1, 1..2]
         );
-        // A lone packet is written as is, behind a zeroed header.
+        // A lone packet is written as is, behind its own (here zero) header.
         let w = writes(vec![seg(0, 10, TCP_ACK | 0x01, 80)]);
         assert_eq!(w[0].0[..HDR], [0u8; HDR]);
         // At most 64 KiB per frame.

@@ -22,6 +22,7 @@ pub mod stats;
 pub mod synth;
 pub mod topology;
 pub mod trace;
+pub mod tso;
 pub mod transform;
 pub mod tun;
 

@@ -103,6 +103,9 @@ pub struct Log {
     relay: Relay<u8>,
     base: Micros,
     flows: HashMap<FlowKey, u32>,
+    /// The last flow looked up: a burst (the segments of one TSO
+    /// super-packet, a window of one flow) skips the hash map's SipHash.
+    last_flow: Option<(FlowKey, u32)>,
 }
 
 impl Log {
@@ -125,6 +128,7 @@ impl Log {
             })?,
             base,
             flows: HashMap::with_capacity(1024),
+            last_flow: None,
         })
     }
 
@@ -157,11 +161,17 @@ impl Log {
     /// the first time it is seen.
     pub fn flow_id(&mut self, pkt: &[u8]) -> u32 {
         let key = FlowKey::of(pkt);
+        match self.last_flow {
+            Some((k, id)) if k == key => return id,
+            _ => {}
+        }
         if let Some(&id) = self.flows.get(&key) {
+            self.last_flow = Some((key, id));
             return id;
         }
         let id = self.flows.len() as u32 + 1;
         self.flows.insert(key, id);
+        self.last_flow = Some((key, id));
         self.room();
         let line = format!(
             "# flow {id} {} {}:{} > {}:{}\n",
