@@ -266,7 +266,7 @@ def main():
     p.add_argument("--bin", default=str(REPO / "target/release/c2tcp"))
     p.add_argument("--schemes", default="cubic,bbr,c2tcp")
     p.add_argument("--run-seconds", type=int, default=10)
-    p.add_argument("--reps", type=int, default=40)
+    p.add_argument("--reps", type=int, default=60)
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--disk-mb", type=int, default=1024)
     p.add_argument("--seed", type=int, default=1)
