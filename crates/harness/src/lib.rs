@@ -20,3 +20,4 @@ pub mod scheme;
 pub mod sweep;
 pub mod trace_ref;
 pub mod traffic;
+pub mod tunnel;
