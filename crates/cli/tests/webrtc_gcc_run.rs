@@ -4,7 +4,6 @@
 //! to a link whose rate drops.
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{
