@@ -16,8 +16,12 @@
 #                 (C2TCP at Targets 50/80/100); NewReno vs C2TCP; two C2TCP
 #                 flows; C2TCP vs Cubic in a 5x BDP buffer
 #                 (friendliness{,-newreno,-c2tcp-pair,-deep})
-#   sprout        Sprout NSDI'13 set-up (20 ms each way, unlimited queue)
+#   sprout        Sprout NSDI'13 summary table: its eight schemes (webrtc-gcc for
+#                 Skype) over 4 networks x both directions (20 ms each way,
+#                 unlimited queue), then scripts/sprout-table.py beside the paper's
 #   competing     Sprout 5.7, Direct: Cubic bulk + a two-way webrtc-gcc call, Verizon LTE
+#   competing-tunnel  Sprout 5.7, via Sprout: the same through SproutTunnel, then
+#                 scripts/sprout-competing.py (both columns beside the paper's)
 #   natcp         NATCP/NACubic over live NetAssist, the MEC set-up, 60 s runs
 #   natcp-table2  NATCP Table 2: NATCP and the schemes it is compared with over
 #                 each whole trace (hours), then scripts/natcp-table2.py beside
@@ -44,7 +48,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/c2tcp}
 OUT=${BENCH_OUT:-bench-out}
 JOBS=${BENCH_JOBS:-2}
-PARTS=${BENCH_PARTS:-"table1 ablation full-length orange mobile-edge target-sweep buffer-sweep friendliness sprout competing natcp natcp-table2 dfcsd capture ecn cost soak"}
+PARTS=${BENCH_PARTS:-"table1 ablation full-length orange mobile-edge target-sweep buffer-sweep friendliness sprout competing competing-tunnel natcp natcp-table2 dfcsd capture ecn cost soak"}
 TRACES=${C2TCP_TRACES:-traces}
 
 [ "$(id -u)" = 0 ] || { echo "make bench needs root (BPF, network namespaces, TUN): run it with sudo" >&2; exit 1; }
@@ -97,7 +101,14 @@ if part friendliness; then
   done
 fi
 bench sprout sprout-paper
+if part sprout; then
+  ./scripts/sprout-table.py "$OUT/sprout" | tee "$OUT/sprout/sprout-table.md"
+fi
 bench competing sprout-competing
+bench competing-tunnel sprout-competing-tunnel
+if part competing && part competing-tunnel; then
+  ./scripts/sprout-competing.py "$OUT/competing" "$OUT/competing-tunnel" | tee "$OUT/competing-tunnel/5.7.md"
+fi
 bench natcp natcp-mec
 bench natcp-table2 natcp-table2 ${NATCP_SCHEMES:+--schemes "$NATCP_SCHEMES"}
 if part natcp-table2; then

@@ -5,10 +5,9 @@
 //! interactive UDP flow, first through the tunnel, then directly, in one run.
 //! Through the tunnel the interactive flow has a queue of its own at the
 //! tunnel end and Sprout keeps the link's queue short, so its 95th-percentile
-//! delay must be at most half what Cubic's standing queue gives it directly
-//! (the paper: 6.0 s -> 0.17 s for Skype; measured here 0.17-0.22x, see the
-//! bound's comment for why the test does not hold it to 0.2x). Nothing may
-//! be left behind.
+//! delay must be at most 0.2x what Cubic's standing queue gives it directly
+//! (the issue's bound; the paper: 6.0 s -> 0.17 s for Skype; measured here
+//! 0.06-0.17x with these phases, docs/sprout.md). Nothing may be left behind.
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream, UdpSocket};
 use std::path::Path;
@@ -293,13 +292,12 @@ fn interactive_flow_keeps_its_delay_beside_a_bulk_download_through_the_tunnel() 
         "the download did not cross the tunnel: {:.2} Mbit/s",
         tunnel.bulk_mbps
     );
-    // The issue asks for 0.2x. Measured on a loaded 2-core machine with these
-    // phases: 0.17x, 0.21x, 0.22x (docs/sprout.md): the ratio hinges on how
-    // tall a queue Cubic has built directly in 30 s, not on the tunnel, so a
-    // 0.2x bound here would fail CI at random. The test holds the tunnel to
-    // 0.5x and prints the ratio; the 0.2x figure is the benchmark's.
+    // The issue's bound. Every run with these 30/15-s phases so far: 0.17x
+    // (load 12), 0.08x, 0.10x, then 0.057x, 0.064x, 0.126x (load 6-15;
+    // docs/sprout.md): the tunnel's own p95 is a steady ~100-170 ms while
+    // Cubic's direct queue reaches 0.7-1.8 s.
     assert!(
-        tunnel.p95_ms <= 0.5 * direct.p95_ms,
+        tunnel.p95_ms <= 0.2 * direct.p95_ms,
         "interactive p95 through the tunnel {:.0} ms vs {:.0} ms directly",
         tunnel.p95_ms,
         direct.p95_ms

@@ -4,43 +4,17 @@
 //! to a link whose rate drops.
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{assert_sized_flow_refused, assert_udp_endpoints_reported, c2tcp, json};
+use common::{
+    assert_sized_flow_refused, assert_udp_endpoints_reported, c2tcp, json, webrtc_gcc_built,
+};
 use serde_json::Value;
 
 fn num(v: &Value, key: &str) -> f64 {
     v[key]
         .as_f64()
         .unwrap_or_else(|| panic!("no number `{key}` in {v}"))
-}
-
-/// The Go endpoints, built beside the c2tcp under test by the Makefile's
-/// own rule (a no-op when `make build` already did it); None after
-/// skip_or_fail when Go is missing.
-fn webrtc_gcc_built(test: &str) -> Option<PathBuf> {
-    let bin = Path::new(env!("CARGO_BIN_EXE_c2tcp"));
-    let exe = bin.with_file_name("webrtc-gcc");
-    if Command::new("go").arg("version").output().is_err() {
-        testkit::skip_or_fail(test, "needs Go (>= 1.24) to build tools/webrtc-gcc");
-        return None;
-    }
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let out = Command::new("make")
-        .arg("-C")
-        .arg(&repo)
-        .arg(format!("BIN={}", bin.display()))
-        .arg(&exe)
-        .output()
-        .expect("running make");
-    assert!(
-        out.status.success(),
-        "make {}: {}",
-        exe.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(exe)
 }
 
 /// Mean of a timeseries.csv column over [from, to) seconds.

@@ -85,7 +85,24 @@ fn analyze_direction(
 /// Writes the run's analysis into `out`; returns the downlink analysis
 /// (or the uplink one when every flow is an uplink flow).
 pub fn analyze(sc: &Scenario, out: &Path, outcomes: &[FlowOutcome]) -> Result<Analysis> {
-    let (down_log, up_log) = (out.join(results::DOWNLINK_LOG), out.join(results::UPLINK_LOG));
+    analyze_logs(
+        sc,
+        out,
+        outcomes,
+        &out.join(results::DOWNLINK_LOG),
+        &out.join(results::UPLINK_LOG),
+    )
+}
+
+/// `analyze` from other logs than the emulator's (the flows inside a
+/// tunnel: `tunnel.rs`'s `tunnel-downlink.log` / `tunnel-uplink.log`).
+pub fn analyze_logs(
+    sc: &Scenario,
+    out: &Path,
+    outcomes: &[FlowOutcome],
+    down_log: &Path,
+    up_log: &Path,
+) -> Result<Analysis> {
     let down: Vec<&FlowOutcome> = outcomes
         .iter()
         .filter(|o| o.direction == Direction::Downlink.to_string())
@@ -95,17 +112,17 @@ pub fn analyze(sc: &Scenario, out: &Path, outcomes: &[FlowOutcome]) -> Result<An
         .filter(|o| o.direction == Direction::Uplink.to_string())
         .collect();
     let main = if !down.is_empty() {
-        let a = analyze_direction(sc, &down_log, &up_log, &down)?;
+        let a = analyze_direction(sc, down_log, up_log, &down)?;
         if !up.is_empty() {
             // Uplink flows beside downlink ones: their own analysis, aside.
             results::write_analysis(
                 &out.join("uplink"),
-                &analyze_direction(sc, &up_log, &down_log, &up)?,
+                &analyze_direction(sc, up_log, down_log, &up)?,
             )?;
         }
         a
     } else {
-        analyze_direction(sc, &up_log, &down_log, &up)?
+        analyze_direction(sc, up_log, down_log, &up)?
     };
     results::write_analysis(out, &main)?;
     write_flows_csv(out, outcomes, &main)?;

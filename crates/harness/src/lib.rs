@@ -21,3 +21,4 @@ pub mod scheme;
 pub mod sweep;
 pub mod trace_ref;
 pub mod traffic;
+pub mod tunnel;

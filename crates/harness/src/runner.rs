@@ -232,6 +232,29 @@ fn execute(
         }
     };
 
+    // A scenario's flows through a tunnel: its two ends around the link,
+    // the flows addressed to the tunnel's ends instead of the link's.
+    let tunnel = match &sc.tunnel {
+        None => None,
+        Some(t) => Some(
+            crate::tunnel::start(
+                t,
+                &server,
+                &ue,
+                emulator.outside_addr(),
+                emulator.inside_addr(),
+                &opts.helper_exe,
+                &opts.out,
+            )
+            .context("starting the tunnel")?,
+        ),
+    };
+    let (server_addr, ue_addr) = tunnel
+        .as_ref()
+        .map_or((emulator.outside_addr(), emulator.inside_addr()), |t| {
+            t.addrs()
+        });
+
     let run_start = Instant::now();
     if let Some(na) = &netassist {
         na.set_origin(emu::clock::now_us());
@@ -251,8 +274,8 @@ fn execute(
     let ctx = flows::RunCtx {
         server: &server,
         ue: &ue,
-        server_addr: emulator.outside_addr(),
-        ue_addr: emulator.inside_addr(),
+        server_addr,
+        ue_addr,
         run_start,
         run_end,
         stop: stop.clone(),
@@ -313,6 +336,7 @@ fn execute(
         na.stop()
             .and_then(|s| write_json(&opts.out.join(results::NETASSIST_JSON), &s))
     });
+    let tunnel_stopped = tunnel.map(|t| t.stop());
     let stopped = emulator.stop();
     if let Ok(stats) = &stopped {
         setup.emulator = Some(stats.clone());
@@ -322,9 +346,19 @@ fn execute(
     }
     rxctl_written.transpose()?;
     netassist_written.transpose()?;
+    let tunnel_reports = tunnel_stopped.transpose()?;
     stopped?;
     write_flow_files(&opts.out, &outcomes)?;
-    let analysis = crate::analysis::analyze(sc, &opts.out, &outcomes)?;
+    let analysis = match tunnel_reports {
+        None => crate::analysis::analyze(sc, &opts.out, &outcomes)?,
+        Some(_) => {
+            // The flows inside the tunnel, from its ends' records; the
+            // link's own view (the tunnel's datagrams) aside in link/.
+            let (down, up) = crate::tunnel::write_logs(&opts.out)?;
+            crate::tunnel::analyze_link(sc, &opts.out)?;
+            crate::analysis::analyze_logs(sc, &opts.out, &outcomes, &down, &up)?
+        }
+    };
     if interrupt.load(Ordering::Relaxed) {
         return Ok(Vec::new()); // partial by design; `interrupted` says so
     }

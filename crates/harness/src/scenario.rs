@@ -46,6 +46,10 @@ pub struct Scenario {
     /// (docs/netassist.md); defaults when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub netassist: Option<netassist::Options>,
+    /// Every flow through a tunnel over the link (`[tunnel]`, `via =
+    /// "sprout"`: SproutTunnel; [`crate::tunnel`]); absent: directly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tunnel: Option<crate::tunnel::TunnelOptions>,
     /// Values to sweep in `c2tcp bench`, a key mapped to a list of values:
     /// a flow parameter (`target_ms`), a link field (`queue`, `delay_ms`,
     /// `loss`, `downlink`), or a field of the flows with one label
@@ -335,6 +339,7 @@ impl Scenario {
                 params: BTreeMap::new(),
             }],
             netassist: None,
+            tunnel: None,
             sweep: BTreeMap::new(),
             bench: None,
         }
@@ -367,6 +372,9 @@ impl Scenario {
         }
         if let Some(na) = &self.netassist {
             na.validate()?;
+        }
+        if let Some(t) = &self.tunnel {
+            t.validate()?;
         }
         for (i, f) in self.flows.iter().enumerate() {
             let at = |field: &str| format!("flows[{i}].{field}");

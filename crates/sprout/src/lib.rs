@@ -14,6 +14,7 @@
 //! - [`net`]: the socket programs behind `c2tcp sprout-send` / `sprout-recv`;
 //! - [`sim`]: a trace-driven link model to exercise the logic without sockets;
 //! - [`tunnel`]: SproutTunnel's per-flow queues (§4.3), pure;
+//! - [`tunnel_log`]: a tunnel end's per-packet records, written and read;
 //! - [`tunnel_net`]: one SproutTunnel end on a TUN device (`c2tcp sprout-tunnel`).
 #![forbid(unsafe_code)]
 pub mod ewma;
@@ -25,6 +26,7 @@ pub mod receiver;
 pub mod sender;
 pub mod sim;
 pub mod tunnel;
+pub mod tunnel_log;
 pub mod tunnel_net;
 pub mod wire;
 

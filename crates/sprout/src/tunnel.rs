@@ -30,6 +30,10 @@
 //!
 //! Flows whose queue empties are forgotten (and their round-robin place
 //! with them), so the set stays as small as the number of busy flows.
+//!
+//! Each packet may carry a stamp (its time of arrival at the tunnel, for
+//! the tunnel's per-packet records: `enqueue_stamped`, `dequeue_stamped`),
+//! and with `record_drops` the packets dropped are kept for `take_drops`.
 use std::collections::VecDeque;
 
 /// The flow a packet belongs to.
@@ -71,8 +75,18 @@ pub fn flow_key(packet: &[u8]) -> FlowKey {
 
 struct FlowQueue {
     key: FlowKey,
-    packets: VecDeque<Vec<u8>>,
+    /// Packets and their stamps, oldest first.
+    packets: VecDeque<(Vec<u8>, u64)>,
     bytes: usize,
+}
+
+/// A packet the limit dropped (kept only with `record_drops`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dropped {
+    pub key: FlowKey,
+    pub len: usize,
+    /// The stamp it was queued with.
+    pub stamp: u64,
 }
 
 /// What the queues did, for the tunnel's report.
@@ -99,6 +113,8 @@ pub struct TunnelQueues {
     /// Floor of the limit: one full packet.
     min_limit: usize,
     pub counters: QueueCounters,
+    /// Some: the dropped packets since the last `take_drops`.
+    drops: Option<Vec<Dropped>>,
 }
 
 impl TunnelQueues {
@@ -111,7 +127,18 @@ impl TunnelQueues {
             limit: None,
             min_limit: max_packet,
             counters: QueueCounters::default(),
+            drops: None,
         }
+    }
+
+    /// Keeps every dropped packet's key, length and stamp for `take_drops`.
+    pub fn record_drops(&mut self) {
+        self.drops.get_or_insert_with(Vec::new);
+    }
+
+    /// The packets dropped since the last call (none unless `record_drops`).
+    pub fn take_drops(&mut self) -> Vec<Dropped> {
+        self.drops.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// Bytes queued over all flows.
@@ -134,6 +161,11 @@ impl TunnelQueues {
 
     /// Queues `packet` behind its flow's others, then enforces the limit.
     pub fn enqueue(&mut self, packet: Vec<u8>) {
+        self.enqueue_stamped(packet, 0)
+    }
+
+    /// `enqueue` with a stamp that `dequeue_stamped` hands back.
+    pub fn enqueue_stamped(&mut self, packet: Vec<u8>, stamp: u64) {
         let key = flow_key(&packet);
         let len = packet.len();
         let i = match self.flows.iter().position(|f| f.key == key) {
@@ -155,7 +187,7 @@ impl TunnelQueues {
             }
         };
         let f = &mut self.flows[i];
-        f.packets.push_back(packet);
+        f.packets.push_back((packet, stamp));
         f.bytes += len;
         self.total_bytes += len;
         self.counters.enqueued_packets += 1;
@@ -166,12 +198,17 @@ impl TunnelQueues {
     /// flow, round-robin from the one after the last served, whose head
     /// fits. None when nothing fits (or nothing is queued).
     pub fn dequeue(&mut self, window: usize) -> Option<Vec<u8>> {
+        self.dequeue_stamped(window).map(|(p, _)| p)
+    }
+
+    /// `dequeue`, with the packet's stamp.
+    pub fn dequeue_stamped(&mut self, window: usize) -> Option<(Vec<u8>, u64)> {
         let n = self.flows.len();
         let i = (0..n).map(|k| (self.next + k) % n).find(|&i| {
             self.flows[i]
                 .packets
                 .front()
-                .is_some_and(|p| p.len() <= window)
+                .is_some_and(|(p, _)| p.len() <= window)
         })?;
         let p = self.take_head(i);
         self.counters.dequeued_packets += 1;
@@ -180,9 +217,9 @@ impl TunnelQueues {
 
     /// Removes flow `i`'s head packet; a flow left empty leaves the round.
     /// The round continues after `i`.
-    fn take_head(&mut self, i: usize) -> Vec<u8> {
+    fn take_head(&mut self, i: usize) -> (Vec<u8>, u64) {
         let f = &mut self.flows[i];
-        let p = f
+        let (p, stamp) = f
             .packets
             .pop_front()
             .expect("a flow in the round has packets");
@@ -198,7 +235,7 @@ impl TunnelQueues {
         } else {
             self.next = (i + 1) % self.flows.len();
         }
-        p
+        (p, stamp)
     }
 
     /// Drops the head of the longest queue (bytes) until the total fits.
@@ -212,11 +249,19 @@ impl TunnelQueues {
                 .enumerate()
                 .max_by_key(|(_, f)| f.bytes)
                 .expect("bytes queued means a flow");
-            let p = self.take_head(i);
+            let key = self.flows[i].key;
+            let (p, stamp) = self.take_head(i);
             // A drop is not a turn: the round stays where it was.
             self.next = next.min(self.flows.len().saturating_sub(1));
             self.counters.dropped_packets += 1;
             self.counters.dropped_bytes += p.len() as u64;
+            if let Some(d) = &mut self.drops {
+                d.push(Dropped {
+                    key,
+                    len: p.len(),
+                    stamp,
+                });
+            }
         }
     }
 }
@@ -305,6 +350,30 @@ mod tests {
         q.enqueue(ip(6, 1, 1, 1500, 20));
         q.enqueue(ip(6, 1, 1, 1500, 21));
         assert_eq!(q.dequeue(10_000).map(|p| p[28]), Some(21));
+    }
+
+    #[test]
+    fn stamps_travel_with_their_packets_and_drops_are_recorded() {
+        let mut q = TunnelQueues::new(1500);
+        q.record_drops();
+        for t in 0..3 {
+            q.enqueue_stamped(ip(6, 1, 1, 1500, t), 100 + u64::from(t));
+        }
+        q.enqueue_stamped(ip(17, 2, 2, 200, 9), 500);
+        q.set_limit(1500 + 200);
+        let drops = q.take_drops();
+        assert_eq!(
+            drops
+                .iter()
+                .map(|d| (d.stamp, d.len, d.key.proto))
+                .collect::<Vec<_>>(),
+            [(100, 1500, 6), (101, 1500, 6)]
+        );
+        assert!(q.take_drops().is_empty());
+        let got: Vec<(u8, u64)> = std::iter::from_fn(|| q.dequeue_stamped(10_000))
+            .map(|(p, s)| (p[28], s))
+            .collect();
+        assert_eq!(got, [(2, 102), (9, 500)]);
     }
 
     #[test]

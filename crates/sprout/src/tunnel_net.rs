@@ -19,7 +19,9 @@
 //! 5. sleep in `ppoll` on both descriptors until the next tick or heartbeat.
 //!
 //! The device's MTU is the Sprout packet size minus the data header, so
-//! every IP packet fits one datagram. The device is not persistent: it and
+//! every IP packet fits one datagram. With `records`, every packet carried
+//! either way is written there (`tunnel_log`: entered, sent or dropped,
+//! received), so the flows inside can be measured one by one. The device is not persistent: it and
 //! its routes disappear when this process exits, however it exits.
 use std::io::ErrorKind;
 use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
@@ -36,7 +38,8 @@ use udpflow::endpoint::{bind_receiver, drain_from, monotonic_us, send_retrying, 
 
 use crate::receiver::{Receiver, ReceiverConfig, ReceiverCounters};
 use crate::sender::{Sender, SenderConfig, SenderCounters};
-use crate::tunnel::{QueueCounters, TunnelQueues};
+use crate::tunnel::{flow_key, QueueCounters, TunnelQueues};
+use crate::tunnel_log::{Record, RecordWriter};
 use crate::wire::{self, DropCounts, Packet, DATA_HEADER};
 
 pub struct TunnelOpts {
@@ -55,6 +58,52 @@ pub struct TunnelOpts {
     pub receiver: ReceiverConfig,
     /// Stop after this long (None: until a signal).
     pub duration: Option<Duration>,
+    /// Write the per-packet records here (`tunnel_log`).
+    pub records: Option<std::path::PathBuf>,
+}
+
+/// The records file, if asked for; its first write error ends the tunnel.
+struct Records {
+    w: Option<(
+        RecordWriter<std::io::BufWriter<std::fs::File>>,
+        std::path::PathBuf,
+    )>,
+}
+
+impl Records {
+    fn open(path: Option<&std::path::Path>) -> Result<Records> {
+        let w = match path {
+            None => None,
+            Some(p) => {
+                let f = std::fs::File::create(p)
+                    .with_context(|| format!("creating {}", p.display()))?;
+                let w = RecordWriter::new(std::io::BufWriter::with_capacity(1 << 16, f))
+                    .with_context(|| format!("writing {}", p.display()))?;
+                Some((w, p.to_path_buf()))
+            }
+        };
+        Ok(Records { w })
+    }
+
+    fn on(&self) -> bool {
+        self.w.is_some()
+    }
+
+    fn write(&mut self, r: Record) -> Result<()> {
+        if let Some((w, p)) = &mut self.w {
+            w.write(&r)
+                .with_context(|| format!("writing {}", p.display()))?;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        if let Some((w, p)) = &mut self.w {
+            w.flush()
+                .with_context(|| format!("writing {}", p.display()))?;
+        }
+        Ok(())
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -140,8 +189,12 @@ pub fn run_tunnel(opts: TunnelOpts, stop: &AtomicBool) -> Result<TunnelReport> {
     let mut receiver = Receiver::new(opts.receiver.clone()).map_err(anyhow::Error::msg)?;
     let mut sender = Sender::new(opts.sender.clone());
     let sock: UdpSocket = bind_receiver(opts.listen)?;
+    let mut records = Records::open(opts.records.as_deref())?;
     let tun = set_up_device(&opts, mtu)?;
     let mut queues = TunnelQueues::new(mtu);
+    if records.on() {
+        queues.record_drops();
+    }
     let mut peer = opts.peer;
     let mut r = TunnelReport {
         device: opts.device.clone(),
@@ -190,7 +243,7 @@ pub fn run_tunnel(opts: TunnelOpts, stop: &AtomicBool) -> Result<TunnelReport> {
                 Ok(n) => {
                     r.packets_in += 1;
                     r.bytes_in += n as u64;
-                    queues.enqueue(pkt[..n].to_vec());
+                    queues.enqueue_stamped(pkt[..n].to_vec(), monotonic_us());
                 }
                 Err(e) if e.kind() == ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
@@ -198,6 +251,7 @@ pub fn run_tunnel(opts: TunnelOpts, stop: &AtomicBool) -> Result<TunnelReport> {
             }
         }
         // 2. The peer's datagrams.
+        let mut written: Vec<Record> = Vec::new();
         drain_from(&sock, &mut rbuf, |bytes, from| {
             let now = monotonic_us();
             match wire::parse(bytes) {
@@ -218,6 +272,14 @@ pub fn run_tunnel(opts: TunnelOpts, stop: &AtomicBool) -> Result<TunnelReport> {
                                 Ok(_) => {
                                     r.packets_out += 1;
                                     r.bytes_out += payload.len() as u64;
+                                    if records.on() {
+                                        written.push(Record::Received {
+                                            pkt_no: d.pkt_no,
+                                            written_us: monotonic_us(),
+                                            len: payload.len(),
+                                            flow: flow_key(payload),
+                                        });
+                                    }
                                 }
                                 Err(_) => r.device_write_errors += 1,
                             }
@@ -227,6 +289,17 @@ pub fn run_tunnel(opts: TunnelOpts, stop: &AtomicBool) -> Result<TunnelReport> {
                 Err(e) => r.dropped.record(&e),
             }
         })?;
+        for rec in written {
+            records.write(rec)?;
+        }
+        for d in queues.take_drops() {
+            records.write(Record::Dropped {
+                enqueued_us: d.stamp,
+                dropped_us: monotonic_us(),
+                len: d.len,
+                flow: d.key,
+            })?;
+        }
         let Some(to) = peer else {
             wait_either(
                 tun.as_fd(),
@@ -250,10 +323,22 @@ pub fn run_tunnel(opts: TunnelOpts, stop: &AtomicBool) -> Result<TunnelReport> {
         let now = monotonic_us();
         loop {
             let room = sender.payload_room(now);
-            let n = if let Some(p) = queues.dequeue(room) {
+            let n = if let Some((p, enqueued_us)) = queues.dequeue_stamped(room) {
                 let left = room - p.len();
                 let more = queues.total_bytes() > 0 && left > 2 * DATA_HEADER;
-                sender.send_payload(now, &p, more, &mut out)
+                let n = sender.send_payload(now, &p, more, &mut out);
+                if records.on() {
+                    if let Ok(Packet::Data(d)) = wire::parse(&out[..n]) {
+                        records.write(Record::Sent {
+                            enqueued_us,
+                            sent_us: now,
+                            pkt_no: d.pkt_no,
+                            len: p.len(),
+                            flow: flow_key(&p),
+                        })?;
+                    }
+                }
+                n
             } else if let Some(n) = sender.poll_heartbeat(now, &mut out) {
                 n
             } else {
@@ -271,6 +356,7 @@ pub fn run_tunnel(opts: TunnelOpts, stop: &AtomicBool) -> Result<TunnelReport> {
         wait_either(tun.as_fd(), sock.as_fd(), deadline);
     }
     drop(tun); // the device and its routes go with the descriptor
+    records.finish()?;
     r.duration_s = (monotonic_us() - start_us) as f64 / 1e6;
     r.peer = peer.map(|p| p.to_string());
     r.queues = queues.counters.clone();

@@ -20,7 +20,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 c2tcp run --scheme c2tcp --target 50 --downlink TMobile-LTE-driving.down --out out/c2tcp\n  \
 c2tcp run scenarios/c2tcp-default.toml --scheme cubic --out out/cubic\n  \
 c2tcp run --scheme c2tcp --set variant=paper --set alpha=2 --downlink constant:12 --out out/paper\n  \
-c2tcp run --scheme-file my-quic.toml --scheme my-quic --downlink constant:12 --out out/mine\n\n\
+c2tcp run --scheme-file my-quic.toml --scheme my-quic --downlink constant:12 --out out/mine\n  \
+c2tcp run scenarios/sprout-competing.toml --tunnel sprout --out out/via-sprout\n\n\
 Schemes: built in, or files (docs/schemes.md): schemes/*.toml of the repository or PREFIX/share/c2tcp, \
 $C2TCP_SCHEMES (a folder of them), --scheme-file.\n\n\
 Queues: droptail:packets=100, droptail:bytes=150000, drophead:..., codel:target=5,interval=100,packets=100, \
@@ -66,6 +67,11 @@ pub struct Args {
     /// Seed of the emulator's random loss and PIE
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Route every flow through a tunnel over the link: sprout (SproutTunnel, one end in each
+    /// namespace; the scenario's [tunnel] table, docs/sprout.md) or none (directly, whatever the
+    /// scenario says)
+    #[arg(long, value_name = "sprout|none")]
+    tunnel: Option<String>,
     /// Also write downlink.pcapng and uplink.pcapng (what the link did to
     /// every packet; docs/emulator.md) in the run directory
     #[arg(long)]
@@ -163,6 +169,7 @@ fn flags_of(a: &Args) -> RunFlags {
         length: a.duration,
         warmup_s: a.warmup,
         pcap: a.pcap,
+        tunnel: a.tunnel.clone(),
     }
 }
 

@@ -61,6 +61,10 @@ pub struct Args {
     /// Write the JSON report here too
     #[arg(long, value_name = "FILE")]
     stats: Option<PathBuf>,
+    /// Write one line per packet carried (entered and sent or dropped, received) here, for
+    /// measuring the flows inside (format: crates/sprout/src/tunnel_log.rs)
+    #[arg(long, value_name = "FILE")]
+    records: Option<PathBuf>,
     /// Forecast confidence parameter of this end's receiver, percent
     #[arg(long, default_value_t = 5.0)]
     confidence: f64,
@@ -119,6 +123,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             sender,
             receiver,
             duration,
+            records: a.records,
         },
         stop,
     )?;

@@ -265,3 +265,30 @@ pub fn assert_sized_flow_refused(scheme: &str, test: &str) {
         );
     }
 }
+
+/// The Go endpoints, built beside the c2tcp under test by the Makefile's
+/// own rule (a no-op when `make build` already did it); None after
+/// skip_or_fail when Go is missing.
+pub fn webrtc_gcc_built(test: &str) -> Option<std::path::PathBuf> {
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_c2tcp"));
+    let exe = bin.with_file_name("webrtc-gcc");
+    if Command::new("go").arg("version").output().is_err() {
+        testkit::skip_or_fail(test, "needs Go (>= 1.24) to build tools/webrtc-gcc");
+        return None;
+    }
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = Command::new("make")
+        .arg("-C")
+        .arg(&repo)
+        .arg(format!("BIN={}", bin.display()))
+        .arg(&exe)
+        .output()
+        .expect("running make");
+    assert!(
+        out.status.success(),
+        "make {}: {}",
+        exe.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(exe)
+}

@@ -101,6 +101,8 @@ pub struct RunFlags {
     pub length: Option<RunLength>,
     pub warmup_s: Option<f64>,
     pub pcap: bool,
+    /// `--tunnel sprout|none`: the flows through SproutTunnel or directly.
+    pub tunnel: Option<String>,
 }
 
 impl RunFlags {
@@ -165,6 +167,14 @@ impl RunFlags {
         }
         if let Some(w) = self.warmup_s {
             sc.link.warmup_s = w;
+        }
+        if let Some(word) = &self.tunnel {
+            let t = crate::tunnel::TunnelOptions::from_word(word)
+                .map_err(|e| anyhow::anyhow!("--tunnel {e}"))?;
+            // `sprout` keeps the scenario's own [tunnel] settings when it has them.
+            if t.is_none() || sc.tunnel.is_none() {
+                sc.tunnel = t;
+            }
         }
         let changed = read.as_ref() != Some(&sc);
         let checked = CheckedScenario::check(sc);

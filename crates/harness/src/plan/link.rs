@@ -12,14 +12,22 @@ use crate::data::resolve_trace;
 use crate::scenario::{Scenario, DEFAULT_UPLINK};
 
 /// The `.up` sibling of a `.down` trace file, if there is one: the uplink a
-/// scenario that names no uplink runs with (else [`DEFAULT_UPLINK`]).
+/// scenario that names no uplink runs with (else [`DEFAULT_UPLINK`]). An
+/// `.up` trace given as the downlink (the data path of a drive's uplink,
+/// as the Sprout paper runs both directions of each network) likewise runs
+/// with its `.down` sibling as the way back.
 pub fn uplink_sibling(downlink: &Path) -> Option<String> {
     let name = downlink.to_str()?;
-    let up = match name.strip_suffix(".down.gz") {
-        Some(stem) => format!("{stem}.up.gz"),
-        None => format!("{}.up", name.strip_suffix(".down")?),
+    let (stem, gz) = match name.strip_suffix(".gz") {
+        Some(stem) => (stem, ".gz"),
+        None => (name, ""),
     };
-    Path::new(&up).is_file().then_some(up)
+    let other = match (stem.strip_suffix(".down"), stem.strip_suffix(".up")) {
+        (Some(s), _) => format!("{s}.up{gz}"),
+        (None, Some(s)) => format!("{s}.down{gz}"),
+        (None, None) => return None,
+    };
+    Path::new(&other).is_file().then_some(other)
 }
 
 /// The traces of a run, loaded, with the names `setup.json` records.

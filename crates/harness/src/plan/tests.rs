@@ -143,7 +143,9 @@ fn a_down_trace_runs_with_its_up_sibling_else_the_default_uplink() {
     let up = tmp.path().join("X.up");
     std::fs::write(&up, "1\n").unwrap();
     assert_eq!(uplink_sibling(&down).as_deref(), up.to_str());
-    assert_eq!(uplink_sibling(&up), None);
+    // A drive's uplink as the data path: its downlink is the way back.
+    assert_eq!(uplink_sibling(&up).as_deref(), down.to_str());
+    assert_eq!(uplink_sibling(&tmp.path().join("Y.up")), None);
     let mut sc = scenario(&format!("{BASE}[[flows]]\nscheme = \"cubic\"\n"));
     sc.link.downlink = "X.down".into();
     sc.link.uplink = None;
