@@ -27,11 +27,31 @@ fn open() -> Result<File> {
 }
 
 impl BpfLock {
-    /// Waits for sole ownership (load, unload).
+    /// Waits for sole ownership (load, unload). Polled rather than blocked
+    /// in flock, so that a stop signal (Ctrl-C: `plumbing::signals`) ends
+    /// the wait, and so that a wait of more than a second is said: another
+    /// bench holds the shared side for its whole life, and this one can
+    /// only load what it lacks once that one is done.
     pub fn exclusive() -> Result<Self> {
+        use std::sync::atomic::Ordering;
         let file = open()?;
-        lock::exclusive(&file).with_context(|| format!("locking {LOCK_FILE}"))?;
-        Ok(Self { file })
+        let started = std::time::Instant::now();
+        let mut said = false;
+        loop {
+            if lock::try_exclusive(&file).with_context(|| format!("locking {LOCK_FILE}"))? {
+                return Ok(Self { file });
+            }
+            if plumbing::signals::flag().load(Ordering::SeqCst) {
+                anyhow::bail!("stopped while waiting for {LOCK_FILE}");
+            }
+            if !said && started.elapsed() > std::time::Duration::from_secs(1) {
+                eprintln!(
+                    "c2tcp: waiting for {LOCK_FILE}: other experiments on this machine are using the loaded congestion controls, and this one must load or unload one; it goes on when they end (Ctrl-C to give up)"
+                );
+                said = true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
     }
 
     /// Waits for shared use (a run that needs the programs to stay loaded).

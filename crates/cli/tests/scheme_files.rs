@@ -381,3 +381,64 @@ fn an_installed_c2tcp_runs_a_users_scheme_file() {
     };
     assert!(listed && text.contains("the kernel's Cubic"), "{text}");
 }
+
+/// A run that must load a congestion control while another experiment holds
+/// the registrations (the shared side of /run/c2tcp/bpf.lock) waits, says
+/// why within a few seconds, and stops at Ctrl-C instead of sitting in
+/// flock until the other experiment ends (seen: a bench waited for hours
+/// behind two others and ignored SIGTERM).
+#[test]
+fn a_run_waiting_for_the_bpf_lock_says_so_and_stops_at_ctrl_c() {
+    let test = "a_run_waiting_for_the_bpf_lock_says_so_and_stops_at_ctrl_c";
+    if !testkit::require_root(test) {
+        return;
+    }
+    let _serial = serial();
+    let tmp = tempfile::tempdir().unwrap();
+    let sc = scenario(tmp.path(), 4);
+    let file = write(
+        tmp.path(),
+        "mine.toml",
+        &format!(
+            "name = \"my-reno\"\nkind = \"bpf\"\ncc = \"c2t_example\"\nobject = \"{}\"\n",
+            bpfload::EXAMPLE_OBJECT
+        ),
+    );
+    assert!(!registered("c2t_example"), "c2t_example registered before the test");
+    // Another experiment: this test holding the shared side.
+    let other = bpfload::lock::BpfLock::shared().unwrap();
+    let out = tmp.path().join("run");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_c2tcp"))
+        .args(["run", sc.to_str().unwrap(), "--scheme-file", file.to_str().unwrap()])
+        .args(["--scheme", "my-reno", "--quiet", "--out", out.to_str().unwrap()])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut text);
+        let _ = tx.send(text);
+    });
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    assert!(child.try_wait().unwrap().is_none(), "the run did not wait for the lock");
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "the run ignored Ctrl-C while waiting for the lock"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    drop(other);
+    let text = rx.recv_timeout(std::time::Duration::from_secs(5)).unwrap();
+    assert!(!status.success(), "{text}");
+    assert!(text.contains("waiting for /run/c2tcp/bpf.lock"), "{text}");
+    assert!(!registered("c2t_example"), "the stopped run loaded c2t_example: {text}");
+}
