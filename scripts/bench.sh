@@ -23,6 +23,8 @@
 #   competing-tunnel  Sprout 5.7, via Sprout: the same through SproutTunnel, then
 #                 scripts/sprout-competing.py (both columns beside the paper's)
 #   natcp         NATCP/NACubic over live NetAssist, the MEC set-up, 60 s runs
+#   natcp-fairness NATCP Fig. 5: two flows to one UE over TMobile-LTE-driving,
+#                 NATCP/NACubic beside Cubic+CoDel, TG, ABC, C2TCP, BBR and Cubic
 #   natcp-table2  NATCP Table 2: NATCP and the schemes it is compared with over
 #                 each whole trace (hours), then scripts/natcp-table2.py beside
 #                 the paper's column; NATCP_SCHEMES overrides the list
@@ -48,7 +50,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/c2tcp}
 OUT=${BENCH_OUT:-bench-out}
 JOBS=${BENCH_JOBS:-2}
-PARTS=${BENCH_PARTS:-"table1 ablation full-length orange mobile-edge target-sweep buffer-sweep friendliness sprout competing competing-tunnel natcp natcp-table2 dfcsd capture ecn cost soak"}
+PARTS=${BENCH_PARTS:-"table1 ablation full-length orange mobile-edge target-sweep buffer-sweep friendliness sprout competing competing-tunnel natcp natcp-fairness natcp-table2 dfcsd capture ecn cost soak"}
 TRACES=${C2TCP_TRACES:-traces}
 
 [ "$(id -u)" = 0 ] || { echo "make bench needs root (BPF, network namespaces, TUN): run it with sudo" >&2; exit 1; }
@@ -110,6 +112,7 @@ if part competing && part competing-tunnel; then
   ./scripts/sprout-competing.py "$OUT/competing" "$OUT/competing-tunnel" | tee "$OUT/competing-tunnel/5.7.md"
 fi
 bench natcp natcp-mec
+bench natcp-fairness natcp-fairness
 bench natcp-table2 natcp-table2 ${NATCP_SCHEMES:+--schemes "$NATCP_SCHEMES"}
 if part natcp-table2; then
   ./scripts/natcp-table2.py "$OUT/natcp-table2" | tee "$OUT/natcp-table2/table2.md"
