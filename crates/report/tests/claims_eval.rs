@@ -169,3 +169,33 @@ fn sweep_quantities() {
         .unwrap()
         .contains("matches 3 configurations"));
 }
+
+/// `across = "means"`: the mean of Cubic's delays over the mean of C2TCP's,
+/// (100 + 80) ÷ (20 + 10) = 6, where the mean of the per-trace ratios (5
+/// and 8) is 6.5: Sprout's "delay reduction (from avg. delay)". Anything
+/// but a plain ratio is refused at parse.
+#[test]
+fn ratio_of_the_means() {
+    let tmp = tempfile::tempdir().unwrap();
+    table_part(tmp.path());
+    let text = [
+        FILE.to_string(),
+        claim("means", "table", &format!("{RATIO}across = \"means\"\nat_least = 6.2")),
+    ]
+    .concat();
+    let r = evaluate(tmp.path(), &text);
+    assert_eq!(r[0].checks[0].value, Some(6.0));
+    assert_eq!(r[0].verdict, Verdict::Differs);
+    assert!(r[0].checks[0].quantity.contains("means over traces"));
+    assert_eq!(
+        r[0].checks[0].per_trace,
+        vec![("A".into(), 5.0), ("B".into(), 8.0)]
+    );
+    let bad = [
+        FILE.to_string(),
+        claim("spread", "table", "what = \"spread\"\nmetric = \"avg_queue_delay_ms\"\nof = { scheme = \"cubic\" }\nacross = \"means\"\nat_most = 2"),
+    ]
+    .concat();
+    let err = format!("{:#}", claims::parse(&bad, Path::new("t.toml")).unwrap_err());
+    assert!(err.contains("needs what = \"ratio\""), "{err}");
+}

@@ -156,8 +156,12 @@ fn evaluate_claim(
 }
 
 fn not_run(check: &Check, reason: String) -> CheckResult {
+    let mut quantity = describe(&check.quantity);
+    if check.across == Across::Means {
+        quantity.push_str(", means over traces");
+    }
     CheckResult {
-        quantity: describe(&check.quantity),
+        quantity,
         bound: check.bound_text(),
         value: None,
         per_trace: Vec::new(),
@@ -181,10 +185,18 @@ fn evaluate_check(check: &Check, summaries: &[ConfigSummary], bench: &str) -> Ch
     let mut traces: Vec<&str> = summaries.iter().map(|s| s.trace.as_str()).collect();
     traces.dedup();
     let mut samples: Vec<(String, f64)> = Vec::new();
+    // Each trace's (of, to) behind its ratio, for `across = "means"`.
+    let mut parts: Vec<(f64, f64)> = Vec::new();
     let mut misses: Vec<(String, Miss)> = Vec::new();
     for trace in traces {
         let on_trace: Vec<&ConfigSummary> = summaries.iter().filter(|s| s.trace == trace).collect();
-        match per_trace(&check.quantity, &on_trace) {
+        let got = per_trace(&check.quantity, &on_trace).and_then(|values| {
+            if check.across == Across::Means {
+                parts.push(ratio_parts(&check.quantity, &on_trace)?);
+            }
+            Ok(values)
+        });
+        match got {
             Ok(values) => samples.extend(values.into_iter().map(|v| (trace.to_owned(), v))),
             Err(miss) => misses.push((trace.to_owned(), miss)),
         }
@@ -228,6 +240,11 @@ fn evaluate_check(check: &Check, summaries: &[ConfigSummary], bench: &str) -> Ch
         Across::Mean => summary_mean(values),
         Across::Min => values.fold(f64::INFINITY, f64::min),
         Across::Max => values.fold(f64::NEG_INFINITY, f64::max),
+        // Over the same traces as the per-trace ratios, so the means' ratio
+        // is the sums' ratio; `ratio` refused a zero denominator per trace.
+        Across::Means => {
+            parts.iter().map(|p| p.0).sum::<f64>() / parts.iter().map(|p| p.1).sum::<f64>()
+        }
     };
     base.value = Some(value);
     base.verdict = if undefined.is_some() {
@@ -250,6 +267,20 @@ fn summary_mean(values: impl Iterator<Item = f64>) -> f64 {
 }
 
 /// The sample(s) a quantity gives on one trace.
+/// A plain ratio's numerator and denominator on one trace (the parse
+/// allows `across = "means"` on nothing else).
+fn ratio_parts(q: &Quantity, on_trace: &[&ConfigSummary]) -> Result<(f64, f64), Miss> {
+    match q {
+        Quantity::Ratio {
+            metric,
+            of,
+            to,
+            pair: None,
+        } => Ok((get(one(on_trace, of)?, metric)?, get(one(on_trace, to)?, metric)?)),
+        _ => unreachable!("across = means is refused at parse for anything but a plain ratio"),
+    }
+}
+
 fn per_trace(q: &Quantity, on_trace: &[&ConfigSummary]) -> Result<Vec<f64>, Miss> {
     match q {
         Quantity::Value { metric, of } => Ok(vec![get(one(on_trace, of)?, metric)?]),

@@ -111,6 +111,10 @@ pub enum Across {
     Min,
     /// The largest: an `at_most` bound then holds on every trace.
     Max,
+    /// For a ratio only: the mean over traces of `of`'s metric ÷ the mean
+    /// of `to`'s (Sprout's "delay reduction (from avg. delay)"), where
+    /// `mean` averages the per-trace ratios.
+    Means,
 }
 
 /// What a check computes on each trace, from the configurations' means over
@@ -282,6 +286,11 @@ impl TryFrom<RawCheck> for Check {
                 }
             }
         };
+        if r.across == Across::Means
+            && !matches!(quantity, Quantity::Ratio { pair: None, .. })
+        {
+            return Err("across = \"means\" (ratio of the means) needs what = \"ratio\" without `pair`".into());
+        }
         if r.at_least.is_none() && r.at_most.is_none() {
             return Err("a check needs a bound: `at_least`, `at_most` or both".into());
         }
