@@ -88,7 +88,12 @@ fn main() {
     fs::create_dir_all(&examples_out).expect("creating OUT_DIR/examples");
     for entry in fs::read_dir(&examples).unwrap().flatten() {
         let src = entry.path();
-        let Some(stem) = src.file_name().unwrap().to_string_lossy().strip_suffix(".bpf.c").map(str::to_string)
+        let Some(stem) = src
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .strip_suffix(".bpf.c")
+            .map(str::to_string)
         else {
             continue;
         };
@@ -96,7 +101,12 @@ fn main() {
             .source(&src)
             .obj(examples_out.join(format!("{stem}.bpf.o")))
             .clang(&clang)
-            .clang_args(vec![OsString::from("-I"), out.clone().into(), "-Wall".into(), "-Werror".into()])
+            .clang_args(vec![
+                OsString::from("-I"),
+                out.clone().into(),
+                "-Wall".into(),
+                "-Werror".into(),
+            ])
             .build()
             .unwrap_or_else(|e| panic!("building {}: {e:#}", src.display()));
         println!("cargo:rerun-if-changed={}", src.display());
@@ -109,6 +119,9 @@ fn main() {
     }
     println!("cargo:rerun-if-changed={}", bpf_dir.display());
     // The socket option's ABI, which bpf/c2tcp_logic.h includes.
-    println!("cargo:rerun-if-changed={}", bpf_dir.join("../include/c2tcp.h").display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        bpf_dir.join("../include/c2tcp.h").display()
+    );
     println!("cargo:rerun-if-env-changed=CLANG");
 }

@@ -203,7 +203,9 @@ pub fn unload_any(names: &[String]) -> Result<Vec<String>> {
     let mut removed = Vec::new();
     for name in names {
         if spec(name).is_err() && !sys::pin_dir(name).exists() {
-            bail!("`{name}` is neither one of c2tcp's congestion controls nor a loaded bpf scheme's");
+            bail!(
+                "`{name}` is neither one of c2tcp's congestion controls nor a loaded bpf scheme's"
+            );
         }
         if unload_one(name)? {
             removed.push(name.clone());

@@ -220,7 +220,8 @@ pub fn list() -> Result<Option<Vec<Entry>>> {
     if !pin.exists() {
         return Ok(None);
     }
-    let map = MapHandle::from_pinned_path(&pin).with_context(|| format!("opening {}", pin.display()))?;
+    let map =
+        MapHandle::from_pinned_path(&pin).with_context(|| format!("opening {}", pin.display()))?;
     let mut raw = Vec::new();
     for key in map.keys() {
         let Ok(k) = <[u8; 8]>::try_from(key.as_slice()) else {
@@ -265,7 +266,10 @@ pub fn cleanup() -> Result<Vec<String>> {
     };
     for e in fs::read_dir(&root).into_iter().flatten().flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        let Some(pid) = name.strip_prefix("c2tcp-test-").and_then(|p| p.parse::<u32>().ok()) else {
+        let Some(pid) = name
+            .strip_prefix("c2tcp-test-")
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
             continue;
         };
         if Path::new(&format!("/proc/{pid}")).exists() {
@@ -329,12 +333,21 @@ mod tests {
         assert_eq!(resolve_under(&root, "a.slice/b.service").unwrap(), want);
         assert_eq!(resolve_under(&root, "/a.slice/b.service").unwrap(), want);
         assert_eq!(resolve_under(&root, "/").unwrap().name, "/");
-        let err = resolve_under(&root, "a.slice/nope").unwrap_err().to_string();
-        assert!(err.contains("`a.slice/nope` does not exist") && err.contains("nope"), "{err}");
-        let err = resolve_under(&root, "a.slice/../a.slice").unwrap_err().to_string();
+        let err = resolve_under(&root, "a.slice/nope")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("`a.slice/nope` does not exist") && err.contains("nope"),
+            "{err}"
+        );
+        let err = resolve_under(&root, "a.slice/../a.slice")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains(".."), "{err}");
         fs::write(root.join("a.slice/file"), "").unwrap();
-        let err = resolve_under(&root, "a.slice/file").unwrap_err().to_string();
+        let err = resolve_under(&root, "a.slice/file")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("is not a cgroup"), "{err}");
         fs::remove_dir_all(&root).unwrap();
     }

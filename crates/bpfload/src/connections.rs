@@ -30,8 +30,19 @@ const TCP_LISTEN: u8 = 10;
 
 /// TCP states as /proc/net/tcp numbers them.
 const STATES: [&str; 13] = [
-    "?", "established", "syn-sent", "syn-recv", "fin-wait-1", "fin-wait-2", "time-wait",
-    "close", "close-wait", "last-ack", "listen", "closing", "new-syn-recv",
+    "?",
+    "established",
+    "syn-sent",
+    "syn-recv",
+    "fin-wait-1",
+    "fin-wait-2",
+    "time-wait",
+    "close",
+    "close-wait",
+    "last-ack",
+    "listen",
+    "closing",
+    "new-syn-recv",
 ];
 
 #[derive(Debug, Clone, Serialize)]
@@ -231,7 +242,9 @@ mod tests {
         r.extend(name);
         // target, source (cgroup), variant (paper), alpha, min RTT, srtt,
         // avg RTT, condition (bad), bad events, cycles, cwnd, mss
-        for v in [50_000u32, 1, 2, 150, 20_000, 25_000, 31_000, 2, 3, 9, 42, 1448] {
+        for v in [
+            50_000u32, 1, 2, 150, 20_000, 25_000, 31_000, 2, 3, 9, 42, 1448,
+        ] {
             r.extend(v.to_ne_bytes());
         }
         assert_eq!(r.len(), RECORD_SIZE);
@@ -241,27 +254,53 @@ mod tests {
     #[test]
     fn records_parse_by_the_header_layout() {
         let v4 = [10, 77, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-        let c = parse(&record(TCP_ESTABLISHED, "c2tcp", 2, v4)).unwrap().unwrap();
+        let c = parse(&record(TCP_ESTABLISHED, "c2tcp", 2, v4))
+            .unwrap()
+            .unwrap();
         assert_eq!(c.local.to_string(), "10.77.0.1:40000");
         assert_eq!(c.remote.to_string(), "10.77.0.2:5001");
-        assert_eq!((c.state, c.cc.as_str(), c.target_us, c.target_source), ("established", "c2tcp", 50_000, "cgroup"));
-        assert_eq!((c.cgroup_id, c.variant.as_str(), c.alpha_pct), (Some(77), "paper", 150));
-        assert_eq!((c.min_rtt_us, c.srtt_us, c.last_avg_rtt_us, c.condition), (20_000, 25_000, 31_000, "bad"));
-        assert_eq!((c.bad_events, c.tune_cycles, c.cwnd, c.mss), (3, 9, 42, 1448));
-        assert_eq!((c.pacing_rate_bps, c.delivery_rate_bps), (Some(10_000_000), 5_000_000));
+        assert_eq!(
+            (c.state, c.cc.as_str(), c.target_us, c.target_source),
+            ("established", "c2tcp", 50_000, "cgroup")
+        );
+        assert_eq!(
+            (c.cgroup_id, c.variant.as_str(), c.alpha_pct),
+            (Some(77), "paper", 150)
+        );
+        assert_eq!(
+            (c.min_rtt_us, c.srtt_us, c.last_avg_rtt_us, c.condition),
+            (20_000, 25_000, 31_000, "bad")
+        );
+        assert_eq!(
+            (c.bad_events, c.tune_cycles, c.cwnd, c.mss),
+            (3, 9, 42, 1448)
+        );
+        assert_eq!(
+            (c.pacing_rate_bps, c.delivery_rate_bps),
+            (Some(10_000_000), 5_000_000)
+        );
         // IPv4 on a dual-stack socket reads as IPv4.
         let mut mapped = [0u8; 16];
         mapped[10..12].copy_from_slice(&[0xff, 0xff]);
         mapped[12..].copy_from_slice(&[127, 0, 0, 1]);
-        let c = parse(&record(TCP_ESTABLISHED, "c2tcp", AF_INET6, mapped)).unwrap().unwrap();
+        let c = parse(&record(TCP_ESTABLISHED, "c2tcp", AF_INET6, mapped))
+            .unwrap()
+            .unwrap();
         assert_eq!(c.local.ip().to_string(), "127.0.0.1");
         // Listeners, unconnected sockets and other congestion controls are not listed.
-        assert!(parse(&record(TCP_LISTEN, "c2tcp", 2, v4)).unwrap().is_none());
+        assert!(parse(&record(TCP_LISTEN, "c2tcp", 2, v4))
+            .unwrap()
+            .is_none());
         assert!(parse(&record(TCP_CLOSE, "c2tcp", 2, v4)).unwrap().is_none());
-        assert!(parse(&record(TCP_ESTABLISHED, "cubic", 2, v4)).unwrap().is_none());
+        assert!(parse(&record(TCP_ESTABLISHED, "cubic", 2, v4))
+            .unwrap()
+            .is_none());
         // A record of another size is refused with the fix.
         let mut other = record(TCP_ESTABLISHED, "c2tcp", 2, v4);
         other[..4].copy_from_slice(&128u32.to_ne_bytes());
-        assert!(parse(&other).unwrap_err().to_string().contains("load c2tcp again"));
+        assert!(parse(&other)
+            .unwrap_err()
+            .to_string()
+            .contains("load c2tcp again"));
     }
 }

@@ -42,9 +42,28 @@ pub const MODE_ASSISTED: u32 = 1;
 pub const MODE_FALLBACK: u32 = 2;
 
 // Every field of each map struct, in order (the test checks they cover all its bytes).
-map_bytes!(na_feedback { bw_Bps, updated_us, min_rtt_us, beta, seq, timeout_us, alpha_pct, flags });
+map_bytes!(na_feedback {
+    bw_Bps,
+    updated_us,
+    min_rtt_us,
+    beta,
+    seq,
+    timeout_us,
+    alpha_pct,
+    flags
+});
 map_bytes!(na_flow_state {
-    pacing_rate, bw_Bps, changed_us, mode, fallbacks, resumes, seq, target_cwnd, cwnd, min_rtt_us, beta,
+    pacing_rate,
+    bw_Bps,
+    changed_us,
+    mode,
+    fallbacks,
+    resumes,
+    seq,
+    target_cwnd,
+    cwnd,
+    min_rtt_us,
+    beta,
 });
 map_bytes!(na_flow_key { daddr, dport, pad });
 
@@ -178,8 +197,14 @@ mod tests {
         use crate::skel::tg::types as tg;
         use std::mem::size_of;
         assert_eq!((size_of::<Feedback>(), Feedback::listed_bytes()), (40, 40));
-        assert_eq!((size_of::<FlowState>(), FlowState::listed_bytes()), (56, 56));
-        assert_eq!((size_of::<na_flow_key>(), na_flow_key::listed_bytes()), (8, 8));
+        assert_eq!(
+            (size_of::<FlowState>(), FlowState::listed_bytes()),
+            (56, 56)
+        );
+        assert_eq!(
+            (size_of::<na_flow_key>(), na_flow_key::listed_bytes()),
+            (8, 8)
+        );
         assert_eq!(size_of::<nacubic::na_feedback>(), size_of::<Feedback>());
         assert_eq!(size_of::<nacubic::na_flow_state>(), size_of::<FlowState>());
         assert_eq!(size_of::<tg::na_feedback>(), size_of::<Feedback>());

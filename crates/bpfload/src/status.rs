@@ -101,7 +101,11 @@ pub fn status() -> Status {
             .unwrap_or(false),
         c2tcp_default_target_us: cc::c2tcp_default_target_us(),
         c2tcp_default_variant: cc::c2tcp_load_options().map(|o| match o.default_variant.base {
-            sockopt::variant::Base::Default => sockopt::Variant { base: sockopt::variant::Base::Jsac, ..o.default_variant }.to_string(),
+            sockopt::variant::Base::Default => sockopt::Variant {
+                base: sockopt::variant::Base::Jsac,
+                ..o.default_variant
+            }
+            .to_string(),
             _ => o.default_variant.to_string(),
         }),
         c2tcp_cgroup_targets: if sys::is_root() {

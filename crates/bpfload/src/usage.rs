@@ -74,7 +74,10 @@ impl BpfUse {
                 })
                 .map(|cc| cc.to_string())
                 .collect();
-            let theirs = objects.iter().filter(|o| !object::is_loaded(&o.cc)).collect();
+            let theirs = objects
+                .iter()
+                .filter(|o| !object::is_loaded(&o.cc))
+                .collect();
             (ours, theirs)
         };
         // Usually everything is loaded already (by `c2tcp load`, or by the
@@ -106,7 +109,11 @@ impl BpfUse {
         }
         for obj in theirs {
             let outcome = object::load(obj)?;
-            debug(&format!("loaded {} from {}: {outcome:?}", obj.cc, obj.path.display()));
+            debug(&format!(
+                "loaded {} from {}: {outcome:?}",
+                obj.cc,
+                obj.path.display()
+            ));
             if outcome == LoadOutcome::Loaded {
                 marked_now(&obj.cc)?;
             }

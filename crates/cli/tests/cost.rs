@@ -131,7 +131,10 @@ fn cost_times_both_sides_and_leaves_nothing() {
     while !ours_in_kernel().is_empty() && t0.elapsed() < std::time::Duration::from_secs(60) {
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
-    eprintln!("programs and maps gone {:.1} s after the command", t0.elapsed().as_secs_f64());
+    eprintln!(
+        "programs and maps gone {:.1} s after the command",
+        t0.elapsed().as_secs_f64()
+    );
     assert_eq!(ours_in_kernel(), Vec::<String>::new());
     assert_eq!(registered("c2tcp"), shared_c2tcp_before);
     assert_eq!(

@@ -247,7 +247,10 @@ scheme = "{scheme}"
     assert!(rows.len() > 50, "feedback applied every period: {text}");
     // Until the first datagram arrives (NetAssist reports every 50 ms) the
     // flow is `waiting`; from then on it must stay assisted.
-    let first = rows.iter().position(|r| r.1 == "assisted").unwrap_or(rows.len());
+    let first = rows
+        .iter()
+        .position(|r| r.1 == "assisted")
+        .unwrap_or(rows.len());
     assert!(
         rows[..first].iter().all(|r| r.1 == "waiting" && r.0 < 0.5),
         "only the start may wait for feedback: {text}"

@@ -165,7 +165,9 @@ fn a_scenario_carries_its_experiment_in_its_bench_table() {
     };
     assert_eq!(
         field("scheme"),
-        ["c2tcp", "cubic", "cubic-codel", "cubic-pie"].map(String::from).into()
+        ["c2tcp", "cubic", "cubic-codel", "cubic-pie"]
+            .map(String::from)
+            .into()
     );
     let traces = field("trace");
     assert_eq!(traces.len(), 7, "{traces:?}");

@@ -303,7 +303,9 @@ fn an_installed_c2tcp_runs_a_users_scheme_file() {
     let mut make = std::process::Command::new("make");
     // The binary under test is built already (cargo holds the build
     // directory while tests run, so make must not call cargo).
-    make.arg("-C").arg(&repo).args(["-o", "build", "-o", "deps"]);
+    make.arg("-C")
+        .arg(&repo)
+        .args(["-o", "build", "-o", "deps"]);
     let gcc = bin.with_file_name("webrtc-gcc");
     if gcc.is_file() {
         make.arg("-o").arg(&gcc);
@@ -315,7 +317,11 @@ fn an_installed_c2tcp_runs_a_users_scheme_file() {
         .arg("PREFIX=/usr")
         .output()
         .expect("running make");
-    assert!(out.status.success(), "make install: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "make install: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let installed = dest.path().join("usr/bin/c2tcp");
 
     let mine = tempfile::tempdir().unwrap();
@@ -377,7 +383,10 @@ fn an_installed_c2tcp_runs_a_users_scheme_file() {
             .args(["run", "--list-schemes"])
             .output()
             .unwrap();
-        (o.status.success(), String::from_utf8_lossy(&o.stdout).into_owned())
+        (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+        )
     };
     assert!(listed && text.contains("the kernel's Cubic"), "{text}");
 }
@@ -404,13 +413,27 @@ fn a_run_waiting_for_the_bpf_lock_says_so_and_stops_at_ctrl_c() {
             bpfload::EXAMPLE_OBJECT
         ),
     );
-    assert!(!registered("c2t_example"), "c2t_example registered before the test");
+    assert!(
+        !registered("c2t_example"),
+        "c2t_example registered before the test"
+    );
     // Another experiment: this test holding the shared side.
     let other = bpfload::lock::BpfLock::shared().unwrap();
     let out = tmp.path().join("run");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_c2tcp"))
-        .args(["run", sc.to_str().unwrap(), "--scheme-file", file.to_str().unwrap()])
-        .args(["--scheme", "my-reno", "--quiet", "--out", out.to_str().unwrap()])
+        .args([
+            "run",
+            sc.to_str().unwrap(),
+            "--scheme-file",
+            file.to_str().unwrap(),
+        ])
+        .args([
+            "--scheme",
+            "my-reno",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ])
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
@@ -422,7 +445,10 @@ fn a_run_waiting_for_the_bpf_lock_says_so_and_stops_at_ctrl_c() {
         let _ = tx.send(text);
     });
     std::thread::sleep(std::time::Duration::from_secs(4));
-    assert!(child.try_wait().unwrap().is_none(), "the run did not wait for the lock");
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run did not wait for the lock"
+    );
     let pid = nix::unistd::Pid::from_raw(child.id() as i32);
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
     let started = std::time::Instant::now();
@@ -440,5 +466,8 @@ fn a_run_waiting_for_the_bpf_lock_says_so_and_stops_at_ctrl_c() {
     let text = rx.recv_timeout(std::time::Duration::from_secs(5)).unwrap();
     assert!(!status.success(), "{text}");
     assert!(text.contains("waiting for /run/c2tcp/bpf.lock"), "{text}");
-    assert!(!registered("c2t_example"), "the stopped run loaded c2t_example: {text}");
+    assert!(
+        !registered("c2t_example"),
+        "the stopped run loaded c2t_example: {text}"
+    );
 }

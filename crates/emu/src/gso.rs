@@ -246,7 +246,13 @@ mod tests {
         let mut at = 0;
         Batcher::new(true).for_each_write(
             &mut v,
-            |f| frames.push(f.iter().flat_map(|s| s.iter().copied()).collect::<Vec<u8>>()),
+            |f| {
+                frames.push(
+                    f.iter()
+                        .flat_map(|s| s.iter().copied())
+                        .collect::<Vec<u8>>(),
+                )
+            },
             |pkts, ()| {
                 ranges.push(at..at + pkts.len());
                 at += pkts.len();

@@ -22,8 +22,8 @@ pub mod stats;
 pub mod synth;
 pub mod topology;
 pub mod trace;
-pub mod tso;
 pub mod transform;
+pub mod tso;
 pub mod tun;
 
 pub use emulator::{DirectionConfig, Emulator, EmulatorConfig, EmulatorStats, RunningEmulator};

@@ -241,7 +241,12 @@ impl Pipeline {
                 log.departure(t, p.len, t - p.arrival, p.flow, p.marked);
             }
             if let Some(c) = capture.as_mut() {
-                c.record(t, p.data(), p.len, Event::Departure(t - p.arrival, p.marked));
+                c.record(
+                    t,
+                    p.data(),
+                    p.len,
+                    Event::Departure(t - p.arrival, p.marked),
+                );
             }
             out(p, t);
         });

@@ -146,7 +146,10 @@ mod tests {
         let e = err(&format!("steps:0:24,10:6@{}", "6".repeat(128)));
         assert!(e.contains("longer than a week"), "{e}");
         let e = err("steps:0:10000@604800");
-        assert!(e.contains("delivery opportunities") && e.contains("shorten its period"), "{e}");
+        assert!(
+            e.contains("delivery opportunities") && e.contains("shorten its period"),
+            "{e}"
+        );
         // 1 Gbit/s for 20 minutes is the most a trace may hold.
         let e = err("steps:0:1000@1201");
         assert!(e.contains("100083333 delivery opportunities"), "{e}");

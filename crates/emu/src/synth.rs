@@ -155,7 +155,9 @@ pub fn from_rate(schedule: &[(f64, f64)], duration_ms: u64) -> Result<Vec<u64>> 
         .iter()
         .enumerate()
         .map(|(i, &(start, mbps))| {
-            let end = schedule.get(i + 1).map_or(duration_ms as f64, |n| n.0 * 1000.0);
+            let end = schedule
+                .get(i + 1)
+                .map_or(duration_ms as f64, |n| n.0 * 1000.0);
             per_ms(mbps) * (end.min(duration_ms as f64) - start * 1000.0).max(0.0)
         })
         .sum();

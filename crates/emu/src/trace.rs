@@ -42,11 +42,7 @@ pub enum TraceError {
         prev: u64,
     },
     #[error("{file}:{line}: timestamp {ms} ms is past a week ({MAX_TIMESTAMP_MS} ms), the longest trace c2tcp runs")]
-    TooLate {
-        file: PathBuf,
-        line: usize,
-        ms: u64,
-    },
+    TooLate { file: PathBuf, line: usize, ms: u64 },
     #[error("{file}: no lines: a trace needs at least one delivery opportunity")]
     Empty { file: PathBuf },
     #[error("{file}:{line}: the trace ends at 0 ms, so it has no capacity to loop over (its last timestamp must be > 0)")]
@@ -262,8 +258,13 @@ mod tests {
     /// 2 400 years. A week is the limit, named with its line.
     #[test]
     fn timestamps_past_a_week_are_refused() {
-        let e = parse("617\n77617\n77575757222404\n").unwrap_err().to_string();
-        assert!(e.starts_with("t.up:3:") && e.contains("77575757222404") && e.contains("week"), "{e}");
+        let e = parse("617\n77617\n77575757222404\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("t.up:3:") && e.contains("77575757222404") && e.contains("week"),
+            "{e}"
+        );
         let e = parse(&format!("{}\n", u64::MAX)).unwrap_err().to_string();
         assert!(e.starts_with("t.up:1:"), "{e}");
         let t = parse(&format!("1\n{MAX_TIMESTAMP_MS}\n")).unwrap();

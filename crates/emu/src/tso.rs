@@ -218,7 +218,12 @@ mod tests {
     #[test]
     fn splits_as_software_gso_would() {
         let payload = 1448 * 3 + 100;
-        let f = super_packet(4_294_967_000, payload, 1448, 0x10 | TCP_PSH | TCP_FIN | TCP_CWR);
+        let f = super_packet(
+            4_294_967_000,
+            payload,
+            1448,
+            0x10 | TCP_PSH | TCP_FIN | TCP_CWR,
+        );
         let segs = split(&f);
         assert_eq!(segs.len(), 4);
         let mut data = Vec::new();
@@ -231,14 +236,21 @@ mod tests {
             let want_len = 52 + if i < 3 { 1448 } else { 100 };
             assert_eq!(ip.len(), want_len);
             assert_eq!(u16::from_be_bytes([ip[2], ip[3]]) as usize, want_len);
-            assert_eq!(u16::from_be_bytes([ip[4], ip[5]]), 0xfffeu16.wrapping_add(i as u16));
+            assert_eq!(
+                u16::from_be_bytes([ip[4], ip[5]]),
+                0xfffeu16.wrapping_add(i as u16)
+            );
             assert_eq!(fold(sum16(&ip[..20])), 0xffff, "valid IP header checksum");
             assert_eq!(ip[1], 0x02, "TOS kept");
             let seq = u32::from_be_bytes([ip[24], ip[25], ip[26], ip[27]]);
             assert_eq!(seq, 4_294_967_000u32.wrapping_add(1448 * i as u32));
             let flags = ip[33];
             assert_eq!(flags & TCP_CWR != 0, i == 0, "CWR on the first only");
-            assert_eq!(flags & (TCP_PSH | TCP_FIN) != 0, i == 3, "PSH/FIN on the last only");
+            assert_eq!(
+                flags & (TCP_PSH | TCP_FIN) != 0,
+                i == 3,
+                "PSH/FIN on the last only"
+            );
             assert_eq!(flags & 0x10, 0x10);
             assert_eq!(ip[40..52], f[HDR + 40..HDR + 52], "options repeated");
             // The partial checksum is the pseudo-header sum over this segment's length.

@@ -117,7 +117,6 @@ impl std::os::fd::AsFd for Tun {
 }
 
 impl Tun {
-
     /// Reads one frame (virtio-net header, unless plain, + packet); WouldBlock when none is waiting.
     #[inline]
     pub fn read(&self, buf: &mut [u8]) -> io::Result<usize> {

@@ -20,20 +20,24 @@ use proptest::prelude::*;
 
 fn opportunities() -> impl Strategy<Value = Vec<u64>> {
     // Non-decreasing, ending after 0, up to the longest trace accepted.
-    (prop::collection::vec(0u64..5_000, 1..400), 0u64..=MAX_TIMESTAMP_MS / 2).prop_map(|(steps, start)| {
-        let mut t = start;
-        let mut v: Vec<u64> = steps
-            .into_iter()
-            .map(|s| {
-                t = (t + s).min(MAX_TIMESTAMP_MS);
-                t
-            })
-            .collect();
-        if *v.last().unwrap() == 0 {
-            v.push(1);
-        }
-        v
-    })
+    (
+        prop::collection::vec(0u64..5_000, 1..400),
+        0u64..=MAX_TIMESTAMP_MS / 2,
+    )
+        .prop_map(|(steps, start)| {
+            let mut t = start;
+            let mut v: Vec<u64> = steps
+                .into_iter()
+                .map(|s| {
+                    t = (t + s).min(MAX_TIMESTAMP_MS);
+                    t
+                })
+                .collect();
+            if *v.last().unwrap() == 0 {
+                v.push(1);
+            }
+            v
+        })
 }
 
 proptest! {
@@ -111,9 +115,16 @@ fn written() -> impl Strategy<Value = Written> {
     prop_oneof![
         (t.clone(), bytes.clone(), flow.clone()).prop_map(|(t, b, f)| Written::Arrival(t, b, f)),
         (t.clone(), bytes.clone()).prop_map(|(t, b)| Written::Opportunity(t, b)),
-        (t.clone(), bytes.clone(), 0u64..=60_000_000, flow.clone(), any::<bool>())
+        (
+            t.clone(),
+            bytes.clone(),
+            0u64..=60_000_000,
+            flow.clone(),
+            any::<bool>()
+        )
             .prop_map(|(t, b, d, f, ce)| Written::Departure(t, b, d, f, ce)),
-        (t, bytes, 0usize..DropReason::ALL.len(), flow).prop_map(|(t, b, r, f)| Written::Drop(t, b, r, f)),
+        (t, bytes, 0usize..DropReason::ALL.len(), flow)
+            .prop_map(|(t, b, r, f)| Written::Drop(t, b, r, f)),
     ]
 }
 

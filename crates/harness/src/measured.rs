@@ -164,13 +164,23 @@ mod tests {
 
     #[test]
     fn a_connect_that_failed_over_a_dead_link_is_a_note_with_its_error() {
-        let notes = check(&[flow(0, Some("connecting: timed out"))], Some(&offered(0)), None).unwrap();
+        let notes = check(
+            &[flow(0, Some("connecting: timed out"))],
+            Some(&offered(0)),
+            None,
+        )
+        .unwrap();
         assert!(notes[0].contains("timed out"), "{notes:?}");
     }
 
     #[test]
     fn an_error_after_data_moved_fails_even_over_a_dead_link() {
-        assert!(check(&[flow(10, Some("receiver: reset"))], Some(&offered(0)), None).is_err());
+        assert!(check(
+            &[flow(10, Some("receiver: reset"))],
+            Some(&offered(0)),
+            None
+        )
+        .is_err());
     }
 
     #[test]

@@ -148,7 +148,10 @@ mod tests {
         assert_eq!(same.scenario(), sc.scenario());
         // The same name, other content: refused, both checksums named.
         std::fs::write(&down, "1\n2\n4\n").unwrap();
-        let e = format!("{:#}", verify(sc.clone(), std::slice::from_ref(&r)).unwrap_err());
+        let e = format!(
+            "{:#}",
+            verify(sc.clone(), std::slice::from_ref(&r)).unwrap_err()
+        );
         assert!(
             e.contains("different trace") && e.contains(&r.sha256),
             "{e}"

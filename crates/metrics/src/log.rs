@@ -371,18 +371,29 @@ mod tests {
         let log = "# base timestamp: 0\n# c2tcp-emu v1 direction=downlink\n\
                    0.000 # 1500\n99999999999.000 # 1500\n";
         let mut r = LogReader::new(log.as_bytes(), Path::new("d.log"));
-        assert!(matches!(r.next_event(), Ok(Some(Event::Opportunity { t: 0, .. }))));
+        assert!(matches!(
+            r.next_event(),
+            Ok(Some(Event::Opportunity { t: 0, .. }))
+        ));
         let e = r.next_event().unwrap_err().to_string();
-        assert!(e.contains("d.log") && e.contains(":4") && e.contains("1 h"), "{e}");
+        assert!(
+            e.contains("d.log") && e.contains(":4") && e.contains("1 h"),
+            "{e}"
+        );
         let log = "0 - 1500 99999999999 1\n";
-        let e = LogReader::new(log.as_bytes(), Path::new("d.log")).next_event().unwrap_err();
+        let e = LogReader::new(log.as_bytes(), Path::new("d.log"))
+            .next_event()
+            .unwrap_err();
         assert!(e.to_string().contains("queueing delay"), "{e}");
         assert_eq!(parse_ms("18446744073709551.615"), Some(u64::MAX));
         assert_eq!(parse_ms("18446744073709551.616"), None);
         assert_eq!(parse_ms("18446744073709551.6155"), None);
         let log = format!("# base timestamp: {}\n5 # 1500\n", u64::MAX);
         let mut r = LogReader::new(log.as_bytes(), Path::new("d.log"));
-        assert!(matches!(r.next_event(), Ok(Some(Event::Opportunity { t: 0, .. }))));
+        assert!(matches!(
+            r.next_event(),
+            Ok(Some(Event::Opportunity { t: 0, .. }))
+        ));
     }
 
     #[test]

@@ -124,7 +124,11 @@ fn run(
     let mut last_refresh = monotonic_us();
     while !stop.load(Relaxed) {
         // 100 ms bounds how late a stop is seen.
-        let _ = plumbing::wait::ready(&sock, plumbing::PollFlags::POLLIN, Duration::from_millis(100));
+        let _ = plumbing::wait::ready(
+            &sock,
+            plumbing::PollFlags::POLLIN,
+            Duration::from_millis(100),
+        );
         // A congestion control loaded after we started.
         if monotonic_us() - last_refresh > 1_000_000 {
             maps.refresh(NETASSIST_CCS);

@@ -165,7 +165,11 @@ impl Drop for Service {
 /// Sleeps until `deadline` (monotonic µs) at most, waking for a datagram.
 fn wait(sock: &UdpSocket, deadline: u64) {
     let left = deadline.saturating_sub(now_us()).min(100_000);
-    plumbing::wait::sleep(sock, plumbing::PollFlags::POLLIN, Duration::from_micros(left));
+    plumbing::wait::sleep(
+        sock,
+        plumbing::PollFlags::POLLIN,
+        Duration::from_micros(left),
+    );
 }
 
 fn run(

@@ -180,7 +180,11 @@ fn ratio_of_the_means() {
     table_part(tmp.path());
     let text = [
         FILE.to_string(),
-        claim("means", "table", &format!("{RATIO}across = \"means\"\nat_least = 6.2")),
+        claim(
+            "means",
+            "table",
+            &format!("{RATIO}across = \"means\"\nat_least = 6.2"),
+        ),
     ]
     .concat();
     let r = evaluate(tmp.path(), &text);
@@ -196,6 +200,9 @@ fn ratio_of_the_means() {
         claim("spread", "table", "what = \"spread\"\nmetric = \"avg_queue_delay_ms\"\nof = { scheme = \"cubic\" }\nacross = \"means\"\nat_most = 2"),
     ]
     .concat();
-    let err = format!("{:#}", claims::parse(&bad, Path::new("t.toml")).unwrap_err());
+    let err = format!(
+        "{:#}",
+        claims::parse(&bad, Path::new("t.toml")).unwrap_err()
+    );
     assert!(err.contains("needs what = \"ratio\""), "{err}");
 }

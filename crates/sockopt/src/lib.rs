@@ -169,7 +169,12 @@ pub fn set_alpha_pct(fd: &impl AsRawFd, alpha_pct: u32) -> io::Result<()> {
 
 /// Chooses the C2TCP variant of this socket (see [`variant`]).
 pub fn set_variant(fd: &impl AsRawFd, v: Variant) -> io::Result<()> {
-    set_raw(fd.as_raw_fd(), SOL_C2TCP, C2TCP_VARIANT, &v.to_raw().to_ne_bytes())
+    set_raw(
+        fd.as_raw_fd(),
+        SOL_C2TCP,
+        C2TCP_VARIANT,
+        &v.to_raw().to_ne_bytes(),
+    )
 }
 
 /// The socket's C2TCP_VARIANT as set (base Default when never set).
@@ -311,11 +316,16 @@ mod tests {
     #[test]
     fn the_unit_conversions_round_and_keep_the_headers_ranges() {
         assert_eq!(target_us_from_ms(50.0), Ok(50_000));
-        assert_eq!(target_us_from_ms(C2TCP_TARGET_MIN_MS), Ok(C2TCP_TARGET_MIN_US));
+        assert_eq!(
+            target_us_from_ms(C2TCP_TARGET_MIN_MS),
+            Ok(C2TCP_TARGET_MIN_US)
+        );
         assert!(target_us_from_ms(0.5).is_err());
         assert_eq!(alpha_pct_from(1.5), Ok(150));
         assert_eq!(alpha_pct_from(C2TCP_ALPHA_MAX), Ok(C2TCP_ALPHA_MAX_PCT));
-        assert!(alpha_pct_from(0.5).unwrap_err().contains("between 1 and 10"));
+        assert!(alpha_pct_from(0.5)
+            .unwrap_err()
+            .contains("between 1 and 10"));
     }
 
     #[test]

@@ -41,8 +41,16 @@ pub struct Variant {
 }
 
 impl Variant {
-    pub const JSAC: Variant = Variant { base: Base::Jsac, on: 0, off: 0 };
-    pub const PAPER: Variant = Variant { base: Base::Paper, on: 0, off: 0 };
+    pub const JSAC: Variant = Variant {
+        base: Base::Jsac,
+        on: 0,
+        off: 0,
+    };
+    pub const PAPER: Variant = Variant {
+        base: Base::Paper,
+        on: 0,
+        off: 0,
+    };
 
     /// The value the kernel takes.
     pub fn to_raw(self) -> u32 {
@@ -62,8 +70,11 @@ impl Variant {
             2 => Base::Paper,
             _ => return None,
         };
-        (v >> 24 == 0 && on & !ALL == 0 && off & !ALL == 0 && on & off == 0)
-            .then_some(Variant { base, on, off })
+        (v >> 24 == 0 && on & !ALL == 0 && off & !ALL == 0 && on & off == 0).then_some(Variant {
+            base,
+            on,
+            off,
+        })
     }
 }
 
@@ -100,7 +111,11 @@ impl FromStr for Variant {
                 return Err(format!("`{other}` is not a C2TCP variant: give jsac or paper, then any +BEHAVIOUR or -BEHAVIOUR"))
             }
         };
-        let mut v = Variant { base, on: 0, off: 0 };
+        let mut v = Variant {
+            base,
+            on: 0,
+            off: 0,
+        };
         let mut rest = &s[end..];
         while !rest.is_empty() {
             let sign = rest.as_bytes()[0];
@@ -108,9 +123,16 @@ impl FromStr for Variant {
             let name = &rest[1..next];
             let Some((_, bit)) = BEHAVIOURS.iter().find(|(n, _)| *n == name) else {
                 let known: Vec<_> = BEHAVIOURS.iter().map(|(n, _)| *n).collect();
-                return Err(format!("`{name}` is not a C2TCP behaviour; known: {}", known.join(", ")));
+                return Err(format!(
+                    "`{name}` is not a C2TCP behaviour; known: {}",
+                    known.join(", ")
+                ));
             };
-            let (set, other) = if sign == b'+' { (&mut v.on, v.off) } else { (&mut v.off, v.on) };
+            let (set, other) = if sign == b'+' {
+                (&mut v.on, v.off)
+            } else {
+                (&mut v.off, v.on)
+            };
             if other & bit != 0 {
                 return Err(format!("`{s}` turns {name} both on and off"));
             }
@@ -127,7 +149,13 @@ mod tests {
 
     #[test]
     fn names_round_trip_and_match_the_kernel_encoding() {
-        for s in ["jsac", "paper", "default", "paper+blind_window", "jsac-shared_growth-ack_interval"] {
+        for s in [
+            "jsac",
+            "paper",
+            "default",
+            "paper+blind_window",
+            "jsac-shared_growth-ack_interval",
+        ] {
             let v: Variant = s.parse().unwrap();
             assert_eq!(v.to_string(), s);
             assert_eq!(Variant::from_raw(v.to_raw()), Some(v));
@@ -142,9 +170,18 @@ mod tests {
 
     #[test]
     fn bad_names_and_values_are_refused() {
-        assert!("cubic".parse::<Variant>().unwrap_err().contains("not a C2TCP variant"));
-        assert!("jsac+warp".parse::<Variant>().unwrap_err().contains("known: blind_window"));
-        assert!("jsac+ms_good_test-ms_good_test".parse::<Variant>().unwrap_err().contains("both"));
+        assert!("cubic"
+            .parse::<Variant>()
+            .unwrap_err()
+            .contains("not a C2TCP variant"));
+        assert!("jsac+warp"
+            .parse::<Variant>()
+            .unwrap_err()
+            .contains("known: blind_window"));
+        assert!("jsac+ms_good_test-ms_good_test"
+            .parse::<Variant>()
+            .unwrap_err()
+            .contains("both"));
         assert_eq!(Variant::from_raw(3), None);
         assert_eq!(Variant::from_raw(1 | 0x20 << 8), None);
         assert_eq!(Variant::from_raw(1 << 24), None);

@@ -31,18 +31,10 @@ pub fn skip_or_fail(test: &str, reason: &str) -> bool {
 pub fn traces_dir(test: &str) -> Option<PathBuf> {
     let dir = std::env::var_os("C2TCP_TRACES")
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../traces"
-            ))
-        });
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../traces")));
     if dir.join("mahimahi").is_dir() {
         Some(dir)
-    } else if skip_or_fail(
-        test,
-        &format!("the traces are not at {}", dir.display()),
-    ) {
+    } else if skip_or_fail(test, &format!("the traces are not at {}", dir.display())) {
         unreachable!()
     } else {
         None

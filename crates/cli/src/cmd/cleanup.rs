@@ -11,7 +11,9 @@ use anyhow::Result;
 pub struct Args {}
 
 pub fn run(_args: Args) -> Result<ExitCode> {
-    bpfload::sys::require_root("c2tcp cleanup (it removes network devices, routes, processes and BPF programs)")?;
+    bpfload::sys::require_root(
+        "c2tcp cleanup (it removes network devices, routes, processes and BPF programs)",
+    )?;
     let mut removed = emu::topology::cleanup()?;
     match bpfload::usage::cleanup_autoloaded() {
         Ok(ccs) => removed.extend(

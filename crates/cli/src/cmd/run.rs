@@ -257,7 +257,11 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
         None => {
             let mut o = RunOptions::new(&out, &exe, harness::identity::of_run(checked.scenario()));
             o.seed = a.seed;
-            o.scenario_dir = a.scenario.as_deref().and_then(Path::parent).map(Path::to_path_buf);
+            o.scenario_dir = a
+                .scenario
+                .as_deref()
+                .and_then(Path::parent)
+                .map(Path::to_path_buf);
             o
         }
     };

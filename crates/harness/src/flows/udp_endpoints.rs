@@ -65,8 +65,12 @@ pub(super) fn commands_of(
         .with_context(|| format!("non-UTF-8 path {}", exe.display()))?;
     let rx = format!("{}:{}", plan.receiver_addr, plan.port);
     let tx = format!("{}:{}", plan.sender_addr, plan.port);
-    let recv_stats = ctx.out.join(results::endpoint_json(proto, plan.index, "receiver"));
-    let send_stats = ctx.out.join(results::endpoint_json(proto, plan.index, "sender"));
+    let recv_stats = ctx
+        .out
+        .join(results::endpoint_json(proto, plan.index, "receiver"));
+    let send_stats = ctx
+        .out
+        .join(results::endpoint_json(proto, plan.index, "sender"));
     let start_in = plan
         .start_at
         .saturating_duration_since(Instant::now())

@@ -7,8 +7,8 @@
 use emu::queue::QueueKind;
 
 use super::knobs::*;
-use crate::aqm_schemes::{ABC_KNOBS, CODEL_KNOBS, FQ_CODEL_KNOBS, PIE_KNOBS};
 use super::{Kind, Knob, Scheme};
+use crate::aqm_schemes::{ABC_KNOBS, CODEL_KNOBS, FQ_CODEL_KNOBS, PIE_KNOBS};
 
 pub(super) struct Entry {
     pub name: &'static str,
@@ -133,10 +133,13 @@ pub(super) fn registry() -> Vec<Entry> {
 
 /// The built-in scheme named `name`, if any.
 pub(super) fn find(name: &str) -> Option<Scheme> {
-    registry().into_iter().find(|e| e.name == name).map(|e| Scheme {
-        name: e.name.to_string(),
-        summary: e.summary,
-        kind: e.kind,
-        knobs: e.knobs.to_vec(),
-    })
+    registry()
+        .into_iter()
+        .find(|e| e.name == name)
+        .map(|e| Scheme {
+            name: e.name.to_string(),
+            summary: e.summary,
+            kind: e.kind,
+            knobs: e.knobs.to_vec(),
+        })
 }

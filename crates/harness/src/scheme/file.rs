@@ -155,7 +155,8 @@ pub fn parse(c: &Carried) -> Result<FileScheme> {
         let sysctl = match &v.sysctl {
             None => None,
             Some(name) => {
-                check_sysctl(name, v).map_err(|e| anyhow!("{}.sysctl: {e}", at(spec.span(), &field)))?;
+                check_sysctl(name, v)
+                    .map_err(|e| anyhow!("{}.sysctl: {e}", at(spec.span(), &field)))?;
                 Some(leak(name))
             }
         };
@@ -323,11 +324,16 @@ fn check_sysctl(name: &str, k: &KnobModel) -> Result<(), String> {
     }
     let path = Path::new("/proc/sys").join(name.replace('.', "/"));
     if !path.is_file() {
-        return Err(format!("`{name}`: this kernel has no such sysctl ({} is absent)", path.display()));
+        return Err(format!(
+            "`{name}`: this kernel has no such sysctl ({} is absent)",
+            path.display()
+        ));
     }
     let whole = |v: f64| v.fract() == 0.0;
     if !(whole(k.min) && whole(k.max) && k.default.is_none_or(whole)) {
-        return Err(format!("`{name}` takes whole numbers: give min, max and default as integers"));
+        return Err(format!(
+            "`{name}` takes whole numbers: give min, max and default as integers"
+        ));
     }
     Ok(())
 }

@@ -12,7 +12,15 @@ fn c2tcp_variant_word(w: &str) -> Result<(), String> {
 /// of `variant`: 1 forces it on, 0 off.
 macro_rules! c2tcp_switch {
     ($name:literal, $about:literal) => {
-        Knob { name: $name, about: $about, min: 0.0, max: 1.0, word: None, default: None, sysctl: None }
+        Knob {
+            name: $name,
+            about: $about,
+            min: 0.0,
+            max: 1.0,
+            word: None,
+            default: None,
+            sysctl: None,
+        }
     };
 }
 
@@ -47,11 +55,26 @@ pub(crate) const ALPHA: Knob = Knob {
 
 pub(super) const C2TCP_KNOBS: &[Knob] = &[
     VARIANT,
-    c2tcp_switch!("blind_window", "1: nothing for 1 s after a Cubic epoch start (authors' hook position)"),
-    c2tcp_switch!("anchored_tuner", "1: alpha re-anchored at Target/minRTT every cycle (JSAC Tuner)"),
-    c2tcp_switch!("ms_good_test", "1: Good iff rtt_ms <= Setpoint_ms, in whole ms"),
-    c2tcp_switch!("shared_growth", "1: Good growth Setpoint_ms/rtt_ms per ACK on Cubic's counter, no gate"),
-    c2tcp_switch!("ack_interval", "1: Interval = current Setpoint on every ACK; CoDel's Newton step"),
+    c2tcp_switch!(
+        "blind_window",
+        "1: nothing for 1 s after a Cubic epoch start (authors' hook position)"
+    ),
+    c2tcp_switch!(
+        "anchored_tuner",
+        "1: alpha re-anchored at Target/minRTT every cycle (JSAC Tuner)"
+    ),
+    c2tcp_switch!(
+        "ms_good_test",
+        "1: Good iff rtt_ms <= Setpoint_ms, in whole ms"
+    ),
+    c2tcp_switch!(
+        "shared_growth",
+        "1: Good growth Setpoint_ms/rtt_ms per ACK on Cubic's counter, no gate"
+    ),
+    c2tcp_switch!(
+        "ack_interval",
+        "1: Interval = current Setpoint on every ACK; CoDel's Newton step"
+    ),
     TARGET_MS,
     ALPHA,
 ];
@@ -156,7 +179,8 @@ pub(crate) const MIN_KBPS: Knob = Knob {
 };
 pub(crate) const MAX_KBPS: Knob = Knob {
     name: "max_kbps",
-    about: "GCC's ceiling, the encoder's top rate, kbit/s (default 2500, libwebrtc's VP8 720p maximum)",
+    about:
+        "GCC's ceiling, the encoder's top rate, kbit/s (default 2500, libwebrtc's VP8 720p maximum)",
     min: 5.0,
     max: 50_000.0,
     word: None,

@@ -79,7 +79,10 @@ pub enum Kind {
     ReceiverSide { rule: &'static str, cc: String },
     /// A user's own struct_ops object (a `bpf` scheme file) registering
     /// `cc`; loaded for the run, unloaded after (`bpfload::object`).
-    BpfObject { cc: &'static str, object: std::path::PathBuf },
+    BpfObject {
+        cc: &'static str,
+        object: std::path::PathBuf,
+    },
     /// A sender and a receiver command line (a `command` scheme file).
     Command(CommandSpec),
 }
@@ -146,7 +149,10 @@ pub fn lookup(name: &str) -> Result<Scheme> {
     if let Some((rule, cc)) = rxctl::scheme(name) {
         return receiver_side(name, rule.name(), cc);
     }
-    if rxctl::RULES.iter().any(|r| name.strip_prefix(r).is_some_and(|t| t == "+")) {
+    if rxctl::RULES
+        .iter()
+        .any(|r| name.strip_prefix(r).is_some_and(|t| t == "+"))
+    {
         bail!("`{name}`: give the sender's congestion control after the +, e.g. dfcsd+bbr");
     }
     if let Some(e) = builtin::find(name) {
@@ -228,7 +234,10 @@ impl Knob {
         }
         match params::as_number(value) {
             Some(v) if self.sysctl.is_some() && v.fract() != 0.0 => {
-                bail!("{key}: {v} is not a whole number (it sets {})", self.sysctl.unwrap_or_default())
+                bail!(
+                    "{key}: {v} is not a whole number (it sets {})",
+                    self.sysctl.unwrap_or_default()
+                )
             }
             Some(v) if v.is_finite() && v >= self.min && v <= self.max => Ok(()),
             Some(v) => bail!(
@@ -316,7 +325,10 @@ impl Scheme {
             Kind::Bpf { cc } | Kind::NetAssisted { cc } => Some(cc),
             Kind::Abc => Some("abc"),
             Kind::ReceiverSide { cc, .. } => match builtin::find(cc) {
-                Some(Scheme { kind: Kind::Bpf { cc: bpf }, .. }) => Some(bpf),
+                Some(Scheme {
+                    kind: Kind::Bpf { cc: bpf },
+                    ..
+                }) => Some(bpf),
                 _ => None,
             },
             _ => None,
@@ -374,7 +386,6 @@ impl Scheme {
         }
     }
 }
-
 
 #[cfg(test)]
 mod tests;

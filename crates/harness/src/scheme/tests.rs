@@ -110,14 +110,16 @@ fn receiver_side_schemes_name_a_rule_and_a_sender() {
 #[test]
 fn receiver_rules_take_the_flows_parameters() {
     let rule = |name: &str, p: &BTreeMap<String, toml::Value>| {
-        lookup(name).unwrap().resolve_params(p).map(|r| r.receiver_rule())
+        lookup(name)
+            .unwrap()
+            .resolve_params(p)
+            .map(|r| r.receiver_rule())
     };
     let mut p = BTreeMap::new();
     assert_eq!(rule("cubic", &p).unwrap(), None);
     p.insert("gamma_max".to_string(), toml::Value::Integer(20));
     p.insert("gamma_k".to_string(), toml::Value::Float(5.0));
-    let Some(rxctl::Rule::Dfcsd(d)) = rule("dfcsd+bbr", &p).unwrap()
-    else {
+    let Some(rxctl::Rule::Dfcsd(d)) = rule("dfcsd+bbr", &p).unwrap() else {
         panic!()
     };
     assert_eq!((d.gamma_max, d.gamma_min, d.k), (20.0, 2.0, 5.0));
@@ -155,11 +157,19 @@ fn a_flows_parameters_resolve_into_typed_values_in_the_options_units() {
     v.on |= sockopt::variant::BEHAVIOURS[0].1;
     assert_eq!(
         t.c2tcp,
-        C2tcpOptions { target_us: Some(50_400), alpha_pct: Some(150), variant: Some(v) }
+        C2tcpOptions {
+            target_us: Some(50_400),
+            alpha_pct: Some(150),
+            variant: Some(v)
+        }
     );
     assert_eq!((t.receiver_rule, t.sysctls.len()), (None, 0));
     // The same knobs through a receiver-side scheme's sender.
-    let FlowParams::Tcp(r) = lookup("dfcsd+c2tcp").unwrap().resolve_params(&given).unwrap() else {
+    let FlowParams::Tcp(r) = lookup("dfcsd+c2tcp")
+        .unwrap()
+        .resolve_params(&given)
+        .unwrap()
+    else {
         panic!()
     };
     assert_eq!(r.c2tcp, t.c2tcp);
@@ -170,11 +180,18 @@ fn a_flows_parameters_resolve_into_typed_values_in_the_options_units() {
     };
     assert!(s.paper_window && s.confidence.is_none());
     let gcc = BTreeMap::from([("max_kbps".to_string(), toml::Value::Float(1999.6))]);
-    let FlowParams::WebrtcGcc(g) = lookup("webrtc-gcc").unwrap().resolve_params(&gcc).unwrap() else {
+    let FlowParams::WebrtcGcc(g) = lookup("webrtc-gcc").unwrap().resolve_params(&gcc).unwrap()
+    else {
         panic!()
     };
     assert_eq!((g.max_kbps, g.fps), (Some(2000), None));
-    assert_eq!(lookup("verus").unwrap().resolve_params(&BTreeMap::new()).unwrap(), FlowParams::None);
+    assert_eq!(
+        lookup("verus")
+            .unwrap()
+            .resolve_params(&BTreeMap::new())
+            .unwrap(),
+        FlowParams::None
+    );
     // Checked first: a bad value never resolves.
     let bad = BTreeMap::from([("target_ms".to_string(), toml::Value::Float(0.2))]);
     assert!(lookup("c2tcp").unwrap().resolve_params(&bad).is_err());
@@ -204,8 +221,15 @@ fn aqm_schemes_keep_the_scenario_queue_limit() {
     );
     // ABC marks the downlink only: its ACKs cross the scenario's uplink queue.
     let abc = lookup("abc").unwrap();
-    assert_eq!(abc.queue_override(&q("droptail:packets=250"), false, &BTreeMap::new()).unwrap(), None);
-    assert_eq!((abc.sender_cc(), abc.needs_bpf(), abc.receiver_cc()), (Some("abc"), Some("abc"), Some("abc")));
+    assert_eq!(
+        abc.queue_override(&q("droptail:packets=250"), false, &BTreeMap::new())
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        (abc.sender_cc(), abc.needs_bpf(), abc.receiver_cc()),
+        (Some("abc"), Some("abc"), Some("abc"))
+    );
     assert_eq!(lookup("cubic-codel-ecn").unwrap().host_ecn(), Some(1));
     assert_eq!(lookup("cubic-codel").unwrap().host_ecn(), None);
     assert_eq!(
@@ -240,7 +264,9 @@ fn aqm_knobs_are_the_queues_timing_arguments_with_emus_defaults() {
         ("abc", QueueKind::Abc),
     ] {
         let s = lookup(name).unwrap();
-        assert!(matches!(s.kind, Kind::CubicOverAqm { aqm: a, .. } if a == aqm) || s.kind == Kind::Abc);
+        assert!(
+            matches!(s.kind, Kind::CubicOverAqm { aqm: a, .. } if a == aqm) || s.kind == Kind::Abc
+        );
         assert_eq!(s.knobs.len(), aqm.timing_args().len());
         for (arg, default) in aqm.timing_args() {
             let knob = aqm_knob(aqm, arg);
@@ -301,56 +327,135 @@ default = 12
     )
     .unwrap();
     assert_eq!(c.scheme.name, "my-quic");
-    assert!(c.scheme.takes("rate_mbps") && !c.scheme.takes_size() && c.scheme.sender_cc().is_none());
-    let Kind::Command(spec) = &c.scheme.kind else { panic!("{:?}", c.scheme.kind) };
-    assert_eq!(spec.receiver, ["server", "--listen", "{addr}:{port}", "--log", "{out}/server log"]);
+    assert!(
+        c.scheme.takes("rate_mbps") && !c.scheme.takes_size() && c.scheme.sender_cc().is_none()
+    );
+    let Kind::Command(spec) = &c.scheme.kind else {
+        panic!("{:?}", c.scheme.kind)
+    };
+    assert_eq!(
+        spec.receiver,
+        [
+            "server",
+            "--listen",
+            "{addr}:{port}",
+            "--log",
+            "{out}/server log"
+        ]
+    );
     let FlowParams::Command(knobs) = c.scheme.resolve_params(&BTreeMap::new()).unwrap() else {
         panic!("a command scheme's parameters are its placeholders")
     };
     assert_eq!(knobs.value("rate_mbps"), Some("12"));
     let given = BTreeMap::from([("rate_mbps".to_string(), toml::Value::Float(20.5))]);
-    let FlowParams::Command(knobs) = c.scheme.resolve_params(&given).unwrap() else { panic!() };
+    let FlowParams::Command(knobs) = c.scheme.resolve_params(&given).unwrap() else {
+        panic!()
+    };
     assert_eq!(knobs.value("rate_mbps"), Some("20.5"));
     let filled = file::substitute(&spec.sender[7], &|_| None).unwrap();
     assert_eq!(filled, "{literal}");
     let b = parse_file(
         "ex.toml",
-        &format!("kind = \"bpf\"\ncc = \"c2t_example\"\nobject = \"{}\"\n", bpfload::EXAMPLE_OBJECT),
+        &format!(
+            "kind = \"bpf\"\ncc = \"c2t_example\"\nobject = \"{}\"\n",
+            bpfload::EXAMPLE_OBJECT
+        ),
     )
     .unwrap();
     let o = b.scheme.needs_object().unwrap();
-    assert_eq!((o.cc.as_str(), b.scheme.sender_cc()), ("c2t_example", Some("c2t_example")));
+    assert_eq!(
+        (o.cc.as_str(), b.scheme.sender_cc()),
+        ("c2t_example", Some("c2t_example"))
+    );
 }
 
 #[test]
 fn a_bad_scheme_file_is_refused_naming_file_line_and_field() {
     let e = file_err("a.toml", "kind = \"kernel\"\n\nkind2 = 1\ncc = \"reno\"\n");
-    assert!(e.contains("/my/schemes/a.toml") && e.contains("line 3") && e.contains("kind2"), "{e}");
+    assert!(
+        e.contains("/my/schemes/a.toml") && e.contains("line 3") && e.contains("kind2"),
+        "{e}"
+    );
     let e = file_err("b.toml", "cc = \"reno\"\nkind = \"userspace\"\n");
-    assert!(e.contains("/my/schemes/b.toml:2: kind") && e.contains("unknown kind `userspace`"), "{e}");
+    assert!(
+        e.contains("/my/schemes/b.toml:2: kind") && e.contains("unknown kind `userspace`"),
+        "{e}"
+    );
     let e = file_err("c.toml", "kind = \"command\"\nreceiver = \"srv {port}\"\n");
-    assert!(e.contains("/my/schemes/c.toml: sender") && e.contains("needs `sender`"), "{e}");
-    let e = file_err("d.toml", "kind = \"command\"\nreceiver = \"srv {port}\"\n\nsender = \"cli {adr} {port}\"\n");
-    assert!(e.contains("/my/schemes/d.toml:4: sender") && e.contains("unknown placeholder `{adr}`"), "{e}");
-    let e = file_err("e.toml", "kind = \"bpf\"\ncc = \"mine\"\nobject = \"nowhere/mine.bpf.o\"\n");
-    assert!(e.contains("/my/schemes/e.toml:3: object") && e.contains("/my/schemes/nowhere/mine.bpf.o: no such file"), "{e}");
-    let e = file_err("f.toml", &format!("kind = \"bpf\"\ncc = \"mine\"\nobject = \"{}\"\n", bpfload::NOT_A_CC_OBJECT));
-    assert!(e.contains("f.toml:3: object") && e.contains("no struct_ops map"), "{e}");
+    assert!(
+        e.contains("/my/schemes/c.toml: sender") && e.contains("needs `sender`"),
+        "{e}"
+    );
+    let e = file_err(
+        "d.toml",
+        "kind = \"command\"\nreceiver = \"srv {port}\"\n\nsender = \"cli {adr} {port}\"\n",
+    );
+    assert!(
+        e.contains("/my/schemes/d.toml:4: sender") && e.contains("unknown placeholder `{adr}`"),
+        "{e}"
+    );
+    let e = file_err(
+        "e.toml",
+        "kind = \"bpf\"\ncc = \"mine\"\nobject = \"nowhere/mine.bpf.o\"\n",
+    );
+    assert!(
+        e.contains("/my/schemes/e.toml:3: object")
+            && e.contains("/my/schemes/nowhere/mine.bpf.o: no such file"),
+        "{e}"
+    );
+    let e = file_err(
+        "f.toml",
+        &format!(
+            "kind = \"bpf\"\ncc = \"mine\"\nobject = \"{}\"\n",
+            bpfload::NOT_A_CC_OBJECT
+        ),
+    );
+    assert!(
+        e.contains("f.toml:3: object") && e.contains("no struct_ops map"),
+        "{e}"
+    );
     let e = file_err("c2tcp.toml", "kind = \"kernel\"\ncc = \"reno\"\n");
-    assert!(e.contains("c2tcp.toml: name") && e.contains("built-in"), "{e}");
-    let e = file_err("g.toml", "kind = \"kernel\"\ncc = \"reno\"\nsender = \"x\"\n");
-    assert!(e.contains("g.toml:3: sender") && e.contains("takes no `sender`"), "{e}");
-    let e = file_err("h.toml", "kind = \"bpf\"\ncc = \"vegas\"\nobject = \"x.bpf.o\"\n");
-    assert!(e.contains("h.toml:2: cc") && e.contains("c2tcp's own"), "{e}");
+    assert!(
+        e.contains("c2tcp.toml: name") && e.contains("built-in"),
+        "{e}"
+    );
+    let e = file_err(
+        "g.toml",
+        "kind = \"kernel\"\ncc = \"reno\"\nsender = \"x\"\n",
+    );
+    assert!(
+        e.contains("g.toml:3: sender") && e.contains("takes no `sender`"),
+        "{e}"
+    );
+    let e = file_err(
+        "h.toml",
+        "kind = \"bpf\"\ncc = \"vegas\"\nobject = \"x.bpf.o\"\n",
+    );
+    assert!(
+        e.contains("h.toml:2: cc") && e.contains("c2tcp's own"),
+        "{e}"
+    );
 }
 
 #[test]
 fn knob_settings_parse_as_a_scenario_file_would_give_them() {
     use crate::plan::parse_knob_setting as p;
-    assert_eq!(p("target_ms=50").unwrap(), ("target_ms".into(), toml::Value::Integer(50)));
-    assert_eq!(p("alpha=1.5").unwrap(), ("alpha".into(), toml::Value::Float(1.5)));
-    assert_eq!(p("variant=paper").unwrap(), ("variant".into(), toml::Value::String("paper".into())));
-    assert_eq!(p("variant=\"jsac\"").unwrap().1, toml::Value::String("jsac".into()));
+    assert_eq!(
+        p("target_ms=50").unwrap(),
+        ("target_ms".into(), toml::Value::Integer(50))
+    );
+    assert_eq!(
+        p("alpha=1.5").unwrap(),
+        ("alpha".into(), toml::Value::Float(1.5))
+    );
+    assert_eq!(
+        p("variant=paper").unwrap(),
+        ("variant".into(), toml::Value::String("paper".into()))
+    );
+    assert_eq!(
+        p("variant=\"jsac\"").unwrap().1,
+        toml::Value::String("jsac".into())
+    );
     assert!(p("variant").is_err() && p("=3").is_err() && p("a b=3").is_err());
 }
 
@@ -375,40 +480,90 @@ sysctl = "net.ipv4.tcp_notsent_lowat"
 fn a_kernel_schemes_knobs_set_per_namespace_sysctls() {
     let k = parse_file("ecn-cubic.toml", ECN_CUBIC).unwrap().scheme;
     let sysctls = |given: &[(&str, toml::Value)]| -> anyhow::Result<Vec<(&str, String)>> {
-        let given = given.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+        let given = given
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
         let p = k.resolve_params(&given)?;
-        Ok(p.sysctls().iter().map(|s| (s.name, s.value.clone())).collect())
+        Ok(p.sysctls()
+            .iter()
+            .map(|s| (s.name, s.value.clone()))
+            .collect())
     };
     // The default where the flow gives none; a knob without one is left alone.
-    assert_eq!(sysctls(&[]).unwrap(), [("net.ipv4.tcp_ecn", "1".to_string())]);
     assert_eq!(
-        sysctls(&[("ecn", toml::Value::Integer(2)), ("notsent_lowat", toml::Value::Integer(16384))])
-            .unwrap(),
-        [("net.ipv4.tcp_ecn", "2".to_string()), ("net.ipv4.tcp_notsent_lowat", "16384".to_string())]
+        sysctls(&[]).unwrap(),
+        [("net.ipv4.tcp_ecn", "1".to_string())]
     );
-    let e = format!("{:#}", sysctls(&[("ecn", toml::Value::Float(1.5))]).unwrap_err());
+    assert_eq!(
+        sysctls(&[
+            ("ecn", toml::Value::Integer(2)),
+            ("notsent_lowat", toml::Value::Integer(16384))
+        ])
+        .unwrap(),
+        [
+            ("net.ipv4.tcp_ecn", "2".to_string()),
+            ("net.ipv4.tcp_notsent_lowat", "16384".to_string())
+        ]
+    );
+    let e = format!(
+        "{:#}",
+        sysctls(&[("ecn", toml::Value::Float(1.5))]).unwrap_err()
+    );
     assert!(e.contains("ecn") && e.contains("whole number"), "{e}");
-    let e = format!("{:#}", sysctls(&[("ecn", toml::Value::Integer(3))]).unwrap_err());
+    let e = format!(
+        "{:#}",
+        sysctls(&[("ecn", toml::Value::Integer(3))]).unwrap_err()
+    );
     assert!(e.contains("ecn: 3 is out of range [0, 2]"), "{e}");
     // A knob of a kernel scheme is never a C2TCP option, whatever its name.
     let named = ECN_CUBIC.replace("[knobs.ecn]", "[knobs.target_ms]");
     let t = parse_file("t.toml", &named).unwrap().scheme;
     let given = BTreeMap::from([("target_ms".to_string(), toml::Value::Integer(2))]);
-    let FlowParams::Tcp(p) = t.resolve_params(&given).unwrap() else { panic!() };
-    assert_eq!((p.c2tcp.target_us, p.sysctls[0].value.as_str()), (None, "2"));
+    let FlowParams::Tcp(p) = t.resolve_params(&given).unwrap() else {
+        panic!()
+    };
+    assert_eq!(
+        (p.c2tcp.target_us, p.sysctls[0].value.as_str()),
+        (None, "2")
+    );
 }
 
 #[test]
 fn a_sysctl_knob_is_a_network_sysctl_this_kernel_has() {
-    let e = file_err("a.toml", &ECN_CUBIC.replace("net.ipv4.tcp_ecn", "kernel.pid_max"));
-    assert!(e.contains("a.toml:5: knobs.ecn.sysctl") && e.contains("not a network sysctl"), "{e}");
-    let e = file_err("b.toml", &ECN_CUBIC.replace("net.ipv4.tcp_ecn", "net.ipv4.tcp_nonsense"));
-    assert!(e.contains("b.toml:5: knobs.ecn.sysctl") && e.contains("no such sysctl"), "{e}");
+    let e = file_err(
+        "a.toml",
+        &ECN_CUBIC.replace("net.ipv4.tcp_ecn", "kernel.pid_max"),
+    );
+    assert!(
+        e.contains("a.toml:5: knobs.ecn.sysctl") && e.contains("not a network sysctl"),
+        "{e}"
+    );
+    let e = file_err(
+        "b.toml",
+        &ECN_CUBIC.replace("net.ipv4.tcp_ecn", "net.ipv4.tcp_nonsense"),
+    );
+    assert!(
+        e.contains("b.toml:5: knobs.ecn.sysctl") && e.contains("no such sysctl"),
+        "{e}"
+    );
     let e = file_err("c.toml", &ECN_CUBIC.replace("max = 2", "max = 2.5"));
-    assert!(e.contains("c.toml:5: knobs.ecn.sysctl") && e.contains("whole numbers"), "{e}");
-    let e = file_err("d.toml", &ECN_CUBIC.replace("sysctl = \"net.ipv4.tcp_ecn\"\n", ""));
-    assert!(e.contains("d.toml:5: knobs.ecn") && e.contains("give `sysctl`"), "{e}");
+    assert!(
+        e.contains("c.toml:5: knobs.ecn.sysctl") && e.contains("whole numbers"),
+        "{e}"
+    );
+    let e = file_err(
+        "d.toml",
+        &ECN_CUBIC.replace("sysctl = \"net.ipv4.tcp_ecn\"\n", ""),
+    );
+    assert!(
+        e.contains("d.toml:5: knobs.ecn") && e.contains("give `sysctl`"),
+        "{e}"
+    );
     let cmd = "kind = \"command\"\nreceiver = \"r\"\nsender = \"s\"\n[knobs.x]\nabout = \"x\"\nmin = 0\nmax = 1\nsysctl = \"net.ipv4.tcp_ecn\"\n";
     let e = file_err("e.toml", cmd);
-    assert!(e.contains("e.toml:4: knobs.x") && e.contains("placeholder, not a sysctl"), "{e}");
+    assert!(
+        e.contains("e.toml:4: knobs.x") && e.contains("placeholder, not a sysctl"),
+        "{e}"
+    );
 }

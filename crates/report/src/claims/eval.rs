@@ -276,7 +276,10 @@ fn ratio_parts(q: &Quantity, on_trace: &[&ConfigSummary]) -> Result<(f64, f64), 
             of,
             to,
             pair: None,
-        } => Ok((get(one(on_trace, of)?, metric)?, get(one(on_trace, to)?, metric)?)),
+        } => Ok((
+            get(one(on_trace, of)?, metric)?,
+            get(one(on_trace, to)?, metric)?,
+        )),
         _ => unreachable!("across = means is refused at parse for anything but a plain ratio"),
     }
 }

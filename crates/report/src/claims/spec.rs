@@ -286,10 +286,11 @@ impl TryFrom<RawCheck> for Check {
                 }
             }
         };
-        if r.across == Across::Means
-            && !matches!(quantity, Quantity::Ratio { pair: None, .. })
-        {
-            return Err("across = \"means\" (ratio of the means) needs what = \"ratio\" without `pair`".into());
+        if r.across == Across::Means && !matches!(quantity, Quantity::Ratio { pair: None, .. }) {
+            return Err(
+                "across = \"means\" (ratio of the means) needs what = \"ratio\" without `pair`"
+                    .into(),
+            );
         }
         if r.at_least.is_none() && r.at_most.is_none() {
             return Err("a check needs a bound: `at_least`, `at_most` or both".into());

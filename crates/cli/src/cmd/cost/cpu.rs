@@ -60,7 +60,6 @@ pub(super) fn read_cpu() -> Cpu {
     c
 }
 
-
 pub(super) fn loadavg() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
