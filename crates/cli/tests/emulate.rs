@@ -150,12 +150,12 @@ fn trace_synth_and_stats() {
         "-o",
         &fast,
         "--constant",
-        "4000",
+        "8000",
         "--duration",
         "1",
     ]);
     assert!(
-        ok && err.contains("warning") && err.contains("4000 Mbit/s"),
+        ok && err.contains("warning") && err.contains("8000 Mbit/s"),
         "{err}"
     );
     // A Mahimahi log converts to pcapng: one record per arrival, departure
