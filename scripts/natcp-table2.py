@@ -13,10 +13,10 @@ Reads each run's run.json and metrics.json (only runs whose status is
 
 Usage: scripts/natcp-table2.py BENCH_DIR
 """
-import json
 import sys
-from collections import defaultdict
 from pathlib import Path
+
+from bench_runs import load, mean, per_trace
 
 # The paper's Table 2: (P, P95) of NATCP over the scheme, and the normalised
 # retransmission counts (NACubic = 1).
@@ -37,30 +37,6 @@ PAPER_POWER = {
 # Our UDP transports have no retransmissions to count (their metrics say 0).
 UDP = {"sprout", "sprout-ewma", "verus"}
 PAPER_RETRANS = {"nacubic": 1, "natcp": 4, "cubic": 20, "bbr": 25, "cubic-codel": 54, "tg": 1470}
-
-
-def load(bench):
-    runs = defaultdict(dict)  # scheme -> trace -> [metrics aggregate, ...]
-    bad = []
-    for info_path in sorted(bench.glob("runs/**/run.json")):
-        info = json.load(open(info_path))
-        where = info_path.parent
-        if info.get("status") != "done":
-            bad.append(f"{where}: status {info.get('status')}")
-            continue
-        agg = json.load(open(where / "metrics.json"))["aggregate"]
-        runs[info["scheme"]].setdefault(info["trace"], []).append(agg)
-    return runs, bad
-
-
-def mean(xs):
-    xs = [x for x in xs if x is not None]
-    return sum(xs) / len(xs) if xs else None
-
-
-def per_trace(runs, scheme, key):
-    """trace -> the mean of `key` over the scheme's repetitions there."""
-    return {t: mean([a.get(key) for a in aggs]) for t, aggs in runs.get(scheme, {}).items()}
 
 
 def fmt(x, digits=2):

@@ -23,10 +23,10 @@ listed, never skipped silently).
 
 Usage: scripts/sprout-table.py BENCH_DIR
 """
-import json
 import sys
-from collections import defaultdict
 from pathlib import Path
+
+from bench_runs import load, mean, per_trace
 
 # The paper's two summary tables, section 1 (Introduction), the averages of
 # Fig. 7 over the eight links: scheme -> (speedup of the reference over it,
@@ -52,29 +52,6 @@ PAPER_VS_EWMA = {
 OURS = {"skype": "webrtc-gcc", "hangout": None, "facetime": None}
 ORDER = ["sprout", "sprout-ewma", "skype", "hangout", "facetime", "compound", "vegas",
          "ledbat", "cubic", "cubic-codel"]
-
-
-def load(bench):
-    runs = defaultdict(lambda: defaultdict(list))  # scheme -> trace -> [aggregate]
-    bad = []
-    for info_path in sorted(bench.glob("runs/**/run.json")):
-        info = json.load(open(info_path))
-        where = info_path.parent
-        if info.get("status") != "done":
-            bad.append(f"{where}: status {info.get('status')}")
-            continue
-        agg = json.load(open(where / "metrics.json"))["aggregate"]
-        runs[info["scheme"]][info["trace"]].append(agg)
-    return runs, bad
-
-
-def mean(xs):
-    xs = [x for x in xs if x is not None]
-    return sum(xs) / len(xs) if xs else None
-
-
-def per_trace(runs, scheme, key):
-    return {t: mean([a.get(key) for a in aggs]) for t, aggs in runs.get(scheme, {}).items()}
 
 
 def row(runs, ref, scheme):
