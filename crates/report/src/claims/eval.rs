@@ -267,8 +267,9 @@ fn summary_mean(values: impl Iterator<Item = f64>) -> f64 {
 }
 
 /// The sample(s) a quantity gives on one trace.
-/// A plain ratio's numerator and denominator on one trace (the parse
-/// allows `across = "means"` on nothing else).
+/// A plain ratio's numerator and denominator on one trace (its per-trace
+/// value, and what `across = "means"` sums; the parse allows `means` on
+/// nothing else).
 fn ratio_parts(q: &Quantity, on_trace: &[&ConfigSummary]) -> Result<(f64, f64), Miss> {
     match q {
         Quantity::Ratio {
@@ -280,21 +281,16 @@ fn ratio_parts(q: &Quantity, on_trace: &[&ConfigSummary]) -> Result<(f64, f64), 
             get(one(on_trace, of)?, metric)?,
             get(one(on_trace, to)?, metric)?,
         )),
-        _ => unreachable!("across = means is refused at parse for anything but a plain ratio"),
+        _ => unreachable!("only a plain ratio has parts; the parse allows `means` on nothing else"),
     }
 }
 
 fn per_trace(q: &Quantity, on_trace: &[&ConfigSummary]) -> Result<Vec<f64>, Miss> {
     match q {
         Quantity::Value { metric, of } => Ok(vec![get(one(on_trace, of)?, metric)?]),
-        Quantity::Ratio {
-            metric,
-            of,
-            to,
-            pair: None,
-        } => {
-            let (a, b) = (one(on_trace, of)?, one(on_trace, to)?);
-            Ok(vec![ratio(get(a, metric)?, get(b, metric)?)?])
+        Quantity::Ratio { pair: None, .. } => {
+            let (a, b) = ratio_parts(q, on_trace)?;
+            Ok(vec![ratio(a, b)?])
         }
         Quantity::Ratio {
             metric,
