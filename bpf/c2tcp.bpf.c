@@ -38,7 +38,9 @@
  * applies to sockets created afterwards.
  *
  * `c2tcp top` reads every socket's storage through c2tcp_connections, an
- * iterator over the storage map (all network namespaces at once).
+ * iterator over the storage map (all network namespaces at once). It is the
+ * one tracing program here, and optional: where the kernel refuses tracing
+ * programs the loader leaves it out and everything else works.
  */
 #include "tcp_ca_common.h"
 #include "c2tcp_sockopt.h"
@@ -57,9 +59,11 @@
 
 char _license[] SEC("license") = "GPL";
 
-/* The kernel's HZ, for Cubic's "1 s after an epoch start" (libbpf reads it
- * from the kernel config; 250 is Debian's when that is missing). */
-extern const int CONFIG_HZ __kconfig __weak;
+/* The kernel's HZ (jiffies per second), for Cubic's "1 s after an epoch
+ * start". The loader sets it before loading, from the resolution of the
+ * kernel's coarse clocks, which tick once a jiffy (crates/bpfload): no
+ * kernel config file is needed, wherever a distribution keeps it. */
+const volatile __u32 c2tcp_hz = 250;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
@@ -113,9 +117,7 @@ static __always_inline int in_cubic_blind_window(const struct sock *sk)
 {
 	const struct bictcp *ca = inet_csk_ca(sk);
 	__u32 epoch_start = ca->epoch_start;
-	__s32 hz = CONFIG_HZ ? CONFIG_HZ : 250;
-
-	return epoch_start && (__s32)((__u32)bpf_jiffies64() - epoch_start) < hz;
+	return epoch_start && (__s32)((__u32)bpf_jiffies64() - epoch_start) < (__s32)c2tcp_hz;
 }
 
 /* ---- the congestion control ---- */
@@ -206,8 +208,7 @@ void BPF_PROG(c2tcp_set_state, struct sock *sk, __u8 new_state)
 SEC("struct_ops")
 void BPF_PROG(c2tcp_cwnd_event, struct sock *sk, enum tcp_ca_event event)
 {
-	if (bpf_ksym_exists(cubictcp_cwnd_event))
-		cubictcp_cwnd_event(sk, event);
+	cubictcp_cwnd_event(sk, event);
 }
 
 SEC("struct_ops")
@@ -230,11 +231,18 @@ struct tcp_congestion_ops c2tcp = {
 	.name = "c2tcp",
 };
 
-/* ---- the socket option ---- */
+/* ---- the socket option ----
+ *
+ * Two forms of the same program; the loader loads one. With bpf_set_retval
+ * (Linux 5.18) a refused value reaches the caller as EINVAL or ENOPROTOOPT;
+ * before it, a cgroup/setsockopt program can only reject the call, which the
+ * caller sees as EPERM.
+ */
 
-static __always_inline int refuse(int err)
+static __always_inline int refuse(int err, bool can_set_retval)
 {
-	bpf_set_retval(-err);
+	if (can_set_retval)
+		bpf_set_retval(-err);
 	return 0;
 }
 
@@ -248,8 +256,7 @@ static __always_inline int read_u32_opt(struct bpf_sockopt *ctx, __u32 *val)
 	return 0;
 }
 
-SEC("cgroup/setsockopt")
-int c2tcp_setsockopt(struct bpf_sockopt *ctx)
+static __always_inline int handle_setsockopt(struct bpf_sockopt *ctx, bool can_set_retval)
 {
 	struct bpf_sock *sk = ctx->sk;
 	struct c2tcp_sk *s;
@@ -261,21 +268,21 @@ int c2tcp_setsockopt(struct bpf_sockopt *ctx)
 		return 1; /* the kernel answers ENOPROTOOPT */
 	if (ctx->optname != C2TCP_TARGET && ctx->optname != C2TCP_ALPHA &&
 	    ctx->optname != C2TCP_VARIANT)
-		return refuse(ENOPROTOOPT);
+		return refuse(ENOPROTOOPT, can_set_retval);
 	if (read_u32_opt(ctx, &val))
-		return refuse(EINVAL);
+		return refuse(EINVAL, can_set_retval);
 	if (ctx->optname == C2TCP_TARGET &&
 	    (val < C2TCP_TARGET_MIN_US || val > C2TCP_TARGET_MAX_US))
-		return refuse(EINVAL);
+		return refuse(EINVAL, can_set_retval);
 	if (ctx->optname == C2TCP_ALPHA && val != 0 &&
 	    (val < C2TCP_ALPHA_MIN_PCT || val > C2TCP_ALPHA_MAX_PCT))
-		return refuse(EINVAL);
+		return refuse(EINVAL, can_set_retval);
 	if (ctx->optname == C2TCP_VARIANT && !c2tcp_variant_valid(val))
-		return refuse(EINVAL);
+		return refuse(EINVAL, can_set_retval);
 
 	s = bpf_sk_storage_get(&c2tcp_sk_map, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!s)
-		return refuse(ENOMEM);
+		return refuse(ENOMEM, can_set_retval);
 	if (ctx->optname == C2TCP_TARGET) {
 		s->target_us = val;
 		s->target_source = C2TCP_SOURCE_SOCKET;
@@ -288,6 +295,18 @@ int c2tcp_setsockopt(struct bpf_sockopt *ctx)
 	}
 	ctx->optlen = -1; /* handled: skip the kernel's setsockopt */
 	return 1;
+}
+
+SEC("cgroup/setsockopt")
+int c2tcp_setsockopt(struct bpf_sockopt *ctx)
+{
+	return handle_setsockopt(ctx, true);
+}
+
+SEC("cgroup/setsockopt")
+int c2tcp_setsockopt_eperm(struct bpf_sockopt *ctx)
+{
+	return handle_setsockopt(ctx, false);
 }
 
 static __always_inline void fill_info(struct c2tcp_info *info, struct c2tcp_sk *s)

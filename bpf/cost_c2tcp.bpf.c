@@ -23,12 +23,14 @@
 #define c2tcp_cwnd_event cost_c2_cwnd_event
 #define c2tcp_undo_cwnd cost_c2_undo_cwnd
 #define c2tcp_setsockopt cost_c2_setsockopt
+#define c2tcp_setsockopt_eperm cost_c2_setsockopt_eperm
 #define c2tcp_getsockopt cost_c2_getsockopt
 #define c2tcp_sock_create cost_c2_sock_create
 #define c2tcp_connections cost_c2_connections
 #define c2tcp_sk_map cost_c2_sk_map
 #define c2tcp_config_map cost_c2_config
 #define c2tcp_cgroups cost_c2_cgroups
+#define c2tcp_hz cost_c2_hz
 #define c2tcp cost_c2tcp_ops
 #include "c2tcp.bpf.c"
 

@@ -46,8 +46,7 @@ void BPF_PROG(cost_cu_set_state, struct sock *sk, __u8 new_state)
 SEC("struct_ops")
 void BPF_PROG(cost_cu_cwnd_event, struct sock *sk, enum tcp_ca_event event)
 {
-	if (bpf_ksym_exists(cubictcp_cwnd_event))
-		cubictcp_cwnd_event(sk, event);
+	cubictcp_cwnd_event(sk, event);
 }
 
 SEC("struct_ops")

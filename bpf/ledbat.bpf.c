@@ -67,7 +67,9 @@ void BPF_PROG(ledbat_pkts_acked, struct sock *sk, const struct ack_sample *sampl
 	tsecr = tp->rx_opt.rcv_tsecr;
 	if (!tsecr)
 		return;
-	unit_us = BPF_CORE_READ_BITFIELD(tp, tcp_usec_ts) ? 1 : 1000;
+	/* tcp_usec_ts (6.7) marks a connection with microsecond timestamps;
+	 * before it every TCP timestamp is in milliseconds. */
+	unit_us = bpf_core_field_exists(tp->tcp_usec_ts) && BPF_CORE_READ_BITFIELD(tp, tcp_usec_ts) ? 1 : 1000;
 	/* Modulo 2^32 throughout: only differences of samples matter. */
 	ledbat_delays_add(&l->d, (tsval - tsecr) * unit_us, tp->tcp_mstamp);
 }

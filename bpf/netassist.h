@@ -34,6 +34,14 @@
  * (only if nobody else did, e.g. fq sets SK_PACING_FQ) and clear it again on
  * falling back, so the fallback really is plain Cubic.
  *
+ * Kernels before 6.10 call cong_control(sk, rs) without the ACK's sequence
+ * number and flags (6.10 added them so that a BPF congestion control can run
+ * the kernel's own path). Each congestion control therefore has a second
+ * struct_ops, <cc>_pre610, whose cong_control derives the three flags the
+ * Cubic path reads from the socket (na_flags_from_socket) and passes
+ * snd_una as the ACK (Cubic's cong_avoid ignores it); the loader registers
+ * the one the running kernel takes.
+ *
  * State: Cubic's struct bictcp takes the first 60 bytes of icsk_ca_priv;
  * ours lives behind it. What a test or the runner wants to see (mode,
  * fallbacks, resumes, the applied feedback) is mirrored into `na_flows`,
@@ -102,6 +110,7 @@ struct na_sk {
 	__u32 target;
 	__u32 fallbacks;
 	__u32 resumes;
+	__u32 prior_snd_una; /* the pre-6.10 form's flags: snd_una at the last ACK */
 	__u8 mode;
 	__u8 own_pacing;
 	__u8 applied; /* seq/target valid */
@@ -212,6 +221,24 @@ static __always_inline void na_cubic(struct sock *sk, struct na_sk *s, __u32 ack
 	}
 }
 
+/* The flags tcp_ack() passes to cong_control() since 6.10, as far as the
+ * Cubic path reads them, for kernels that pass none: the ACK advanced
+ * snd_una (FLAG_SND_UNA_ADVANCED, and FLAG_DATA_ACKED: after the handshake
+ * every advance acknowledges data), or delivered something, SACKed included
+ * (FLAG_FORWARD_PROGRESS). */
+static __always_inline int na_flags_from_socket(const struct tcp_sock *tp, struct na_sk *s,
+						const struct rate_sample *rs)
+{
+	int flag = 0;
+
+	if (tp->snd_una != s->prior_snd_una)
+		flag |= FLAG_SND_UNA_ADVANCED | FLAG_DATA_ACKED;
+	if (rs->acked_sacked > 0)
+		flag |= FLAG_DATA_SACKED;
+	s->prior_snd_una = tp->snd_una;
+	return flag;
+}
+
 static __always_inline void na_kernel_pacing(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
@@ -269,6 +296,7 @@ static __always_inline void na_init(struct sock *sk)
 	s->mode = NA_MODE_WAITING;
 	s->own_pacing = 0;
 	s->applied = 0;
+	s->prior_snd_una = tcp_sk(sk)->snd_una;
 	na_export(sk, s, 0); /* a clean record: the peer's address and port may be reused */
 }
 
@@ -378,6 +406,14 @@ static __always_inline void na_cong_control(struct sock *sk, __u32 ack, int flag
 		na_cong_control(sk, ack, flag, rs, flavour);                                           \
 	}                                                                                              \
 	SEC("struct_ops")                                                                              \
+	void BPF_PROG(cc##_cong_control_pre610, struct sock *sk, const struct rate_sample *rs)       \
+	{                                                                                              \
+		struct tcp_sock *tp = tcp_sk(sk);                                                      \
+		int flag = na_flags_from_socket(tp, na_sk(sk), rs);                                    \
+                                                                                                       \
+		na_cong_control(sk, tp->snd_una, flag, rs, flavour);                                   \
+	}                                                                                              \
+	SEC("struct_ops")                                                                              \
 	__u32 BPF_PROG(cc##_ssthresh, struct sock *sk)                                               \
 	{                                                                                              \
 		return cubictcp_recalc_ssthresh(sk);                                                   \
@@ -390,8 +426,7 @@ static __always_inline void na_cong_control(struct sock *sk, __u32 ack, int flag
 	SEC("struct_ops")                                                                              \
 	void BPF_PROG(cc##_cwnd_event, struct sock *sk, enum tcp_ca_event event)                     \
 	{                                                                                              \
-		if (bpf_ksym_exists(cubictcp_cwnd_event))                                              \
-			cubictcp_cwnd_event(sk, event);                                                \
+		cubictcp_cwnd_event(sk, event);                                                        \
 	}                                                                                              \
 	SEC("struct_ops")                                                                              \
 	void BPF_PROG(cc##_pkts_acked, struct sock *sk, const struct ack_sample *sample)              \
@@ -407,6 +442,18 @@ static __always_inline void na_cong_control(struct sock *sk, __u32 ack, int flag
 	struct tcp_congestion_ops cc = {                                                             \
 		.init = (void *)cc##_init,                                                           \
 		.cong_control = (void *)cc##_cong_control,                                           \
+		.ssthresh = (void *)cc##_ssthresh,                                                   \
+		.set_state = (void *)cc##_set_state,                                                 \
+		.cwnd_event = (void *)cc##_cwnd_event,                                               \
+		.pkts_acked = (void *)cc##_pkts_acked,                                               \
+		.undo_cwnd = (void *)cc##_undo_cwnd,                                                 \
+		.flags = TCP_CONG_NON_RESTRICTED,                                                      \
+		.name = #cc,                                                                         \
+	};                                                                                             \
+	SEC(".struct_ops.link")                                                                        \
+	struct tcp_congestion_ops cc##_pre610 = {                                                    \
+		.init = (void *)cc##_init,                                                           \
+		.cong_control = (void *)cc##_cong_control_pre610,                                    \
 		.ssthresh = (void *)cc##_ssthresh,                                                   \
 		.set_state = (void *)cc##_set_state,                                                 \
 		.cwnd_event = (void *)cc##_cwnd_event,                                               \

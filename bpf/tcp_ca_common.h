@@ -28,13 +28,17 @@
 #define ENOPROTOOPT 92
 #endif
 
-/* The kernel's Cubic, exported to struct_ops programs as kfuncs. Newer
- * kernels may rename cwnd_event, so it is weak and checked before use. */
+/* The kernel's Cubic and Reno pieces, exported to struct_ops programs as
+ * kfuncs since Linux 5.13 (tcp_cubic's and tcp_cong's kfunc sets). Every one
+ * is called unconditionally: a kernel that lacks one refuses the object by
+ * that name (`c2tcp doctor` says which), where a weak kfunc tested with
+ * bpf_ksym_exists() would need an ldimm64 of a kfunc, which only 6.4 and
+ * later accept. */
 extern void cubictcp_init(struct sock *sk) __ksym;
 extern __u32 cubictcp_recalc_ssthresh(struct sock *sk) __ksym;
 extern void cubictcp_cong_avoid(struct sock *sk, __u32 ack, __u32 acked) __ksym;
 extern void cubictcp_state(struct sock *sk, __u8 new_state) __ksym;
-extern void cubictcp_cwnd_event(struct sock *sk, enum tcp_ca_event event) __ksym __weak;
+extern void cubictcp_cwnd_event(struct sock *sk, enum tcp_ca_event event) __ksym;
 extern void cubictcp_acked(struct sock *sk, const struct ack_sample *sample) __ksym;
 extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 extern __u32 tcp_reno_ssthresh(struct sock *sk) __ksym;

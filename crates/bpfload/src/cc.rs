@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! The project's BPF congestion controls, and how each is loaded.
 //!
-//! A congestion control is registered through a struct_ops *link*, pinned in
-//! bpffs so it survives this process; cgroup programs (c2tcp's socket option)
-//! are attached to the cgroup-v2 root through links pinned beside it. Unloading
-//! removes the pins: the kernel then drops the links, unregisters the
-//! congestion control and detaches the programs. Sockets already using it keep
-//! their reference and finish normally.
+//! A congestion control is registered through a struct_ops *link* (or, on
+//! kernels before 6.4, its registered struct_ops map: `struct_ops.rs`),
+//! pinned in bpffs so it survives this process; cgroup programs (c2tcp's
+//! socket option) are attached to the cgroup-v2 root through links pinned
+//! beside it. Unloading removes the pins: the kernel then drops the links,
+//! unregisters the congestion control and detaches the programs. Sockets
+//! already using it keep their reference and finish normally.
+//!
+//! Each object is loaded in the form the running kernel takes, decided from
+//! `features::probe()` (what each needs and adapts to is in its `CcSpec`).
 use std::fs::{self, File};
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, AsRawFd};
@@ -16,11 +20,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use libbpf_rs::skel::{OpenSkel, SkelBuilder};
-use libbpf_rs::{MapCore, MapFlags, MapHandle};
+use libbpf_rs::{MapCore, MapFlags, MapHandle, OpenObject};
 
+use crate::explain;
+use crate::features::{probe, Feature};
 use crate::leftovers;
-use crate::skel::c2tcp::C2tcpSkelBuilder;
-use crate::sys::{self, ops_pin};
+use crate::skel::c2tcp::{C2tcpSkel, C2tcpSkelBuilder, OpenC2tcpSkel};
+use crate::struct_ops;
+use crate::sys;
 
 /// Options of `c2tcp load`.
 #[derive(Debug, Clone, Default)]
@@ -46,70 +53,151 @@ pub struct CcSpec {
     /// Name the kernel knows it by (`TCP_CONGESTION`, sysctl, `iperf3 -C`).
     pub name: &'static str,
     pub summary: &'static str,
+    /// Kernel features it cannot load without.
+    pub requires: &'static [Feature],
+    /// Kernel features it uses where present and works without (`features.rs`
+    /// says how).
+    pub adapts: &'static [Feature],
     /// Loads the object, attaches and pins everything into the directory.
     attach: fn(&LoadOptions, &Path) -> Result<()>,
+    /// Loads the object as `attach` would and releases it, attaching
+    /// nothing (`c2tcp doctor`).
+    trial: fn() -> Result<()>,
     /// Applies new options to a loaded instance; returns whether they changed.
     reconfigure: fn(&LoadOptions, &Path) -> Result<bool>,
 }
+
+impl CcSpec {
+    /// Loads the object into the kernel and releases it.
+    pub fn trial_load(&self) -> Result<()> {
+        (self.trial)()
+    }
+
+    /// The required features this kernel lacks or refuses.
+    pub fn missing(&self) -> Vec<Feature> {
+        let p = probe();
+        self.requires
+            .iter()
+            .copied()
+            .filter(|f| !p.has(*f))
+            .collect()
+    }
+
+    /// The adapted-to features this kernel lacks or refuses.
+    pub fn degraded(&self) -> Vec<Feature> {
+        let p = probe();
+        self.adapts.iter().copied().filter(|f| !p.has(*f)).collect()
+    }
+}
+
+/// The kernel functions our struct_ops programs call (bpf/tcp_ca_common.h).
+pub const KFUNCS: &[&str] = &[
+    "cubictcp_init",
+    "cubictcp_recalc_ssthresh",
+    "cubictcp_cong_avoid",
+    "cubictcp_state",
+    "cubictcp_cwnd_event",
+    "cubictcp_acked",
+    "tcp_reno_undo_cwnd",
+    "tcp_reno_ssthresh",
+    "tcp_reno_cong_avoid",
+    "tcp_slow_start",
+    "tcp_cong_avoid_ai",
+];
+
+/// What every congestion control needs, and adapts to.
+const BASE: &[Feature] = &[Feature::StructOps];
+const WITH_KFUNCS: &[Feature] = &[Feature::StructOps, Feature::TcpKfuncs];
+const LINK: &[Feature] = &[Feature::StructOpsLink];
 
 pub static CCS: &[CcSpec] = &[
     CcSpec {
         name: "c2tcp",
         summary: "C2TCP over the kernel's Cubic, with the SOL_C2TCP socket option",
+        requires: &[Feature::StructOps, Feature::TcpKfuncs, Feature::CgroupSockopt],
+        adapts: &[Feature::StructOpsLink, Feature::SetRetval, Feature::SkStorageIterator],
+        trial: trial_c2tcp,
         attach: attach_c2tcp,
         reconfigure: reconfigure_c2tcp,
     },
     CcSpec {
         name: "westwood",
         summary: "TCP Westwood+ (bandwidth estimate, ssthresh = BWE x RTTmin)",
+        requires: WITH_KFUNCS,
+        adapts: LINK,
+        trial: trial_westwood,
         attach: attach_westwood,
         reconfigure: no_options,
     },
     CcSpec {
         name: "vegas",
         summary: "TCP Vegas (alpha 2, beta 4, gamma 1 packets)",
+        requires: WITH_KFUNCS,
+        adapts: LINK,
+        trial: trial_vegas,
         attach: attach_vegas,
         reconfigure: no_options,
     },
     CcSpec {
         name: "vivace",
         summary: "PCC Vivace (rate-based, paced: gradient ascent on u = x^0.9 - 900 x dRTT/dT - 11.35 x L)",
+        requires: BASE,
+        adapts: LINK,
+        trial: trial_vivace,
         attach: attach_vivace,
         reconfigure: no_options,
     },
     CcSpec {
         name: "ledbat",
         summary: "LEDBAT (RFC 6817): one-way delay from TCP timestamps against a 10-minute base history, 100 ms target, gain 1",
+        requires: WITH_KFUNCS,
+        adapts: &[Feature::StructOpsLink, Feature::TcpUsecTs],
+        trial: trial_ledbat,
         attach: attach_ledbat,
         reconfigure: no_options,
     },
     CcSpec {
         name: "compound",
         summary: "Compound TCP: Reno loss window + delay window (alpha 1/8, k 3/4, gamma 30 packets)",
+        requires: WITH_KFUNCS,
+        adapts: LINK,
+        trial: trial_compound,
         attach: attach_compound,
         reconfigure: no_options,
     },
     CcSpec {
         name: "abc",
         summary: "ABC's sender (NSDI'20): cwnd +1 per accelerate (ECT) ACKed, -1 per brake (CE), paced; Reno halving on loss",
+        requires: BASE,
+        adapts: LINK,
+        trial: trial_abc,
         attach: attach_abc,
         reconfigure: no_options,
     },
     CcSpec {
         name: "natcp",
         summary: "NATCP: cwnd = 2 x minRTT x bandwidth / flows from NetAssist feedback, paced; Cubic without feedback",
+        requires: WITH_KFUNCS,
+        adapts: crate::netassist::ADAPTS,
+        trial: crate::netassist::trial_natcp,
         attach: crate::netassist::attach_natcp,
         reconfigure: no_options,
     },
     CcSpec {
         name: "nacubic",
         summary: "NACubic: Cubic with cwnd capped by NetAssist feedback (eq. 1), paced; Cubic without feedback",
+        requires: WITH_KFUNCS,
+        adapts: crate::netassist::ADAPTS,
+        trial: crate::netassist::trial_nacubic,
         attach: crate::netassist::attach_nacubic,
         reconfigure: no_options,
     },
     CcSpec {
         name: "tg",
         summary: "TG (throughput guidance): cwnd = NetAssist bandwidth x own smoothed RTT, paced; Cubic without feedback",
+        requires: WITH_KFUNCS,
+        adapts: crate::netassist::ADAPTS,
+        trial: crate::netassist::trial_tg,
         attach: crate::netassist::attach_tg,
         reconfigure: no_options,
     },
@@ -134,7 +222,7 @@ pub fn select(names: &[String]) -> Result<Vec<&'static CcSpec>> {
 }
 
 pub fn is_loaded(cc: &CcSpec) -> bool {
-    ops_pin(&sys::pin_dir(cc.name)).exists() && sys::is_registered(cc.name)
+    sys::ops_pin(&sys::pin_dir(cc.name)).exists() && sys::is_registered(cc.name)
 }
 
 /// Loads the congestion controls (all when `names` is empty). Idempotent:
@@ -143,14 +231,25 @@ pub fn is_loaded(cc: &CcSpec) -> bool {
 ///
 /// [`BpfLock`]: crate::lock::BpfLock
 pub fn load(names: &[String], opts: &LoadOptions) -> Result<Vec<(&'static str, LoadOutcome)>> {
+    load_each(names, opts)?
+        .into_iter()
+        .map(|(name, r)| r.map(|o| (name, o)))
+        .collect()
+}
+
+/// As [`load`], each one on its own: a congestion control the kernel
+/// refuses does not stop the others; each gets its outcome or its error.
+pub fn load_each(
+    names: &[String],
+    opts: &LoadOptions,
+) -> Result<Vec<(&'static str, Result<LoadOutcome>)>> {
     sys::require_root("c2tcp load")?;
     let specs = select(names)?;
     sys::ensure_bpffs()?;
-    let mut done = Vec::new();
-    for cc in specs {
-        done.push((cc.name, load_one(cc, opts)?));
-    }
-    Ok(done)
+    Ok(specs
+        .into_iter()
+        .map(|cc| (cc.name, load_one(cc, opts)))
+        .collect())
 }
 
 fn load_one(cc: &CcSpec, opts: &LoadOptions) -> Result<LoadOutcome> {
@@ -160,24 +259,61 @@ fn load_one(cc: &CcSpec, opts: &LoadOptions) -> Result<LoadOutcome> {
             .with_context(|| format!("reconfiguring the loaded {}", cc.name))?;
         return Ok(LoadOutcome::AlreadyLoaded { reconfigured });
     }
+    // Refused by name before anything is made, when the kernel lacks a
+    // feature it cannot do without.
+    let missing = cc.missing();
+    if !missing.is_empty() {
+        bail!(
+            "{} cannot run on this kernel: {}",
+            cc.name,
+            describe_missing(&missing)
+        );
+    }
     // Half-loaded (a crash between steps) or registered by someone else.
+    struct_ops::unregister(&dir)?;
     remove_pins(&dir)?;
     if sys::is_registered(cc.name) {
         leftovers::unregister(cc.name)?;
     }
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    if let Err(e) = (cc.attach)(opts, &dir) {
+    let attached = (cc.attach)(opts, &dir).and_then(|()| {
+        if sys::is_registered(cc.name) {
+            Ok(())
+        } else {
+            bail!(
+                "{} was attached but the kernel does not list it as available",
+                cc.name
+            )
+        }
+    });
+    if let Err(e) = attached {
+        // Nothing left behind: not the registration, not a pin, not an
+        // empty directory.
+        let _ = struct_ops::unregister(&dir);
         let _ = remove_pins(&dir);
+        release_pin_root();
         return Err(e.context(format!("loading {}", cc.name)));
     }
-    if !sys::is_registered(cc.name) {
-        let _ = remove_pins(&dir);
-        bail!(
-            "{} was attached but the kernel does not list it as available",
-            cc.name
-        );
-    }
     Ok(LoadOutcome::Loaded)
+}
+
+/// The missing features as a sentence: what each is and its first kernel.
+pub fn describe_missing(missing: &[Feature]) -> String {
+    let p = probe();
+    missing
+        .iter()
+        .map(|f| {
+            let i = crate::features::info(*f);
+            let why = match p.presence(*f) {
+                crate::features::Presence::Present => String::new(),
+                crate::features::Presence::Missing(d)
+                | crate::features::Presence::Refused(d)
+                | crate::features::Presence::Unknown(d) => d.clone(),
+            };
+            format!("it needs {} (Linux {}): {why}", i.what, i.first_kernel)
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Unloads the congestion controls (all when `names` is empty) and returns
@@ -225,6 +361,8 @@ fn unload_one(name: &str) -> Result<bool> {
     if sys::default_cc() == name {
         sys::set_default_cc("cubic")?;
     }
+    // A registered map (kernels before 6.4) stays registered without its pin.
+    struct_ops::unregister(&dir)?;
     remove_pins(&dir)?;
     if !wait_unregistered(name, Duration::from_secs(2)) {
         leftovers::unregister(name)?;
@@ -237,7 +375,7 @@ fn unload_one(name: &str) -> Result<bool> {
     Ok(was_there)
 }
 
-fn release_pin_root() {
+pub(crate) fn release_pin_root() {
     // Leave no empty directory, and no bpffs we mounted, behind.
     if fs::remove_dir(sys::PIN_ROOT).is_ok() || !std::path::Path::new(sys::PIN_ROOT).exists() {
         sys::release_bpffs();
@@ -269,53 +407,76 @@ pub(crate) fn remove_pins(dir: &Path) -> Result<()> {
 
 // ---- congestion controls that are nothing but a struct_ops ----
 
-/// Loads a skeleton whose only job is one struct_ops map, registers it and
-/// pins the link as `ops`.
-macro_rules! attach_struct_ops_only {
-    ($fn_name:ident, $builder:path, $map:ident) => {
-        fn $fn_name(_opts: &LoadOptions, dir: &Path) -> Result<()> {
-            let mut storage = MaybeUninit::uninit();
-            let open = <$builder>::default()
-                .open(&mut storage)
+/// For a skeleton whose only job is one struct_ops map: `$load` opens it in
+/// the running kernel's form and loads it, `$trial` loads and releases it,
+/// `$attach` registers it and pins what keeps it registered as `ops`.
+macro_rules! struct_ops_only {
+    ($load:ident, $trial:ident, $attach:ident, $builder:path, $map:ident) => {
+        fn $load(
+            storage: &mut MaybeUninit<OpenObject>,
+        ) -> Result<<<$builder as SkelBuilder<'_>>::Output as OpenSkel<'_>>::Output> {
+            let mut open = <$builder>::default()
+                .open(storage)
                 .context("opening the BPF object")?;
-            let mut skel = open
-                .load()
-                .context("the kernel's verifier rejected the programs")?;
-            let mut ops = skel
-                .maps
-                .$map
-                .attach_struct_ops()
-                .context("registering the congestion control")?;
-            ops.pin(ops_pin(dir))
-                .context("pinning the struct_ops link")?;
-            Ok(())
+            struct_ops::prepare(&mut open.maps.$map)?;
+            explain::load(stringify!($map), || open.load())
+        }
+
+        fn $trial() -> Result<()> {
+            let mut storage = MaybeUninit::uninit();
+            $load(&mut storage).map(drop)
+        }
+
+        fn $attach(_opts: &LoadOptions, dir: &Path) -> Result<()> {
+            let mut storage = MaybeUninit::uninit();
+            let mut skel = $load(&mut storage)?;
+            struct_ops::register_pinned(&mut skel.maps.$map, dir)
         }
     };
 }
 
-attach_struct_ops_only!(
+struct_ops_only!(
+    load_westwood,
+    trial_westwood,
     attach_westwood,
     crate::skel::westwood::WestwoodSkelBuilder,
     westwood
 );
-attach_struct_ops_only!(attach_vegas, crate::skel::vegas::VegasSkelBuilder, vegas);
-attach_struct_ops_only!(
+struct_ops_only!(
+    load_vegas,
+    trial_vegas,
+    attach_vegas,
+    crate::skel::vegas::VegasSkelBuilder,
+    vegas
+);
+struct_ops_only!(
+    load_vivace,
+    trial_vivace,
     attach_vivace,
     crate::skel::vivace::VivaceSkelBuilder,
     vivace
 );
-
-attach_struct_ops_only!(
+struct_ops_only!(
+    load_ledbat,
+    trial_ledbat,
     attach_ledbat,
     crate::skel::ledbat::LedbatSkelBuilder,
     ledbat
 );
-attach_struct_ops_only!(
+struct_ops_only!(
+    load_compound,
+    trial_compound,
     attach_compound,
     crate::skel::compound::CompoundSkelBuilder,
     compound
 );
-attach_struct_ops_only!(attach_abc, crate::skel::abc::AbcSkelBuilder, abc);
+struct_ops_only!(
+    load_abc,
+    trial_abc,
+    attach_abc,
+    crate::skel::abc::AbcSkelBuilder,
+    abc
+);
 
 fn no_options(_opts: &LoadOptions, _dir: &Path) -> Result<bool> {
     Ok(false)
@@ -331,14 +492,51 @@ fn c2tcp_config_bytes(opts: &LoadOptions) -> [u8; 8] {
     b
 }
 
+/// The kernel's HZ: its coarse clocks tick once a jiffy, so their
+/// resolution is 1/HZ (no kernel config file needed).
+pub fn kernel_hz() -> u32 {
+    nix::time::clock_getres(nix::time::ClockId::CLOCK_MONOTONIC_COARSE)
+        .ok()
+        .map(|r| r.tv_sec() as i128 * 1_000_000_000 + r.tv_nsec() as i128)
+        .filter(|ns| *ns > 0 && *ns <= 100_000_000)
+        .map_or(250, |ns| (1_000_000_000 / ns) as u32)
+}
+
+/// C2TCP's object opened in the running kernel's form: HZ from the loader,
+/// the struct_ops map with or without a link, the setsockopt program with or
+/// without `bpf_set_retval`, the connections iterator only where the kernel
+/// lets tracing programs load.
+pub(crate) fn configure_c2tcp(open: &mut OpenC2tcpSkel<'_>) -> Result<()> {
+    let p = probe();
+    if let Some(ro) = open.maps.rodata_data.as_deref_mut() {
+        ro.c2tcp_hz = kernel_hz();
+    }
+    struct_ops::prepare(&mut open.maps.c2tcp)?;
+    let retval = p.has(Feature::SetRetval);
+    open.progs.c2tcp_setsockopt.set_autoload(retval);
+    open.progs.c2tcp_setsockopt_eperm.set_autoload(!retval);
+    open.progs
+        .c2tcp_connections
+        .set_autoload(p.has(Feature::SkStorageIterator));
+    Ok(())
+}
+
+fn load_c2tcp(storage: &mut MaybeUninit<OpenObject>) -> Result<C2tcpSkel<'_>> {
+    let mut open = C2tcpSkelBuilder::default()
+        .open(storage)
+        .context("opening the BPF object")?;
+    configure_c2tcp(&mut open)?;
+    explain::load("c2tcp", || open.load())
+}
+
+fn trial_c2tcp() -> Result<()> {
+    let mut storage = MaybeUninit::uninit();
+    load_c2tcp(&mut storage).map(drop)
+}
+
 fn attach_c2tcp(opts: &LoadOptions, dir: &Path) -> Result<()> {
     let mut storage = MaybeUninit::uninit();
-    let open = C2tcpSkelBuilder::default()
-        .open(&mut storage)
-        .context("opening the BPF object")?;
-    let mut skel = open
-        .load()
-        .context("the kernel's verifier rejected the programs")?;
+    let mut skel = load_c2tcp(&mut storage)?;
 
     let key = 0u32.to_ne_bytes();
     skel.maps
@@ -350,20 +548,17 @@ fn attach_c2tcp(opts: &LoadOptions, dir: &Path) -> Result<()> {
         .pin(dir.join("config"))
         .context("pinning the configuration map")?;
 
-    let mut ops = skel
-        .maps
-        .c2tcp
-        .attach_struct_ops()
-        .context("registering the congestion control")?;
-    ops.pin(ops_pin(dir))
-        .context("pinning the struct_ops link")?;
+    struct_ops::register_pinned(&mut skel.maps.c2tcp, dir)?;
 
     let cgroup_path = sys::cgroup2_root()?;
     let cgroup =
         File::open(&cgroup_path).with_context(|| format!("opening {}", cgroup_path.display()))?;
-    let mut set = skel
-        .progs
-        .c2tcp_setsockopt
+    let setsockopt = if probe().has(Feature::SetRetval) {
+        &skel.progs.c2tcp_setsockopt
+    } else {
+        &skel.progs.c2tcp_setsockopt_eperm
+    };
+    let mut set = setsockopt
         .attach_cgroup(cgroup.as_raw_fd())
         .context("attaching cgroup/setsockopt")?;
     set.pin(dir.join("setsockopt"))?;
@@ -387,14 +582,17 @@ fn attach_c2tcp(opts: &LoadOptions, dir: &Path) -> Result<()> {
         .context("attaching cgroup/sock_create")?;
     create.pin(dir.join("sock_create"))?;
 
-    // `c2tcp top` reads this pinned iterator: each read walks the storage map.
-    let mut iter = skel
-        .progs
-        .c2tcp_connections
-        .attach_iter(skel.maps.c2tcp_sk_map.as_fd())
-        .context("attaching the connections iterator")?;
-    iter.pin(dir.join(crate::connections::ITER_PIN))
-        .context("pinning the connections iterator")?;
+    // `c2tcp top` reads this pinned iterator: each read walks the storage
+    // map. Optional: left out where the kernel refuses tracing programs.
+    if probe().has(Feature::SkStorageIterator) {
+        let mut iter = skel
+            .progs
+            .c2tcp_connections
+            .attach_iter(skel.maps.c2tcp_sk_map.as_fd())
+            .context("attaching the connections iterator")?;
+        iter.pin(dir.join(crate::connections::ITER_PIN))
+            .context("pinning the connections iterator")?;
+    }
     Ok(())
 }
 

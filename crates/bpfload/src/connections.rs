@@ -181,6 +181,34 @@ fn parse(rec: &[u8]) -> Result<Option<Connection>> {
     }))
 }
 
+/// `top` cannot run on this host: the kernel refuses or lacks the iterator
+/// (`features.rs`), so c2tcp was loaded without it.
+#[derive(Debug)]
+pub struct Unavailable(pub String);
+
+impl std::fmt::Display for Unavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "`c2tcp top` cannot run on this host: {}. c2tcp was loaded without its connections \
+             iterator; C2TCP itself, its socket option and per-cgroup Targets work (`c2tcp doctor` lists what \
+             this kernel allows)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for Unavailable {}
+
+/// Why this kernel gives c2tcp no connections iterator, or None when it does.
+pub fn unavailable() -> Option<String> {
+    use crate::features::{probe, Feature, Presence};
+    match probe().presence(Feature::SkStorageIterator) {
+        Presence::Present => None,
+        Presence::Missing(d) | Presence::Refused(d) | Presence::Unknown(d) => Some(d.clone()),
+    }
+}
+
 /// Every open connection on the c2tcp congestion control, in all network
 /// namespaces. An empty list when there are none; an error when c2tcp is
 /// not loaded.
@@ -191,6 +219,9 @@ pub fn connections() -> Result<Vec<Connection>> {
         bail!("c2tcp is not loaded: run `sudo c2tcp load` first");
     }
     if !pin.exists() {
+        if let Some(why) = unavailable() {
+            return Err(Unavailable(why).into());
+        }
         bail!(
             "the loaded c2tcp has no connections iterator ({}): it was loaded by an older c2tcp; run `sudo c2tcp unload c2tcp && sudo c2tcp load c2tcp`",
             pin.display()

@@ -204,11 +204,11 @@ pub fn session<R>(opts: SessionOptions, f: impl FnOnce(&Session) -> Result<R>) -
     let stats = enable_stats()?;
 
     let mut cubic_storage = MaybeUninit::uninit();
-    let mut cubic = CostCubicSkelBuilder::default()
+    let mut cubic_open = CostCubicSkelBuilder::default()
         .open(&mut cubic_storage)
-        .context("opening the Cubic timing object")?
-        .load()
-        .context("loading the Cubic timing object")?;
+        .context("opening the Cubic timing object")?;
+    crate::struct_ops::prepare(&mut cubic_open.maps.cost_cubic_ops)?;
+    let mut cubic = crate::explain::load("the Cubic timing object", || cubic_open.load())?;
     let cubic_link = cubic
         .maps
         .cost_cubic_ops
@@ -235,7 +235,11 @@ pub fn session<R>(opts: SessionOptions, f: impl FnOnce(&Session) -> Result<R>) -
         ops.name = cc_name(C2TCP_CC);
         ops.in_ack_event = ack_event;
     }
-    let mut c2 = open.load().context("loading C2TCP's object")?;
+    if let Some(ro) = open.maps.rodata_data.as_deref_mut() {
+        ro.cost_c2_hz = crate::cc::kernel_hz();
+    }
+    crate::struct_ops::prepare(&mut open.maps.cost_c2tcp_ops)?;
+    let mut c2 = crate::explain::load("C2TCP's timing object", || open.load())?;
     let mut config = [0u8; 8];
     config[..4].copy_from_slice(&opts.c2tcp_target_us.to_ne_bytes());
     config[4..].copy_from_slice(&opts.c2tcp_variant.to_ne_bytes());

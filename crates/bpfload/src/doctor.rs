@@ -1,21 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! `c2tcp doctor`: can this machine run c2tcp? One line per capability.
+//! `c2tcp doctor`: can this machine run c2tcp? A line per capability of the
+//! host, per kernel feature (`features.rs`), per congestion control (loaded
+//! into the kernel in the form `load` would use and released, or refused by
+//! name) and per command that depends on an optional feature. Every failure
+//! names the kernel's own error (`explain.rs`).
 use std::fs;
-use std::mem::MaybeUninit;
 use std::path::Path;
 use std::process::Command;
 
-use libbpf_rs::btf::Btf;
-use libbpf_rs::skel::{OpenSkel, SkelBuilder};
 use serde::Serialize;
 
-use crate::skel::abc::AbcSkelBuilder;
-use crate::skel::c2tcp::C2tcpSkelBuilder;
-use crate::skel::compound::CompoundSkelBuilder;
-use crate::skel::ledbat::LedbatSkelBuilder;
-use crate::skel::vegas::VegasSkelBuilder;
-use crate::skel::vivace::VivaceSkelBuilder;
-use crate::skel::westwood::WestwoodSkelBuilder;
+use crate::cc::CCS;
+use crate::features::{self, probe, Feature, Presence};
 use crate::sys;
 
 #[derive(Debug, Serialize)]
@@ -41,15 +37,154 @@ fn check(name: &'static str, r: Result<String, String>) -> Check {
     }
 }
 
-const KFUNCS: &[&str] = &[
-    "cubictcp_init",
-    "cubictcp_recalc_ssthresh",
-    "cubictcp_cong_avoid",
-    "cubictcp_state",
-    "cubictcp_acked",
-    "tcp_reno_undo_cwnd",
-];
+/// A kernel feature as `doctor` reports it.
+#[derive(Debug, Serialize)]
+pub struct FeatureReport {
+    pub name: &'static str,
+    pub present: bool,
+    /// `present`, `missing`, `refused` or `unknown`.
+    pub state: &'static str,
+    pub first_kernel: &'static str,
+    pub what: &'static str,
+    pub detail: String,
+}
 
+/// A congestion control's verdict on this kernel.
+#[derive(Debug, Serialize)]
+pub struct CcReport {
+    pub name: &'static str,
+    /// Loaded into this kernel (and released) in the form `load` uses; with
+    /// a required feature missing, false without trying.
+    pub loadable: bool,
+    pub detail: String,
+    /// Required features this kernel lacks or refuses.
+    pub missing: Vec<&'static str>,
+    /// Features it works without here, each with what that changes.
+    pub degraded: Vec<String>,
+}
+
+/// A command that needs an optional feature.
+#[derive(Debug, Serialize)]
+pub struct CommandReport {
+    pub command: &'static str,
+    pub ok: bool,
+    pub detail: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub kernel: String,
+    pub checks: Vec<Check>,
+    pub features: Vec<FeatureReport>,
+    pub ccs: Vec<CcReport>,
+    pub commands: Vec<CommandReport>,
+}
+
+impl Report {
+    /// Whether anything failed (a degraded feature is a warning, not a failure).
+    pub fn ok(&self) -> bool {
+        self.checks.iter().all(|c| c.ok) && self.ccs.iter().all(|c| c.loadable)
+    }
+}
+
+/// Everything `c2tcp doctor` says.
+pub fn report() -> Report {
+    let p = probe();
+    let features = features::FEATURES
+        .iter()
+        .map(|fi| {
+            let (state, detail) = match p.presence(fi.feature) {
+                Presence::Present => ("present", String::new()),
+                Presence::Missing(d) => ("missing", d.clone()),
+                Presence::Refused(d) => ("refused", d.clone()),
+                Presence::Unknown(d) => ("unknown", d.clone()),
+            };
+            FeatureReport {
+                name: fi.feature.key(),
+                present: state == "present",
+                state,
+                first_kernel: fi.first_kernel,
+                what: fi.what,
+                detail,
+            }
+        })
+        .collect();
+    let ccs: Vec<CcReport> = CCS.iter().map(cc_report).collect();
+    let commands = command_reports(&ccs);
+    Report {
+        kernel: p.kernel.clone(),
+        checks: checks(),
+        features,
+        ccs,
+        commands,
+    }
+}
+
+fn cc_report(cc: &crate::cc::CcSpec) -> CcReport {
+    let missing = cc.missing();
+    let degraded = cc
+        .degraded()
+        .into_iter()
+        .map(|f| format!("{}: {}", f.key(), features::info(f).without))
+        .collect();
+    let (loadable, detail) = if !missing.is_empty() {
+        (false, crate::cc::describe_missing(&missing))
+    } else if !sys::is_root() {
+        (false, "needs root to try: run `sudo c2tcp doctor`".into())
+    } else {
+        match cc.trial_load() {
+            Ok(()) => (true, "loads (loaded and released, nothing attached)".into()),
+            Err(e) => (false, format!("{e:#}")),
+        }
+    };
+    CcReport {
+        name: cc.name,
+        loadable,
+        detail,
+        missing: missing.iter().map(|f| f.key()).collect(),
+        degraded,
+    }
+}
+
+/// The commands whose working depends on the kernel, and whether they work.
+fn command_reports(ccs: &[CcReport]) -> Vec<CommandReport> {
+    let p = probe();
+    let c2tcp_ok = ccs.iter().any(|c| c.name == "c2tcp" && c.loadable);
+    let needs_c2tcp = |cmd: &'static str| CommandReport {
+        command: cmd,
+        ok: c2tcp_ok,
+        detail: if c2tcp_ok {
+            "works (c2tcp loads)".into()
+        } else {
+            "needs c2tcp, which does not load here".into()
+        },
+    };
+    let with_feature = |cmd: &'static str, f: Feature| -> CommandReport {
+        if !c2tcp_ok {
+            return needs_c2tcp(cmd);
+        }
+        match p.presence(f) {
+            Presence::Present => CommandReport {
+                command: cmd,
+                ok: true,
+                detail: format!("works ({} present)", f.key()),
+            },
+            Presence::Missing(d) | Presence::Refused(d) | Presence::Unknown(d) => CommandReport {
+                command: cmd,
+                ok: false,
+                detail: format!("unavailable: {d}; {}", features::info(f).without),
+            },
+        }
+    };
+    vec![
+        needs_c2tcp("socket option"),
+        needs_c2tcp("target"),
+        with_feature("top", Feature::SkStorageIterator),
+        with_feature("cost", Feature::BpfStats),
+    ]
+}
+
+/// The host's capabilities, one check each.
 pub fn checks() -> Vec<Check> {
     let root = sys::is_root();
     let mut out = vec![check(
@@ -70,17 +205,6 @@ pub fn checks() -> Vec<Check> {
             Err(format!(
                 "{btf_path} is missing: boot a kernel built with CONFIG_DEBUG_INFO_BTF=y"
             ))
-        },
-    ));
-
-    out.push(check("cubic kfuncs", kfuncs_present()));
-
-    out.push(check(
-        "BPF struct_ops + verifier",
-        if !root {
-            Err("needs root to try: run `sudo c2tcp doctor`".into())
-        } else {
-            try_load_objects()
         },
     ));
 
@@ -129,52 +253,6 @@ pub fn checks() -> Vec<Check> {
             .ok_or_else(|| "`ip` not found: apt-get install iproute2".to_string()),
     ));
     out
-}
-
-fn kfuncs_present() -> Result<String, String> {
-    let btf = Btf::from_vmlinux().map_err(|e| format!("cannot read kernel BTF: {e}"))?;
-    let missing: Vec<&str> = KFUNCS
-        .iter()
-        .copied()
-        .filter(|name| {
-            btf.type_by_name::<libbpf_rs::btf::types::Func<'_>>(name)
-                .is_none()
-        })
-        .collect();
-    if missing.is_empty() {
-        Ok(format!("{} found in kernel BTF", KFUNCS.len()))
-    } else {
-        Err(format!(
-            "missing {}: the kernel's Cubic must be built in (CONFIG_TCP_CONG_CUBIC=y) on Linux >= 6.0",
-            missing.join(", ")
-        ))
-    }
-}
-
-/// Loads each object into the kernel (verifier, kfunc resolution, struct_ops
-/// type match) and releases it at once, attaching nothing.
-fn try_load_objects() -> Result<String, String> {
-    macro_rules! try_load {
-        ($builder:ty, $name:literal) => {{
-            let mut storage = MaybeUninit::uninit();
-            let open = <$builder>::default()
-                .open(&mut storage)
-                .map_err(|e| format!("opening {}: {e}", $name))?;
-            open.load()
-                .map_err(|e| format!("the verifier rejected {}: {e:#}", $name))?;
-        }};
-    }
-    try_load!(C2tcpSkelBuilder, "c2tcp");
-    try_load!(WestwoodSkelBuilder, "westwood");
-    try_load!(VegasSkelBuilder, "vegas");
-    try_load!(VivaceSkelBuilder, "vivace");
-    try_load!(LedbatSkelBuilder, "ledbat");
-    try_load!(CompoundSkelBuilder, "compound");
-    try_load!(AbcSkelBuilder, "abc");
-    Ok(
-        "c2tcp, westwood, vegas, vivace, ledbat, compound and abc pass the verifier (loaded and released, nothing attached)"
-            .into(),
-    )
 }
 
 fn try_netns() -> Result<String, String> {

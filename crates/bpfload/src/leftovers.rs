@@ -7,13 +7,21 @@ use anyhow::{bail, Result};
 use libbpf_rs::query::MapInfoIter;
 use libbpf_rs::{MapCore, MapHandle, MapType};
 
+/// The names our struct_ops maps for `cc` may carry: its own, and
+/// NetAssist's pre-6.10 form (`<cc>_pre610`), cut at BPF_OBJ_NAME_LEN - 1.
+fn map_names(cc: &str) -> [String; 2] {
+    let cut = |s: String| s.chars().take(15).collect::<String>();
+    [cut(cc.to_string()), cut(format!("{cc}_pre610"))]
+}
+
 /// Unregisters every plain struct_ops map named like the congestion control.
 pub fn unregister(cc: &str) -> Result<()> {
-    let short: String = cc.chars().take(15).collect(); // BPF_OBJ_NAME_LEN - 1
+    let names = map_names(cc);
     let mut seen = 0;
     let mut failed = Vec::new();
     for info in MapInfoIter::default() {
-        if info.ty != MapType::StructOps || info.name.to_string_lossy() != short {
+        let name = info.name.to_string_lossy();
+        if info.ty != MapType::StructOps || !names.iter().any(|n| *n == name) {
             continue;
         }
         seen += 1;

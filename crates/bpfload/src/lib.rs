@@ -13,12 +13,15 @@ pub mod cgroups;
 pub mod connections;
 pub mod cost;
 pub mod doctor;
+pub mod explain;
+pub mod features;
 pub mod leftovers;
 pub mod lock;
 mod map_bytes;
 pub mod netassist;
 pub mod object;
 pub mod status;
+pub mod struct_ops;
 pub mod sys;
 pub mod usage;
 
@@ -73,9 +76,13 @@ mod skel {
 /// registered as `c2t_example`), built with the crate: what a `bpf` scheme
 /// file's `object` can name (tests, docs/schemes.md).
 pub const EXAMPLE_OBJECT: &str = concat!(env!("OUT_DIR"), "/examples/c2t_example.bpf.o");
+/// A struct_ops congestion control the verifier rejects on every kernel
+/// (`bpf/examples/refused_cc.bpf.c`, registered as `refused_cc` if it ever
+/// loaded): a scheme that cannot load, for the tests.
+pub const REFUSED_OBJECT: &str = concat!(env!("OUT_DIR"), "/examples/refused_cc.bpf.o");
 /// A BPF object with no struct_ops map (`bpf/examples/not_a_cc.bpf.c`), which
 /// a `bpf` scheme must refuse.
 pub const NOT_A_CC_OBJECT: &str = concat!(env!("OUT_DIR"), "/examples/not_a_cc.bpf.o");
 
-pub use cc::{load, unload, LoadOptions, LoadOutcome, CCS};
+pub use cc::{load, load_each, unload, LoadOptions, LoadOutcome, CCS};
 pub use status::{status, CcStatus, Status};

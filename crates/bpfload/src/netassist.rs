@@ -13,8 +13,11 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use libbpf_rs::skel::{OpenSkel, SkelBuilder};
-use libbpf_rs::{MapCore, MapFlags, MapHandle};
+use libbpf_rs::{MapCore, MapFlags, MapHandle, OpenObject};
 
+use crate::explain;
+use crate::features::{probe, Feature};
+use crate::struct_ops;
 use crate::sys;
 
 /// The congestion controls that read NetAssist feedback.
@@ -67,16 +70,38 @@ map_bytes!(na_flow_state {
 });
 map_bytes!(na_flow_key { daddr, dport, pad });
 
-macro_rules! attach_netassist {
-    ($fn_name:ident, $builder:path, $ops:ident) => {
-        pub(crate) fn $fn_name(_opts: &crate::LoadOptions, dir: &Path) -> Result<()> {
-            let mut storage = MaybeUninit::uninit();
-            let open = <$builder>::default()
-                .open(&mut storage)
+/// What NATCP, NACubic and TG adapt to: links, and before 6.10 a
+/// `cong_control` without the ACK's flags (their `<cc>_pre610` struct_ops).
+pub const ADAPTS: &[Feature] = &[Feature::StructOpsLink, Feature::CongControlAckFlag];
+
+/// For each of the three: `$load` opens the object in the running kernel's
+/// form (the struct_ops map whose `cong_control` this kernel calls, the
+/// other one never created) and loads it, `$trial` loads and releases it,
+/// `$attach` pins its maps and registers it.
+macro_rules! netassist_cc {
+    ($load:ident, $trial:ident, $attach:ident, $builder:path, $ops:ident, $pre610:ident) => {
+        fn $load(
+            storage: &mut MaybeUninit<OpenObject>,
+        ) -> Result<<<$builder as SkelBuilder<'_>>::Output as OpenSkel<'_>>::Output> {
+            let mut open = <$builder>::default()
+                .open(storage)
                 .context("opening the BPF object")?;
-            let mut skel = open
-                .load()
-                .context("the kernel's verifier rejected the programs")?;
+            let current = probe().has(Feature::CongControlAckFlag);
+            open.maps.$ops.set_autocreate(current)?;
+            open.maps.$pre610.set_autocreate(!current)?;
+            struct_ops::prepare(&mut open.maps.$ops)?;
+            struct_ops::prepare(&mut open.maps.$pre610)?;
+            explain::load(stringify!($ops), || open.load())
+        }
+
+        pub(crate) fn $trial() -> Result<()> {
+            let mut storage = MaybeUninit::uninit();
+            $load(&mut storage).map(drop)
+        }
+
+        pub(crate) fn $attach(_opts: &crate::LoadOptions, dir: &Path) -> Result<()> {
+            let mut storage = MaybeUninit::uninit();
+            let mut skel = $load(&mut storage)?;
             skel.maps
                 .na_feedback
                 .pin(dir.join("feedback"))
@@ -85,25 +110,39 @@ macro_rules! attach_netassist {
                 .na_flows
                 .pin(dir.join("flows"))
                 .context("pinning the flow-state map")?;
-            let mut ops = skel
-                .maps
-                .$ops
-                .attach_struct_ops()
-                .context("registering the congestion control")?;
-            ops.pin(sys::ops_pin(dir))
-                .context("pinning the struct_ops link")?;
-            Ok(())
+            if probe().has(Feature::CongControlAckFlag) {
+                struct_ops::register_pinned(&mut skel.maps.$ops, dir)
+            } else {
+                struct_ops::register_pinned(&mut skel.maps.$pre610, dir)
+            }
         }
     };
 }
 
-attach_netassist!(attach_natcp, crate::skel::natcp::NatcpSkelBuilder, natcp);
-attach_netassist!(
+netassist_cc!(
+    load_natcp,
+    trial_natcp,
+    attach_natcp,
+    crate::skel::natcp::NatcpSkelBuilder,
+    natcp,
+    natcp_pre610
+);
+netassist_cc!(
+    load_nacubic,
+    trial_nacubic,
     attach_nacubic,
     crate::skel::nacubic::NacubicSkelBuilder,
-    nacubic
+    nacubic,
+    nacubic_pre610
 );
-attach_netassist!(attach_tg, crate::skel::tg::TgSkelBuilder, tg);
+netassist_cc!(
+    load_tg,
+    trial_tg,
+    attach_tg,
+    crate::skel::tg::TgSkelBuilder,
+    tg,
+    tg_pre610
+);
 
 /// The agent's handle on the `feedback` maps of the loaded NetAssist
 /// congestion controls.
@@ -252,23 +291,8 @@ mod verifier {
             eprintln!("skipped: needs root to load BPF programs");
             return;
         }
-        let mut s1 = MaybeUninit::uninit();
-        crate::skel::natcp::NatcpSkelBuilder::default()
-            .open(&mut s1)
-            .unwrap()
-            .load()
-            .expect("natcp verifies");
-        let mut s2 = MaybeUninit::uninit();
-        crate::skel::nacubic::NacubicSkelBuilder::default()
-            .open(&mut s2)
-            .unwrap()
-            .load()
-            .expect("nacubic verifies");
-        let mut s3 = MaybeUninit::uninit();
-        crate::skel::tg::TgSkelBuilder::default()
-            .open(&mut s3)
-            .unwrap()
-            .load()
-            .expect("tg verifies");
+        trial_natcp().expect("natcp verifies");
+        trial_nacubic().expect("nacubic verifies");
+        trial_tg().expect("tg verifies");
     }
 }

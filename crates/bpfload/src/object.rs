@@ -19,6 +19,7 @@ use anyhow::{bail, Context, Result};
 use libbpf_rs::{MapCore, MapType, ObjectBuilder};
 
 use crate::sys::{self, ops_pin};
+
 use crate::LoadOutcome;
 
 /// A user's struct_ops object and the congestion-control name it registers.
@@ -92,10 +93,13 @@ pub fn load(obj: &UserObject) -> Result<LoadOutcome> {
     sys::ensure_bpffs()?;
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     if let Err(e) = attach(obj, &dir) {
+        let _ = crate::struct_ops::unregister(&dir);
         let _ = crate::cc::remove_pins(&dir);
+        crate::cc::release_pin_root();
         return Err(e.context(format!("loading {}", obj.path.display())));
     }
     if !sys::is_registered(&obj.cc) {
+        let _ = crate::struct_ops::unregister(&dir);
         let _ = crate::cc::remove_pins(&dir);
         bail!(
             "{} registered a congestion control, but not one named `{}`: give its tcp_congestion_ops .name as `cc`",
@@ -107,22 +111,18 @@ pub fn load(obj: &UserObject) -> Result<LoadOutcome> {
 }
 
 fn attach(obj: &UserObject, dir: &Path) -> Result<()> {
-    let open = ObjectBuilder::default()
+    let mut open = ObjectBuilder::default()
         .open_file(&obj.path)
         .context("opening the BPF object")?;
-    let mut loaded = open
-        .load()
-        .context("the kernel's verifier rejected the programs")?;
+    for mut map in open.maps_mut() {
+        crate::struct_ops::prepare(&mut map)?;
+    }
+    let mut loaded = crate::explain::load(&obj.cc, || open.load())?;
     let mut map = loaded
         .maps_mut()
         .find(|m| m.map_type() == MapType::StructOps)
         .context("no struct_ops map")?;
-    let mut link = map
-        .attach_struct_ops()
-        .context("registering the congestion control")?;
-    link.pin(ops_pin(dir))
-        .context("pinning the struct_ops link")?;
-    Ok(())
+    crate::struct_ops::register_pinned(&mut map, dir)
 }
 
 #[cfg(test)]

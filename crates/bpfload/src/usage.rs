@@ -61,8 +61,24 @@ impl BpfUse {
     /// schemes) too: loaded, marked and unloaded by the last user exactly
     /// as ours are.
     pub fn acquire_with(ccs: &[&str], objects: &[UserObject]) -> Result<BpfUse> {
+        let (using, refused) = BpfUse::acquire_each(ccs, objects)?;
+        match refused.into_iter().next() {
+            None => Ok(using),
+            Some((_, e)) => Err(e),
+        }
+    }
+
+    /// As [`acquire_with`](Self::acquire_with), loading each congestion
+    /// control on its own: one the kernel refuses does not stop the others.
+    /// Returns the use of those that loaded and each refused one's name and
+    /// error (a bench fails that scheme's runs with it and runs the rest).
+    pub fn acquire_each(
+        ccs: &[&str],
+        objects: &[UserObject],
+    ) -> Result<(BpfUse, Vec<(String, anyhow::Error)>)> {
+        let mut refused = Vec::new();
         if ccs.is_empty() && objects.is_empty() {
-            return Ok(BpfUse { lock: None });
+            return Ok((BpfUse { lock: None }, refused));
         }
         let missing = || -> (Vec<String>, Vec<&UserObject>) {
             let ours = ccs
@@ -87,7 +103,7 @@ impl BpfUse {
         let shared = BpfLock::shared()?;
         let (ours, theirs) = missing();
         if ours.is_empty() && theirs.is_empty() {
-            return Ok(BpfUse { lock: Some(shared) });
+            return Ok((BpfUse { lock: Some(shared) }, refused));
         }
         drop(shared);
         let lock = BpfLock::exclusive()?;
@@ -99,27 +115,36 @@ impl BpfUse {
             fs::write(mark(cc), std::process::id().to_string())?;
             Ok(())
         };
-        if !ours.is_empty() {
-            for (cc, outcome) in crate::load(&ours, &LoadOptions::default())? {
-                debug(&format!("loaded {cc}: {outcome:?}"));
-                if outcome == LoadOutcome::Loaded {
-                    marked_now(cc)?;
+        for cc in &ours {
+            match crate::load(std::slice::from_ref(cc), &LoadOptions::default()) {
+                Ok(done) => {
+                    for (cc, outcome) in done {
+                        debug(&format!("loaded {cc}: {outcome:?}"));
+                        if outcome == LoadOutcome::Loaded {
+                            marked_now(cc)?;
+                        }
+                    }
                 }
+                Err(e) => refused.push((cc.clone(), e)),
             }
         }
         for obj in theirs {
-            let outcome = object::load(obj)?;
-            debug(&format!(
-                "loaded {} from {}: {outcome:?}",
-                obj.cc,
-                obj.path.display()
-            ));
-            if outcome == LoadOutcome::Loaded {
-                marked_now(&obj.cc)?;
+            match object::load(obj) {
+                Ok(outcome) => {
+                    debug(&format!(
+                        "loaded {} from {}: {outcome:?}",
+                        obj.cc,
+                        obj.path.display()
+                    ));
+                    if outcome == LoadOutcome::Loaded {
+                        marked_now(&obj.cc)?;
+                    }
+                }
+                Err(e) => refused.push((obj.cc.clone(), e)),
             }
         }
         lock.downgrade()?;
-        Ok(BpfUse { lock: Some(lock) })
+        Ok((BpfUse { lock: Some(lock) }, refused))
     }
 }
 

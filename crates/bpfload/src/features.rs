@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Every kernel feature the project's BPF objects use whose presence varies
+//! between the kernels people run, the first mainline kernel that has it,
+//! what we do without it, and a probe of the running kernel for each.
+//!
+//! The probes run once per process ([`probe`]) and every decision is taken
+//! from them in one place: `cc.rs` loads each object in the form the kernel
+//! takes (a struct_ops map without `BPF_F_LINK`, the setsockopt program
+//! without `bpf_set_retval`, NetAssist's pre-6.10 `cong_control`, C2TCP
+//! without its iterator), `doctor.rs` prints them, and `docs/kernels.md`
+//! holds [`markdown_table`] (a test keeps the two equal).
+//!
+//! Most probes read the kernel's BTF (a type, a member, an enum value, a
+//! function's parameter count): they need no privileges and load nothing.
+//! One cannot: whether the kernel *allows* tracing programs is a policy
+//! (some hosts refuse `BPF_PROG_TYPE_TRACING` with EPERM before the verifier
+//! runs), so that probe loads the smallest iterator program there is.
+use std::ffi::CString;
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::sync::OnceLock;
+
+use libbpf_rs::btf::types::{Composite, Enum, Func, FuncProto};
+use libbpf_rs::btf::{Btf, ReferencesType};
+use serde::Serialize;
+
+/// A kernel feature some object or command needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum Feature {
+    /// BPF struct_ops programs implementing `tcp_congestion_ops`.
+    StructOps,
+    /// The kernel's Cubic and Reno functions callable from struct_ops
+    /// programs as kfuncs.
+    TcpKfuncs,
+    /// Struct_ops maps registered through a BPF link (`BPF_F_LINK`).
+    StructOpsLink,
+    /// cgroup setsockopt/getsockopt programs (the SOL_C2TCP option).
+    CgroupSockopt,
+    /// `bpf_set_retval` in cgroup sockopt programs.
+    SetRetval,
+    /// The iterator over socket-storage maps, and the host allowing tracing
+    /// programs to load at all.
+    SkStorageIterator,
+    /// `tcp_sock.tcp_usec_ts`: connections with microsecond TCP timestamps.
+    TcpUsecTs,
+    /// `cong_control(sk, ack, flag, rs)`: the ACK's sequence and flags.
+    CongControlAckFlag,
+    /// `BPF_ENABLE_STATS`: the kernel times BPF programs (`c2tcp cost`).
+    BpfStats,
+}
+
+impl Feature {
+    /// Its name in JSON, `C2TCP_ASSUME_REFUSED` and messages.
+    pub fn key(self) -> &'static str {
+        match self {
+            Feature::StructOps => "struct_ops",
+            Feature::TcpKfuncs => "tcp_kfuncs",
+            Feature::StructOpsLink => "struct_ops_link",
+            Feature::CgroupSockopt => "cgroup_sockopt",
+            Feature::SetRetval => "set_retval",
+            Feature::SkStorageIterator => "sk_storage_iterator",
+            Feature::TcpUsecTs => "tcp_usec_ts",
+            Feature::CongControlAckFlag => "cong_control_ack_flag",
+            Feature::BpfStats => "bpf_stats",
+        }
+    }
+}
+
+/// A feature's documentation: the first kernel and what we do without it.
+#[derive(Debug, Serialize)]
+pub struct FeatureInfo {
+    pub feature: Feature,
+    /// What it is, in a few words.
+    pub what: &'static str,
+    /// The first mainline kernel that has it.
+    pub first_kernel: &'static str,
+    /// Who uses it.
+    pub used_by: &'static str,
+    /// What c2tcp does on a kernel without it.
+    pub without: &'static str,
+}
+
+/// The table, in the order `docs/kernels.md` shows it.
+pub static FEATURES: &[FeatureInfo] = &[
+    FeatureInfo {
+        feature: Feature::StructOps,
+        what: "BPF struct_ops congestion controls (`tcp_congestion_ops`)",
+        first_kernel: "5.6",
+        used_by: "every congestion control",
+        without: "nothing loads; `doctor` names the missing program type",
+    },
+    FeatureInfo {
+        feature: Feature::TcpKfuncs,
+        what: "the kernel's Cubic and Reno functions as kfuncs to struct_ops programs",
+        first_kernel: "5.13",
+        used_by: "c2tcp, westwood, vegas, ledbat, compound, natcp, nacubic, tg",
+        without: "each of those is refused, naming the function the kernel lacks",
+    },
+    FeatureInfo {
+        feature: Feature::StructOpsLink,
+        what: "struct_ops maps registered through a BPF link (`BPF_F_LINK`)",
+        first_kernel: "6.4",
+        used_by: "every congestion control",
+        without: "the map itself is registered and pinned; `unload` deletes its element, which unregisters it",
+    },
+    FeatureInfo {
+        feature: Feature::CgroupSockopt,
+        what: "cgroup setsockopt/getsockopt programs",
+        first_kernel: "5.3",
+        used_by: "c2tcp (the SOL_C2TCP socket option)",
+        without: "c2tcp is refused",
+    },
+    FeatureInfo {
+        feature: Feature::SetRetval,
+        what: "`bpf_set_retval` in cgroup sockopt programs",
+        first_kernel: "5.18",
+        used_by: "c2tcp (the socket option's errors)",
+        without: "a refused SOL_C2TCP value fails with EPERM instead of EINVAL or ENOPROTOOPT",
+    },
+    FeatureInfo {
+        feature: Feature::SkStorageIterator,
+        what: "an iterator over a socket-storage map (a tracing program), and a host that allows tracing programs",
+        first_kernel: "5.9",
+        used_by: "c2tcp's connections iterator (`c2tcp top`)",
+        without: "c2tcp loads without it; `top` says why it cannot run",
+    },
+    FeatureInfo {
+        feature: Feature::TcpUsecTs,
+        what: "`tcp_sock.tcp_usec_ts` (microsecond TCP timestamps)",
+        first_kernel: "6.7",
+        used_by: "ledbat (the unit of its one-way delay)",
+        without: "every TCP timestamp is in milliseconds, which ledbat then assumes",
+    },
+    FeatureInfo {
+        feature: Feature::CongControlAckFlag,
+        what: "`cong_control(sk, ack, flag, rs)`",
+        first_kernel: "6.10",
+        used_by: "natcp, nacubic, tg",
+        without: "their `<cc>_pre610` form: `cong_control(sk, rs)`, the ACK flags derived from the socket",
+    },
+    FeatureInfo {
+        feature: Feature::BpfStats,
+        what: "`BPF_ENABLE_STATS` (run time and count of BPF programs)",
+        first_kernel: "5.8",
+        used_by: "`c2tcp cost`",
+        without: "`cost` cannot time the programs and says so",
+    },
+];
+
+pub fn info(feature: Feature) -> &'static FeatureInfo {
+    FEATURES
+        .iter()
+        .find(|f| f.feature == feature)
+        .expect("every feature is in FEATURES")
+}
+
+/// What the running kernel says of a feature.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", content = "detail", rename_all = "snake_case")]
+pub enum Presence {
+    Present,
+    /// The kernel lacks it (too old, or built without it).
+    Missing(String),
+    /// The kernel has it but refuses it (a policy of this host).
+    Refused(String),
+    /// Could not be probed (e.g. the probe needs root).
+    Unknown(String),
+}
+
+impl Presence {
+    pub fn is_present(&self) -> bool {
+        matches!(self, Presence::Present)
+    }
+}
+
+/// Every feature's presence on the running kernel.
+#[derive(Debug, Serialize)]
+pub struct Probes {
+    /// `uname -r`.
+    pub kernel: String,
+    pub features: Vec<(Feature, Presence)>,
+}
+
+impl Probes {
+    pub fn presence(&self, f: Feature) -> &Presence {
+        &self
+            .features
+            .iter()
+            .find(|(g, _)| *g == f)
+            .expect("every feature is probed")
+            .1
+    }
+
+    pub fn has(&self, f: Feature) -> bool {
+        self.presence(f).is_present()
+    }
+}
+
+/// The running kernel's probes, taken once per process.
+pub fn probe() -> &'static Probes {
+    static PROBES: OnceLock<Probes> = OnceLock::new();
+    PROBES.get_or_init(probe_now)
+}
+
+/// `C2TCP_ASSUME_REFUSED=sk_storage_iterator` (comma-separated feature
+/// names) makes the probes report those features as refused by the host:
+/// the tests use it to take the degraded paths on a host that refuses
+/// nothing (the kernel matrix has a guest that really refuses them).
+const ASSUME_REFUSED: &str = "C2TCP_ASSUME_REFUSED";
+
+fn probe_now() -> Probes {
+    let kernel = nix::sys::utsname::uname()
+        .map(|u| u.release().to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let btf = Btf::from_vmlinux().ok();
+    let assumed: Vec<String> = std::env::var(ASSUME_REFUSED)
+        .map(|v| v.split(',').map(|s| s.trim().to_string()).collect())
+        .unwrap_or_default();
+    let features = FEATURES
+        .iter()
+        .map(|fi| {
+            let f = fi.feature;
+            let p = if assumed.iter().any(|a| a == f.key()) {
+                Presence::Refused(format!("assumed refused ({ASSUME_REFUSED})"))
+            } else {
+                match &btf {
+                    None => Presence::Unknown(
+                        "no kernel BTF at /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF)".into(),
+                    ),
+                    Some(btf) => probe_one(f, btf, &kernel),
+                }
+            };
+            (f, p)
+        })
+        .collect();
+    Probes { kernel, features }
+}
+
+fn probe_one(f: Feature, btf: &Btf<'_>, kernel: &str) -> Presence {
+    let missing = |what: &str| Presence::Missing(format!("the kernel's BTF has no {what}"));
+    match f {
+        Feature::StructOps => {
+            if !enum_has(btf, "bpf_prog_type", "BPF_PROG_TYPE_STRUCT_OPS") {
+                missing("BPF_PROG_TYPE_STRUCT_OPS")
+            } else if btf
+                .type_by_name::<Composite<'_>>("tcp_congestion_ops")
+                .is_none()
+            {
+                missing("struct tcp_congestion_ops")
+            } else {
+                Presence::Present
+            }
+        }
+        Feature::TcpKfuncs => {
+            let absent: Vec<&str> = crate::cc::KFUNCS
+                .iter()
+                .copied()
+                .filter(|k| btf.type_by_name::<Func<'_>>(k).is_none())
+                .collect();
+            if !absent.is_empty() {
+                Presence::Missing(format!(
+                    "the kernel has no {} (built without CONFIG_TCP_CONG_CUBIC=y?)",
+                    absent.join(", ")
+                ))
+            } else if release_at_least(kernel, (5, 13)) == Some(false) {
+                Presence::Missing(format!(
+                    "Linux {kernel} does not export them as kfuncs (5.13 and later do)"
+                ))
+            } else {
+                Presence::Present
+            }
+        }
+        // The link object struct_ops registrations became in 6.4.
+        Feature::StructOpsLink => {
+            if btf
+                .type_by_name::<Composite<'_>>("bpf_struct_ops_link")
+                .is_some()
+            {
+                Presence::Present
+            } else {
+                missing("struct bpf_struct_ops_link")
+            }
+        }
+        Feature::CgroupSockopt => {
+            if enum_has(btf, "bpf_attach_type", "BPF_CGROUP_SETSOCKOPT") {
+                Presence::Present
+            } else {
+                missing("BPF_CGROUP_SETSOCKOPT")
+            }
+        }
+        Feature::SetRetval => {
+            if enum_has(btf, "bpf_func_id", "BPF_FUNC_set_retval") {
+                Presence::Present
+            } else {
+                missing("BPF_FUNC_set_retval")
+            }
+        }
+        Feature::SkStorageIterator => probe_iterator(btf),
+        Feature::TcpUsecTs => {
+            if struct_has(btf, "tcp_sock", "tcp_usec_ts") {
+                Presence::Present
+            } else {
+                missing("tcp_sock.tcp_usec_ts")
+            }
+        }
+        Feature::CongControlAckFlag => match cong_control_params(btf) {
+            Some(4) => Presence::Present,
+            Some(n) => Presence::Missing(format!(
+                "tcp_congestion_ops.cong_control takes {n} arguments, not 4"
+            )),
+            None => missing("tcp_congestion_ops.cong_control"),
+        },
+        Feature::BpfStats => {
+            if enum_has(btf, "bpf_stats_type", "BPF_STATS_RUN_TIME") {
+                Presence::Present
+            } else {
+                missing("BPF_STATS_RUN_TIME")
+            }
+        }
+    }
+}
+
+fn enum_has(btf: &Btf<'_>, ty: &str, value: &str) -> bool {
+    btf.type_by_name::<Enum<'_>>(ty).is_some_and(|e| {
+        e.iter()
+            .any(|m| m.name.is_some_and(|n| n.to_string_lossy() == value))
+    })
+}
+
+fn struct_has(btf: &Btf<'_>, ty: &str, member: &str) -> bool {
+    btf.type_by_name::<Composite<'_>>(ty).is_some_and(|s| {
+        s.iter()
+            .any(|m| m.name.is_some_and(|n| n.to_string_lossy() == member))
+    })
+}
+
+/// How many parameters the kernel's `cong_control` hook takes.
+fn cong_control_params(btf: &Btf<'_>) -> Option<usize> {
+    let ops = btf.type_by_name::<Composite<'_>>("tcp_congestion_ops")?;
+    let member = ops.iter().find(|m| {
+        m.name
+            .is_some_and(|n| n.to_string_lossy() == "cong_control")
+    })?;
+    // A pointer to a function prototype.
+    let ptr = btf.type_by_id::<libbpf_rs::btf::types::Ptr<'_>>(member.ty)?;
+    let proto = FuncProto::try_from(ptr.referenced_type().skip_mods_and_typedefs()).ok()?;
+    Some(proto.len())
+}
+
+/// Whether `uname -r` (e.g. `6.1.0-50-amd64`) is at least `want`; None when
+/// it does not parse.
+pub fn release_at_least(release: &str, want: (u32, u32)) -> Option<bool> {
+    let mut parts = release.split(|c: char| !c.is_ascii_digit());
+    let major: u32 = parts.next()?.parse().ok()?;
+    let minor: u32 = parts.next()?.parse().ok()?;
+    Some((major, minor) >= want)
+}
+
+/// Loads the smallest iterator over socket-storage maps (`r0 = 0; exit`)
+/// and closes it at once: the only way to know whether this host lets
+/// tracing programs load.
+fn probe_iterator(btf: &Btf<'_>) -> Presence {
+    let Some(target) = btf.type_by_name::<Func<'_>>("bpf_iter_bpf_sk_storage_map") else {
+        return Presence::Missing(
+            "the kernel's BTF has no bpf_iter_bpf_sk_storage_map (iterators over socket storage: 5.9)"
+                .into(),
+        );
+    };
+    if !crate::sys::is_root() {
+        return Presence::Unknown("loading a program to find out needs root".into());
+    }
+    // BPF_MOV64_IMM(BPF_REG_0, 0); BPF_EXIT_INSN()
+    let insns = [
+        libbpf_rs::libbpf_sys::bpf_insn {
+            code: 0xb7,
+            _bitfield_align_1: [],
+            _bitfield_1: libbpf_rs::libbpf_sys::bpf_insn::new_bitfield_1(0, 0),
+            off: 0,
+            imm: 0,
+        },
+        libbpf_rs::libbpf_sys::bpf_insn {
+            code: 0x95,
+            _bitfield_align_1: [],
+            _bitfield_1: libbpf_rs::libbpf_sys::bpf_insn::new_bitfield_1(0, 0),
+            off: 0,
+            imm: 0,
+        },
+    ];
+    let opts = libbpf_rs::libbpf_sys::bpf_prog_load_opts {
+        sz: std::mem::size_of::<libbpf_rs::libbpf_sys::bpf_prog_load_opts>() as _,
+        expected_attach_type: libbpf_rs::libbpf_sys::BPF_TRACE_ITER,
+        attach_btf_id: target.type_id().into(),
+        ..Default::default()
+    };
+    let mut opts = opts;
+    let name = CString::new("c2tcp_probe").unwrap();
+    let license = CString::new("GPL").unwrap();
+    // SAFETY: the instructions, name, licence and options outlive the call;
+    // a non-negative return is a descriptor the kernel just gave us.
+    let fd = unsafe {
+        libbpf_rs::libbpf_sys::bpf_prog_load(
+            libbpf_rs::libbpf_sys::BPF_PROG_TYPE_TRACING,
+            name.as_ptr(),
+            license.as_ptr(),
+            insns.as_ptr(),
+            insns.len() as _,
+            &mut opts,
+        )
+    };
+    if fd >= 0 {
+        // SAFETY: see above; dropping it closes the program.
+        drop(unsafe { OwnedFd::from_raw_fd(fd) });
+        return Presence::Present;
+    }
+    let errno = -fd;
+    match errno {
+        libc::EPERM | libc::EACCES => Presence::Refused(format!(
+            "the kernel refuses tracing programs ({}) before its verifier runs: a policy of this host",
+            crate::explain::errno_words(errno)
+        )),
+        _ => Presence::Missing(format!(
+            "the kernel would not load an iterator program: {}",
+            crate::explain::errno_words(errno)
+        )),
+    }
+}
+
+/// The table `docs/kernels.md` carries, generated from [`FEATURES`].
+pub fn markdown_table() -> String {
+    let mut s = String::from(
+        "| feature | first kernel | used by | without it |\n| --- | --- | --- | --- |\n",
+    );
+    for f in FEATURES {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            f.what, f.first_kernel, f.used_by, f.without
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn releases_compare_by_major_and_minor() {
+        assert_eq!(release_at_least("6.1.0-50-amd64", (5, 13)), Some(true));
+        assert_eq!(release_at_least("5.10.0-30-amd64", (5, 13)), Some(false));
+        assert_eq!(release_at_least("7.2.13+deb14-amd64", (6, 10)), Some(true));
+        assert_eq!(release_at_least("6.9", (6, 10)), Some(false));
+        assert_eq!(release_at_least("garbage", (6, 10)), None);
+    }
+
+    #[test]
+    fn every_feature_is_documented_once() {
+        for f in FEATURES {
+            assert_eq!(
+                FEATURES.iter().filter(|g| g.feature == f.feature).count(),
+                1,
+                "{:?}",
+                f.feature
+            );
+        }
+    }
+
+    /// docs/kernels.md carries the table exactly as the code knows it.
+    #[test]
+    fn docs_kernels_md_holds_the_table() {
+        let doc = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/kernels.md"
+        ))
+        .expect("docs/kernels.md");
+        let table = markdown_table();
+        assert!(
+            doc.contains(&table),
+            "docs/kernels.md's feature table differs from crates/bpfload/src/features.rs; put this in it:\n{table}"
+        );
+    }
+
+    /// On the kernel these tests run on, the BTF probes agree with its
+    /// version (a kernel at or above a feature's first version has it).
+    #[test]
+    fn btf_probes_agree_with_the_running_kernel() {
+        let p = probe();
+        if Btf::from_vmlinux().is_err() {
+            eprintln!("skipping: no kernel BTF");
+            return;
+        }
+        for fi in FEATURES {
+            if fi.feature == Feature::SkStorageIterator {
+                continue; // a policy too, not only a version
+            }
+            let want: Vec<u32> = fi
+                .first_kernel
+                .split('.')
+                .map(|x| x.parse().unwrap())
+                .collect();
+            if release_at_least(&p.kernel, (want[0], want[1])) == Some(true) {
+                assert!(
+                    p.has(fi.feature) || std::env::var_os(ASSUME_REFUSED).is_some(),
+                    "{:?} should be present on {}: {:?}",
+                    fi.feature,
+                    p.kernel,
+                    p.presence(fi.feature)
+                );
+            }
+        }
+    }
+}
