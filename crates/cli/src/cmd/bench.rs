@@ -157,13 +157,25 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
         a.out.display()
     );
 
-    // Load what the schemes need once, for every child to share.
+    // Load what the schemes need once, for every child to share. A
+    // congestion control this kernel refuses fails its own runs (their
+    // run.json says why); every other run goes ahead.
     let (ccs, objects) = harness::plan::Needs::bpf_of(jobs.iter().map(|j| &j.scenario))?;
-    let _bpf = BpfUse::acquire_with(&ccs, &objects)?;
+    let (_bpf, refused) = BpfUse::acquire_each(&ccs, &objects)?;
+    let refused: Vec<(String, String)> = refused
+        .into_iter()
+        .map(|(cc, e)| (cc, format!("{e:#}")))
+        .collect();
+    for (cc, why) in &refused {
+        eprintln!("c2tcp bench: {cc} cannot run on this host, its runs fail: {why}");
+    }
 
     let progress = Progress::new(&jobs, usize::from(a.jobs));
     let exe = std::env::current_exe().context("locating the c2tcp binary")?;
     let run_job = |job: &Job, own: &Ownership| -> Result<RunStatus> {
+        if let Some(why) = refusal_of(job, &refused)? {
+            return bench::fail_unstarted(job, &why);
+        }
         progress.started(job);
         let r = bench::run_child(&exe, job, own, interrupt);
         progress.finished(job);
@@ -201,6 +213,15 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     if !a.no_report {
         write_report(&a.out, reference, reference_label)?;
     }
+    if !refused.is_empty() {
+        let names: Vec<&str> = refused.iter().map(|(cc, _)| cc.as_str()).collect();
+        eprintln!(
+            "c2tcp bench: {} could not be loaded on this host, so the runs that need {} failed (see each run.json; \
+             `c2tcp doctor` says what the kernel refused); the other runs and the report are complete",
+            names.join(", "),
+            if names.len() == 1 { "it" } else { "them" }
+        );
+    }
     Ok(if !summary.failed.is_empty() {
         ExitCode::FAILURE
     } else if !summary.busy.is_empty() {
@@ -212,6 +233,27 @@ pub fn run(mut a: Args) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Why `job` cannot run here: a congestion control it needs that the kernel
+/// refused to load.
+fn refusal_of(job: &Job, refused: &[(String, String)]) -> Result<Option<String>> {
+    if refused.is_empty() {
+        return Ok(None);
+    }
+    let (ccs, objects) = harness::plan::Needs::bpf_of(std::iter::once(&job.scenario))?;
+    let needed = ccs
+        .iter()
+        .map(|c| c.to_string())
+        .chain(objects.iter().map(|o| o.cc.clone()));
+    for cc in needed {
+        if let Some((_, why)) = refused.iter().find(|(r, _)| *r == cc) {
+            return Ok(Some(format!(
+                "{cc} could not be loaded on this host: {why}"
+            )));
+        }
+    }
+    Ok(None)
 }
 
 /// The report over the bench directory, its tables printed.

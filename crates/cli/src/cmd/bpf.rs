@@ -48,21 +48,43 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
     }
     bpfload::sys::require_root("c2tcp load")?;
     let _lock = BpfLock::exclusive()?;
-    let loaded = bpfload::load(&args.names, &opts)?;
+    let results = bpfload::load_each(&args.names, &opts)?;
     // Loaded on purpose now: runs must not unload them when they finish.
-    bpfload::usage::clear_marks(&loaded.iter().map(|(n, _)| *n).collect::<Vec<_>>());
-    for (name, outcome) in loaded {
+    let loaded: Vec<&str> = results
+        .iter()
+        .filter(|(_, r)| r.is_ok())
+        .map(|(n, _)| *n)
+        .collect();
+    bpfload::usage::clear_marks(&loaded);
+    let mut refused = Vec::new();
+    for (name, outcome) in results {
         match outcome {
-            LoadOutcome::Loaded => println!("{name}: loaded"),
-            LoadOutcome::AlreadyLoaded { reconfigured: true } => {
+            Ok(LoadOutcome::Loaded) => println!("{name}: loaded"),
+            Ok(LoadOutcome::AlreadyLoaded { reconfigured: true }) => {
                 println!("{name}: already loaded; options updated")
             }
-            LoadOutcome::AlreadyLoaded {
+            Ok(LoadOutcome::AlreadyLoaded {
                 reconfigured: false,
-            } => println!("{name}: already loaded"),
+            }) => println!("{name}: already loaded"),
+            Err(e) => {
+                eprintln!("{name}: not loaded: {e:#}");
+                refused.push(name);
+            }
         }
     }
-    Ok(ExitCode::SUCCESS)
+    if refused.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    eprintln!(
+        "c2tcp load: {} could not be loaded on this kernel (`c2tcp doctor` says what it lacks){}",
+        refused.join(", "),
+        if loaded.is_empty() {
+            String::new()
+        } else {
+            format!("; {} loaded", loaded.join(", "))
+        }
+    );
+    Ok(ExitCode::FAILURE)
 }
 
 pub fn unload(args: UnloadArgs) -> Result<ExitCode> {

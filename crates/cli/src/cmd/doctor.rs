@@ -2,32 +2,83 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
+use bpfload::doctor::Report;
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Lines start with PASS, WARN (works, without an optional kernel feature: the line says \
+what changes) or FAIL (with the kernel's own error). Each congestion control is loaded into the kernel in the \
+form `c2tcp load` would use and released at once; nothing is attached. docs/kernels.md lists every kernel \
+feature c2tcp uses, the first kernel that has it and what c2tcp does without it. Exit status 1 when anything \
+is FAIL."
+)]
 pub struct Args {
-    /// Print the checks as JSON
+    /// Print the report as JSON ({kernel, checks, features, ccs, commands})
     #[arg(long)]
     json: bool,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let checks = bpfload::doctor::checks();
+    let report = bpfload::doctor::report();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&checks)?);
+        println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        let width = checks.iter().map(|c| c.name.len()).max().unwrap_or(0);
-        for c in &checks {
-            println!(
-                "{}  {:width$}  {}",
-                if c.ok { "PASS" } else { "FAIL" },
-                c.name,
-                c.detail
-            );
-        }
+        print_text(&report);
     }
-    Ok(if checks.iter().all(|c| c.ok) {
+    Ok(if report.ok() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
+}
+
+fn line(verdict: &str, width: usize, name: &str, detail: &str) {
+    println!("{verdict}  {name:width$}  {detail}");
+}
+
+fn print_text(r: &Report) {
+    let width = r
+        .checks
+        .iter()
+        .map(|c| c.name.len())
+        .chain(r.features.iter().map(|f| f.name.len()))
+        .chain(r.ccs.iter().map(|c| c.name.len()))
+        .chain(r.commands.iter().map(|c| c.command.len()))
+        .max()
+        .unwrap_or(0);
+    for c in &r.checks {
+        line(if c.ok { "PASS" } else { "FAIL" }, width, c.name, &c.detail);
+    }
+    println!("\nkernel {}: features (docs/kernels.md)", r.kernel);
+    for f in &r.features {
+        let verdict = if f.present { "PASS" } else { "WARN" };
+        let detail = if f.present {
+            format!("{} (Linux {}+)", f.what, f.first_kernel)
+        } else {
+            format!("{}: {} (Linux {}+)", f.state, f.detail, f.first_kernel)
+        };
+        line(verdict, width, f.name, &detail);
+    }
+    println!("\ncongestion controls");
+    for c in &r.ccs {
+        let verdict = match (c.loadable, c.degraded.is_empty()) {
+            (false, _) => "FAIL",
+            (true, true) => "PASS",
+            (true, false) => "WARN",
+        };
+        let mut detail = c.detail.clone();
+        if c.loadable && !c.degraded.is_empty() {
+            detail.push_str(&format!("; without {}", c.degraded.join("; without ")));
+        }
+        line(verdict, width, c.name, &detail);
+    }
+    println!("\ncommands");
+    for c in &r.commands {
+        line(
+            if c.ok { "PASS" } else { "WARN" },
+            width,
+            c.command,
+            &c.detail,
+        );
+    }
 }

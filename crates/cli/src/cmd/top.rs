@@ -29,6 +29,11 @@ enum SortKey {
 }
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "The rows come from a BPF iterator that `c2tcp load` pins. A kernel that refuses tracing \
+programs (some hardened or virtualised hosts do, with EPERM) or lacks the iterator (before 5.9) gets c2tcp \
+without it: `top` then says why and exits with status 69; everything else works."
+)]
 pub struct Args {
     /// Print one table (or JSON list) and exit
     #[arg(long)]
@@ -131,13 +136,26 @@ fn table(rows: &[Connection]) -> String {
     out
 }
 
+/// Exit status when this host's kernel gives `top` nothing to read
+/// (sysexits' EX_UNAVAILABLE).
+pub const EXIT_UNAVAILABLE: u8 = 69;
+
 pub fn run(args: Args) -> Result<ExitCode> {
     bpfload::sys::require_root("c2tcp top")?;
     let stop = super::interrupt::install();
     let interval = Duration::from_secs_f64(args.interval.max(0.1));
     let mut stdout = std::io::stdout().lock();
     loop {
-        let mut rows = connections::connections()?;
+        let mut rows = match connections::connections() {
+            Ok(rows) => rows,
+            Err(e) => match e.downcast_ref::<connections::Unavailable>() {
+                Some(why) => {
+                    eprintln!("c2tcp: {why}");
+                    return Ok(ExitCode::from(EXIT_UNAVAILABLE));
+                }
+                None => return Err(e),
+            },
+        };
         sort(&mut rows, args.sort);
         if args.json {
             writeln!(stdout, "{}", serde_json::to_string(&rows)?)?;

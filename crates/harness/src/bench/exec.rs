@@ -20,6 +20,16 @@ pub fn status_of(dir: &Path) -> Option<RunStatus> {
     RunInfo::read(dir).ok().map(|i| i.status)
 }
 
+/// Records `job` as failed without running it (`why`: what stops it on this
+/// host) in its run.json, and returns that failure.
+pub fn fail_unstarted(job: &Job, why: &str) -> Result<RunStatus> {
+    let mut info = RunInfo::started(job.id.clone());
+    info.seed = Some(job.seed);
+    info.finished(Some(why.to_string()));
+    info.write(&job.dir)?;
+    anyhow::bail!("{why}")
+}
+
 /// What happened to each job of a bench.
 #[derive(Debug, Default)]
 pub struct Summary {

@@ -35,7 +35,7 @@ mod tests;
 pub use child::{
     die_with_bench, own_run_dir, read_job, run_child, start_job, JobRun, BENCH_PID_ENV,
 };
-pub use exec::{execute, status_of, Summary, WhenBusy};
+pub use exec::{execute, fail_unstarted, status_of, Summary, WhenBusy};
 pub use jobs::{expand, param_of, Job, Shard};
 pub use matrix::{check_reference, Bench, BenchFlags, Matrix, DEFAULT_SCHEMES};
 pub use results::RunStatus;
