@@ -9,6 +9,7 @@ pub mod clock;
 pub mod delay;
 pub mod emulator;
 pub mod gso;
+pub mod import;
 pub mod link;
 pub mod log;
 pub mod loss;
