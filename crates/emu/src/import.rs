@@ -32,7 +32,7 @@
 //! Both keep every interval's rate to within one opportunity; neither can
 //! restore what the log never had: bursts, sub-second outages, scheduler
 //! granularity and the delay of the cell (a throughput log has no delay).
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use rand::rngs::StdRng;
@@ -445,7 +445,7 @@ pub fn read(path: &Path, format: &Format) -> Result<Schedule> {
 }
 
 /// A short account of an imported log, for the command's output.
-pub fn describe(path: &PathBuf, s: &Schedule) -> String {
+pub fn describe(path: &Path, s: &Schedule) -> String {
     let mut out = format!(
         "{}: {} rows ({} left out by the filters), {:.0} s, mean {:.2} Mbit/s, longest gap between rows {:.0} s",
         path.display(),
