@@ -134,6 +134,17 @@ def main():
                  "steps:0:1000,0.5:10@1", "TMobile-LTE-short.down"]:
         put("rate_spec", spec)
 
+    # Throughput logs (synthetic; byte 0 picks: 0 plain, 1 G-NetTrack, 2 every State).
+    put("throughput_log", b"\x00# iperf\ntime,mbps\n0,12\n1.0,354.7\n2,0\n3.5,0.5\n")
+    gnt = (b"Timestamp,NetworkMode,DL_bitrate,UL_bitrate,State\n"
+           b"2020.02.14_13.21.26,5G,63000,20,D\n2020.02.14_13.21.27,5G,2000,4,D\n"
+           b"2020.02.14_13.21.27,LTE,0,0,I\n2020.02.14_13.21.30,5G,218000,900,D\n")
+    put("throughput_log", b"\x01" + gnt)
+    put("throughput_log", b"\x02" + gnt)
+    # CellReplay: a light trace (byte 0 even) and size offsets (odd).
+    put("cellreplay", b"\x00" + b"0 20 0 1 1 3\n50 22 0 2 4\n100 21 0\n")
+    put("cellreplay", b"\x01" + b"100 0.5\n200 1.5\n300 1.0\n1400 2.25\n")
+
     queues = set()
     for sc in sorted((ROOT / "scenarios").glob("*.toml")):
         text = sc.read_text()

@@ -115,3 +115,65 @@ fn scale_window_concat_a_real_trace() {
         );
     }
 }
+
+/// `c2tcp trace import` as a user runs it: a synthetic G-NetTrack log (gzip
+/// read as plain) becomes a trace of the log's mean rate and length; a bad
+/// row is refused naming the file and line, and no trace is written.
+#[test]
+fn import_a_gnettrack_log() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("run.csv");
+    let text = "Timestamp,NetworkMode,DL_bitrate,UL_bitrate,State\n\
+                2020.02.14_13.21.26,5G,120000,50,D\n\
+                2020.02.14_13.21.27,5G,24000,50,D\n\
+                2020.02.14_13.21.28,LTE,0,0,I\n\
+                2020.02.14_13.21.29,5G,36000,50,D\n";
+    std::fs::write(&log, text).unwrap();
+    let gz = std::process::Command::new("gzip")
+        .arg(&log)
+        .status()
+        .unwrap();
+    assert!(gz.success());
+    let log = tmp.path().join("run.csv.gz");
+    let out = tmp.path().join("run.down");
+    let (ok, said) = c2tcp(&[
+        "trace",
+        "import",
+        log.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{said}");
+    assert!(
+        said.contains("1 left out") && said.contains("5G 100 %"),
+        "{said}"
+    );
+    let s = stats(&out);
+    // 120, 24, 36 Mbit/s for a second each (the idle second cut out).
+    assert_eq!(s["duration_ms"], 3000);
+    assert!(
+        (s["mean_mbps"].as_f64().unwrap() - 60.0).abs() < 0.01,
+        "{s}"
+    );
+
+    let bad = tmp.path().join("bad.csv");
+    std::fs::write(&bad, text.replace("24000", "24k")).unwrap();
+    let none = tmp.path().join("none.down");
+    let (ok, said) = c2tcp(&[
+        "trace",
+        "import",
+        bad.to_str().unwrap(),
+        "-o",
+        none.to_str().unwrap(),
+    ]);
+    assert!(
+        !ok && said.contains(&format!("{}:3:", bad.display())),
+        "{said}"
+    );
+    assert!(!none.exists());
+    let (ok, help) = c2tcp(&["trace", "import", "--help"]);
+    assert!(
+        ok && help.contains("--spacing") && help.contains("G-NetTrack"),
+        "{help}"
+    );
+}

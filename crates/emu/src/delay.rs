@@ -155,6 +155,9 @@ enum Schedule {
     Fixed(Micros),
     /// A trace, read relative to the emulation's start (µs, monotonic clock).
     Trace(std::sync::Arc<DelayTrace>, Micros),
+    /// CellReplay's light stage: a release time per packet, and whether it
+    /// may skip the heavy queue (`cellreplay`).
+    CellReplay(Box<crate::cellreplay::LightStage>),
 }
 
 pub struct DelayLine {
@@ -174,6 +177,11 @@ impl DelayLine {
         DelayLine::with(Schedule::Trace(trace, start))
     }
 
+    /// CellReplay's light stage in place of a propagation delay.
+    pub fn cellreplay(stage: crate::cellreplay::LightStage) -> DelayLine {
+        DelayLine::with(Schedule::CellReplay(Box::new(stage)))
+    }
+
     fn with(schedule: Schedule) -> DelayLine {
         DelayLine {
             schedule,
@@ -185,14 +193,26 @@ impl DelayLine {
     /// Takes a packet whose `arrival` is when it entered the emulator.
     #[inline]
     pub fn push(&mut self, mut p: Packet) {
-        let delay = match &self.schedule {
+        let delay = match &mut self.schedule {
             Schedule::Fixed(d) => *d,
             Schedule::Trace(t, start) => t.delay_at(p.arrival.saturating_sub(*start)),
+            Schedule::CellReplay(stage) => {
+                let r = stage.admit(p.arrival, p.len);
+                p.light = r.light;
+                r.at - p.arrival
+            }
         };
         // Kept in `arrival` until release (see the module comment).
         p.arrival = (p.arrival + delay).max(self.last_release);
         self.last_release = p.arrival;
         self.q.push_back(p);
+    }
+
+    /// Whether the oldest packet may leave the link at once on release
+    /// (CellReplay's light stage, with the heavy queue empty).
+    #[inline]
+    pub fn front_is_light(&self) -> bool {
+        self.q.front().is_some_and(|p| p.light)
     }
 
     /// When the oldest packet leaves the delay line.

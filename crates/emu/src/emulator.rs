@@ -59,6 +59,10 @@ pub struct DirectionConfig {
     pub delay_trace: Option<Arc<DelayTrace>>,
     /// Write a pcapng capture of this direction here (`pcap`).
     pub pcap: Option<PathBuf>,
+    /// CellReplay's model (`cellreplay`): its light stage replaces the
+    /// delay (`EmulatorConfig::delay_us` and `delay_trace` are not used for
+    /// this direction) and `trace` is its heavy trace.
+    pub cellreplay: Option<Arc<crate::cellreplay::CellReplay>>,
 }
 
 impl DirectionConfig {
@@ -71,6 +75,7 @@ impl DirectionConfig {
             log: None,
             delay_trace: None,
             pcap: None,
+            cellreplay: None,
         }
     }
 
@@ -210,7 +215,12 @@ impl Emulator {
                     let queue = d.queue.to_string();
                     // With a delay trace: its smallest delay (the log's
                     // one-way delays are then lower bounds; docs/emulator.md).
-                    let delay_us = d.delay_trace.as_ref().map_or(cfg.delay_us, |t| t.min_us());
+                    // With CellReplay: the light trace's smallest base delay.
+                    let delay_us = match (&d.cellreplay, &d.delay_trace) {
+                        (Some(c), _) => c.light.min_delay_us(),
+                        (None, Some(t)) => t.min_us(),
+                        (None, None) => cfg.delay_us,
+                    };
                     let header = LogHeader::emu(
                         start / 1000,
                         name,
@@ -226,9 +236,10 @@ impl Emulator {
                 None => None,
             };
             let seed = cfg.seed.wrapping_mul(2).wrapping_add(i as u64);
-            let delay = match &d.delay_trace {
-                Some(t) => DelayLine::from_trace(t.clone(), start),
-                None => DelayLine::new(cfg.delay_us),
+            let delay = match (&d.cellreplay, &d.delay_trace) {
+                (Some(c), _) => DelayLine::cellreplay(c.stage(start)),
+                (None, Some(t)) => DelayLine::from_trace(t.clone(), start),
+                (None, None) => DelayLine::new(cfg.delay_us),
             };
             let pipeline = Pipeline::new(
                 delay,

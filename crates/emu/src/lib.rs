@@ -5,10 +5,12 @@
 //! [`queue`] (with AQM) → [`link`] (trace-driven delivery) → TUN write,
 //! logged by [`log`]. [`Emulator::start`] wires two namespaces together
 //! through it; see `docs/emulator.md`.
+pub mod cellreplay;
 pub mod clock;
 pub mod delay;
 pub mod emulator;
 pub mod gso;
+pub mod import;
 pub mod link;
 pub mod log;
 pub mod loss;

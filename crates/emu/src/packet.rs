@@ -26,6 +26,9 @@ pub struct Packet {
     /// Whether a queue of this emulator set CE on it (counted and logged at
     /// departure; a packet that arrived already CE is not ours).
     pub marked: bool,
+    /// CellReplay's light stage released it and it may leave at once when
+    /// the heavy queue is empty (`cellreplay`); false under Mahimahi's model.
+    pub light: bool,
 }
 
 /// The ECN field's codepoints (RFC 3168): the low two bits of the IPv4 TOS byte.
@@ -45,6 +48,7 @@ impl Packet {
             arrival,
             flow: 0,
             marked: false,
+            light: false,
         }
     }
 
@@ -56,6 +60,7 @@ impl Packet {
             arrival,
             flow: 0,
             marked: false,
+            light: false,
         }
     }
 

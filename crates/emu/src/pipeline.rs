@@ -131,7 +131,7 @@ impl Pipeline {
             if let Some(r) = self.delay.next_release() {
                 if r <= now && opp.is_none_or(|o| r < o) {
                     let p = self.delay.pop_due(now).expect("due packet");
-                    self.enter_queue(p);
+                    self.enter_queue(p, out);
                     continue;
                 }
             }
@@ -166,6 +166,9 @@ impl Pipeline {
         let release = self.delay.next_release();
         if self.queue.packets() > 0 || self.link.busy() {
             opp.or(release)
+        } else if self.delay.front_is_light() {
+            // CellReplay: it leaves on release, no opportunity needed.
+            release
         } else {
             release.map(|r| opp.map_or(r, |o| o.max(r)))
         }
@@ -176,7 +179,7 @@ impl Pipeline {
         self.delay.len() + self.queue.packets() + self.link.busy() as usize
     }
 
-    fn enter_queue(&mut self, mut p: Packet) {
+    fn enter_queue(&mut self, mut p: Packet, out: &mut impl FnMut(Packet, Micros)) {
         let t = p.arrival;
         bump(&self.counters.arrivals, 1);
         bump(&self.counters.arrival_bytes, p.len as u64);
@@ -191,10 +194,28 @@ impl Pipeline {
             self.drops.push((p, DropReason::Oversize));
         } else if self.loss.lose() {
             self.drops.push((p, DropReason::Loss));
+        } else if p.light && self.queue.packets() == 0 && !self.link.busy() {
+            // CellReplay's light stage: nothing queued at the heavy stage,
+            // so it leaves now, with no queueing delay.
+            self.depart(p, t, out);
         } else {
             self.queue.enqueue(p, t, &mut self.drops);
         }
         self.recycle_drops(t);
+    }
+
+    /// A packet leaving the link at `t` without an opportunity (CellReplay's
+    /// light stage): counted, logged and captured as any departure.
+    fn depart(&mut self, p: Packet, t: Micros, out: &mut impl FnMut(Packet, Micros)) {
+        bump(&self.counters.departures, 1);
+        bump(&self.counters.departure_bytes, p.len as u64);
+        if let Some(log) = self.log.as_mut() {
+            log.departure(t, p.len, 0, p.flow, p.marked);
+        }
+        if let Some(c) = self.capture.as_mut() {
+            c.record(t, p.data(), p.len, Event::Departure(0, p.marked));
+        }
+        out(p, t);
     }
 
     /// A packet that could not enter the emulator (no buffer, or too large
@@ -384,5 +405,75 @@ mod tests {
         let mut out = Vec::new();
         pl.advance(3_700, &mut |_, t| out.push(t));
         assert_eq!(out, vec![1_000, 2_000, 3_000]);
+    }
+
+    /// CellReplay: a synthetic pair. Light: base delay 30 ms, trains of 5
+    /// opportunities 1 ms apart. Heavy: 2 opportunities per ms (24
+    /// Mbit/s) every 10th ms only, i.e. 2.4 Mbit/s on average.
+    fn cellreplay_pipeline() -> (Pipeline, Arc<Counters>) {
+        use crate::cellreplay::{LightStage, LightTrace};
+        let light = LightTrace::parse(
+            Path::new("light"),
+            "0 30 0 1 2 3 4\n5000 30 0 1 2 3 4\n10000 30 0 1 2 3 4\n",
+        )
+        .unwrap();
+        let heavy: String = (1..=1000)
+            .filter(|ms| ms % 10 == 0)
+            .flat_map(|ms| [ms, ms])
+            .map(|ms| format!("{ms}\n"))
+            .collect();
+        let heavy = Trace::parse(Path::new("heavy"), &heavy).unwrap();
+        let counters = Arc::new(Counters::default());
+        let stage = LightStage::new(Arc::new(light), None, 0, 0);
+        let p = Pipeline::new(
+            DelayLine::cellreplay(stage),
+            Loss::new(0.0, 1),
+            "infinite".parse::<QueueSpec>().unwrap().build(1),
+            Link::new(Cursor::new(&heavy, 0, false).unwrap(), 0),
+            None,
+            counters.clone(),
+            Pool::new(256, 1 << 16),
+            None,
+        );
+        (p, counters)
+    }
+
+    #[test]
+    fn cellreplay_lone_packet_sees_the_light_delay_and_a_burst_the_heavy_rate() {
+        let (mut pl, _) = cellreplay_pipeline();
+        let mut out: Vec<Micros> = Vec::new();
+        // A lone packet after idle: the base delay, not a heavy opportunity
+        // (the next heavy one after 30.3 ms would be at 40 ms).
+        let p = packet(&mut pl.pool, 1500);
+        pl.arrive(p, 300);
+        assert_eq!(pl.next_deadline(), Some(30_300));
+        pl.advance(30_300, &mut |_, t| out.push(t));
+        assert_eq!(out, vec![30_300]);
+        // Much later, a burst of 105 packets, longer than the 5-packet train:
+        // the first 5 leave at the train's pace (30, 31, ... 34 ms after),
+        // the rest at the heavy trace's 2 per 10 ms.
+        out.clear();
+        let t0 = 2_000_000;
+        for _ in 0..105 {
+            let p = packet(&mut pl.pool, 1500);
+            pl.arrive(p, t0);
+        }
+        pl.advance(t0 + 3_000_000, &mut |_, t| out.push(t));
+        assert_eq!(out.len(), 105);
+        let light: Vec<Micros> = out[..5].iter().map(|t| t - t0).collect();
+        assert_eq!(light, vec![30_000, 31_000, 32_000, 33_000, 34_000]);
+        // The heavy part: 100 packets at 2 per 10 ms take ~500 ms, the
+        // heavy trace's 2.4 Mbit/s, not the light train's 12 Mbit/s.
+        let heavy_s = (out[104] - out[5]) as f64 / 1e6;
+        let mbps: f64 = 99.0 * 1500.0 * 8.0 / heavy_s / 1e6;
+        assert!((mbps - 2.4).abs() < 0.1, "heavy part at {mbps:.2} Mbit/s");
+        assert!(out.windows(2).all(|w| w[0] <= w[1]), "in order");
+        // Idle again: the next lone packet sees the base delay again.
+        out.clear();
+        let t1 = t0 + 4_000_000;
+        let p = packet(&mut pl.pool, 100);
+        pl.arrive(p, t1);
+        pl.advance(t1 + 100_000, &mut |_, t| out.push(t));
+        assert_eq!(out, vec![t1 + 30_000]);
     }
 }

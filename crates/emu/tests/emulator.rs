@@ -390,3 +390,43 @@ fn nothing_is_left_after_stop_or_drop() {
     assert!(!links(&server).contains("c2e"), "{}", links(&server));
     assert!(!routes(&server).contains("100.96."), "{}", routes(&server));
 }
+
+/// CellReplay's model through real TUN devices (a synthetic pair): the
+/// downlink's light trace says 30 ms of base delay and trains of 5 light
+/// opportunities 5 ms apart (2.4 Mbit/s), its heavy trace 12 Mbit/s. A
+/// lone ping sees the base delay (plus at most the uplink's 1-ms grid),
+/// and a bulk TCP transfer, far longer than a train, the heavy rate.
+#[test]
+fn cellreplay_ping_sees_the_base_delay_and_bulk_tcp_the_heavy_rate() {
+    if !testkit::require_root("cellreplay_ping_sees_the_base_delay_and_bulk_tcp_the_heavy_rate") {
+        return;
+    }
+    let _serial = serial();
+    let light = emu::cellreplay::LightTrace::parse(
+        Path::new("light"),
+        "0 30 0 5 10 15 20\n1000 30 0 5 10 15 20\n2000 30 0 5 10 15 20\n",
+    )
+    .unwrap();
+    let mut cfg = config(12.0, 0.0);
+    cfg.downlink.cellreplay = Some(Arc::new(emu::cellreplay::CellReplay {
+        light: Arc::new(light),
+        offsets: None,
+        idle_us: 0,
+    }));
+    let server = Netns::new("server").unwrap();
+    let ue = Netns::new("ue").unwrap();
+    let emu = Emulator::start(cfg, &server, &ue).unwrap();
+    let min = ping_min_ms(&server, emu.inside_addr(), 20);
+    eprintln!("cellreplay: ping min RTT {min} ms");
+    assert!(
+        (30.0..=31.5).contains(&min),
+        "ping min RTT {min} ms, base delay 30 ms"
+    );
+    let goodput = tcp_goodput(&server, &ue, emu.outside_addr(), 6.0, 2.0);
+    eprintln!("cellreplay: bulk TCP {goodput:.2} Mbit/s (heavy 12, light trains 2.4)");
+    assert!(
+        goodput > 9.0 && goodput < 12.1,
+        "bulk TCP at {goodput:.2} Mbit/s: the heavy trace's 12 Mbit/s expected"
+    );
+    emu.stop().unwrap();
+}

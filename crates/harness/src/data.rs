@@ -120,7 +120,17 @@ pub fn resolve_trace(name: &str, scenario_dir: Option<&Path>) -> Result<PathBuf>
         }
         tried.push(c.display().to_string());
     }
-    bail!("trace `{name}` not found (looked in: {})", tried.join(", "))
+    let hint = if name.starts_with("5g/") {
+        // The 5G traces are added by a command, not shipped (traces/README.md).
+        "; the 5G traces are not in the repository until they are imported: \
+         scripts/import-ucc-5g.sh 5G-production-dataset.zip (traces/README.md, \"5G\")"
+    } else {
+        ""
+    };
+    bail!(
+        "trace `{name}` not found (looked in: {}){hint}",
+        tried.join(", ")
+    )
 }
 
 #[cfg(test)]

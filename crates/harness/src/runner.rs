@@ -189,10 +189,12 @@ fn execute(
         }
     }
     let mut down = DirectionConfig::new(link.downlink.clone());
+    down.cellreplay = link.downlink_cellreplay.clone();
     down.queue = plan.checked.downlink_queue().clone();
     down.loss = sc.link.downlink_loss().into();
     down.log = Some(opts.out.join(results::DOWNLINK_LOG));
     let mut up = DirectionConfig::new(link.uplink.clone());
+    up.cellreplay = link.uplink_cellreplay.clone();
     up.queue = plan.checked.uplink_queue().clone();
     up.loss = sc.link.uplink_loss().into();
     up.log = Some(opts.out.join(results::UPLINK_LOG));

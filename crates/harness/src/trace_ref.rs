@@ -65,9 +65,11 @@ impl Checksums {
     }
 }
 
-/// Whether a link spec names a file (not a rate spec such as `constant:MBPS`).
+/// Whether a link spec names a file (not a rate spec such as `constant:MBPS`,
+/// nor CellReplay's `cellreplay:LIGHT,HEAVY`, whose files a bench's job
+/// names by path only: they are not checked by SHA-256).
 pub fn is_file_spec(spec: &str) -> bool {
-    !emu::rate_spec::is_rate_spec(spec)
+    !emu::rate_spec::is_rate_spec(spec) && !spec.starts_with(emu::cellreplay::PREFIX)
 }
 
 /// Checks that this machine has every trace `checked` reads with the

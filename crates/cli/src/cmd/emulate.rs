@@ -26,15 +26,22 @@ pie (qdelay_ref=MS, max_burst=MS, ecn=0|1, size limit) | fq_codel (target=MS, in
 abc (ABC's accelerate/brake marking: qdelay_ref=MS, delta=MS, size limit); with ecn=1 ECN-capable packets are marked \
 CE instead of dropped (logged as a trailing `ce` on the departure); either `--downlink-queue droptail --downlink-queue-args packets=100` \
 or `--downlink-queue droptail:packets=100`.\n\n\
+CellReplay's model (NSDI 2025; docs/emulator.md): `--downlink cellreplay:LIGHT,HEAVY[,offsets=FILE][,idle=MS]` \
+with LIGHT its base-delay and light-opportunity trace (`TIME_MS BASE_DELAY_MS OFFSET_MS...` a row), HEAVY a Mahimahi \
+trace (or constant:MBPS), offsets its per-size latency offsets (`SIZE OFFSET_MS`); the light trace's base delay \
+replaces --delay for that direction. mm-cellular's traces read as they are:\n  \
+mm-cellular 8 up-delay-light-pdo down-delay-light-pdo up-heavy-pdo down-heavy-pdo --psize-latency-offset-down=lo-down ...\n  \
+c2tcp emulate --uplink cellreplay:up-delay-light-pdo,up-heavy-pdo --downlink cellreplay:down-delay-light-pdo,down-heavy-pdo,offsets=lo-down -- cmd\n\n\
 Ctrl-C and SIGTERM stop COMMAND and tear everything down (with a terminal, Ctrl-C goes to COMMAND, as in a \
 shell, and the run ends when COMMAND does)."
 )]
 pub struct Args {
     /// Downlink (caller side → COMMAND): a trace file (plain or .gz),
-    /// constant:MBPS, or steps:START_S:MBPS,...@PERIOD_S
+    /// constant:MBPS, steps:START_S:MBPS,...@PERIOD_S, or CellReplay's model,
+    /// cellreplay:LIGHT,HEAVY[,offsets=FILE][,idle=MS]
     #[arg(long, value_name = "TRACE")]
     downlink: String,
-    /// Uplink (COMMAND → caller side): a trace file, constant:MBPS or steps:...
+    /// Uplink (COMMAND → caller side): a trace file, constant:MBPS, steps:... or cellreplay:...
     #[arg(long, value_name = "TRACE")]
     uplink: String,
     /// One-way propagation delay each way, ms (fractions allowed), like mm-delay
@@ -127,11 +134,14 @@ fn direction(
     log: Option<PathBuf>,
 ) -> Result<DirectionConfig> {
     let loss: LossModel = loss.parse().with_context(|| format!("--{what}-loss"))?;
-    let trace = emu::rate_spec::load(trace).with_context(|| format!("--{what}"))?;
+    // A trace, a rate spec, or CellReplay's pair (emu::cellreplay).
+    let (trace, cellreplay) =
+        emu::cellreplay::load_link(trace).with_context(|| format!("--{what}"))?;
     if let Some(w) = emu::rate_spec::rate_warning(&trace) {
         eprintln!("c2tcp emulate: --{what}: {w}");
     }
     let mut d = DirectionConfig::new(trace);
+    d.cellreplay = cellreplay.map(std::sync::Arc::new);
     d.queue = queue;
     d.loss = loss;
     d.log = log;

@@ -23,6 +23,8 @@ enum TraceCommand {
     Synth(SynthArgs),
     /// Turn a rate schedule (`SECONDS MBPS` per line) into a trace
     FromRate(FromRateArgs),
+    /// Turn a throughput log (G-NetTrack CSV, or `time,Mbit/s` CSV) into a trace
+    Import(ImportArgs),
     /// Convert an emulator log (ours or Mahimahi's mm-link log) into pcapng
     LogToPcap(LogToPcapArgs),
     /// Record a real link as a trace: Saturator's sender and receiver (docs/capture.md)
@@ -166,11 +168,83 @@ struct FromRateArgs {
     duration: f64,
 }
 
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ImportFormat {
+    /// G-NetTrack Pro's CSV (the UCC 5G dataset): Timestamp, DL_bitrate/UL_bitrate in kbit/s
+    Gnettrack,
+    /// `SECONDS,MBPS` per row (e.g. a per-second iPerf log); a header row and `#` comments allowed
+    Plain,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ImportSpacing {
+    /// Equally spaced inside each logged interval
+    Even,
+    /// The same count per interval at uniform random ms (Poisson given the count), seeded
+    Poisson,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ImportDirection {
+    Down,
+    Up,
+}
+
+#[derive(clap::Args)]
+#[command(
+    after_help = "A row's rate holds from its time until the next row's (the last for one second); \
+the trace starts at 0 and loops at its end. G-NetTrack's clock is whole seconds: rows sharing a \
+timestamp are averaged, a skipped second holds the rate before it, and rows the filters leave out \
+(by default those whose State is not D, i.e. the app was not downloading) are cut out of the \
+timeline. Inside each interval the opportunities (1500 bytes each) are spaced evenly or, with \
+--spacing poisson, at uniform random milliseconds (a Poisson process given the count); either way \
+each interval keeps the log's rate to within one opportunity. A once-a-second log says nothing \
+of sub-second bursts, short outages or the cell's delay: the trace cannot have them.\n\n\
+Errors name the file and line. Input may be gzip-compressed.\n\n\
+Examples:\n  \
+c2tcp trace import B_2020.02.14_13.21.26.csv -o static.down\n  \
+c2tcp trace import B_2020.02.14_13.21.26.csv --direction up --state all -o static.up\n  \
+c2tcp trace import iperf.csv --format plain --spacing poisson --seed 3 -o lumos.down\n  \
+c2tcp trace import drive.csv --start 60 --end 660 -o drive-10min.down"
+)]
+struct ImportArgs {
+    /// The throughput log
+    input: PathBuf,
+    /// Where to write the trace (Mahimahi format)
+    #[arg(short, long)]
+    output: PathBuf,
+    /// The log's format
+    #[arg(long, value_enum, default_value = "gnettrack")]
+    format: ImportFormat,
+    /// How opportunities are placed inside each logged interval
+    #[arg(long, value_enum, default_value = "even")]
+    spacing: ImportSpacing,
+    /// Seed of --spacing poisson (same seed, same trace)
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// G-NetTrack: the rate column, DL_bitrate (down) or UL_bitrate (up)
+    #[arg(long, value_enum, default_value = "down")]
+    direction: ImportDirection,
+    /// G-NetTrack: keep rows in these States (comma-separated; `all` keeps every row)
+    #[arg(long, default_value = "D", value_delimiter = ',')]
+    state: Vec<String>,
+    /// G-NetTrack: keep only rows of these NetworkModes (comma-separated, e.g. 5G), default all
+    #[arg(long, value_delimiter = ',')]
+    network_mode: Vec<String>,
+    /// Start of the part to import, seconds into the (filtered) log
+    #[arg(long, default_value_t = 0.0)]
+    start: f64,
+    /// End of the part to import, seconds into the (filtered) log (default: its end)
+    #[arg(long)]
+    end: Option<f64>,
+}
+
 pub fn run(args: Args) -> Result<ExitCode> {
     match args.command {
         TraceCommand::Stats(a) => stats(a),
         TraceCommand::Synth(a) => synth_cmd(a),
         TraceCommand::FromRate(a) => from_rate(a),
+        TraceCommand::Import(a) => import(a),
         TraceCommand::LogToPcap(a) => log_to_pcap(a),
         TraceCommand::Capture(a) => super::capture::run(a),
         TraceCommand::Scale(a) => {
@@ -258,7 +332,7 @@ fn write_and_report(path: &Path, opportunities: Vec<u64>) -> Result<ExitCode> {
         opportunities,
     };
     if let Some(w) = emu::rate_spec::rate_warning(&trace) {
-        eprintln!("c2tcp trace synth: {w}");
+        eprintln!("c2tcp trace: {w}");
     }
     let s = trace.summary();
     eprintln!(
@@ -311,6 +385,39 @@ fn from_rate(a: FromRateArgs) -> Result<ExitCode> {
     }
     let opportunities = synth::from_rate(&schedule, duration_ms(a.duration)?)
         .with_context(|| format!("in {}", a.schedule.display()))?;
+    write_and_report(&a.output, opportunities)
+}
+
+fn import(a: ImportArgs) -> Result<ExitCode> {
+    use emu::import::{self, Direction, Format, GNetTrackFilter, Spacing};
+    let format = match a.format {
+        ImportFormat::Plain => Format::Plain,
+        ImportFormat::Gnettrack => Format::GNetTrack(GNetTrackFilter {
+            direction: match a.direction {
+                ImportDirection::Down => Direction::Down,
+                ImportDirection::Up => Direction::Up,
+            },
+            states: if a.state.iter().any(|s| s == "all") {
+                Vec::new()
+            } else {
+                a.state.clone()
+            },
+            network_modes: a.network_mode.clone(),
+        }),
+    };
+    let schedule = import::read(&a.input, &format)?;
+    eprintln!("{}", import::describe(&a.input, &schedule));
+    let end = a.end.map(|e| seconds_ms("--end", e)).transpose()?;
+    let schedule = schedule
+        .window(seconds_ms("--start", a.start)?, end)
+        .with_context(|| format!("importing {}", a.input.display()))?;
+    let spacing = match a.spacing {
+        ImportSpacing::Even => Spacing::Even,
+        ImportSpacing::Poisson => Spacing::Poisson { seed: a.seed },
+    };
+    let opportunities = schedule
+        .opportunities(spacing)
+        .with_context(|| format!("importing {}", a.input.display()))?;
     write_and_report(&a.output, opportunities)
 }
 

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Adds the UCC 5G dataset's download runs (uccmisl/5Gdataset, Raca et al.,
+# MMSys 2020) to traces/5g/ (ucc-*.down.gz) with their MANIFEST.tsv rows, from the
+# dataset's own zip, checked by its SHA-256:
+#
+#   scripts/import-ucc-5g.sh 5G-production-dataset.zip [TRACES_DIR]
+#
+# Each of the 21 runs under Download/{Static,Driving}/ becomes one downlink
+# trace, `c2tcp trace import` of its DL_bitrate (rows in State D, the app
+# downloading), the WINDOW_S seconds after its first START_S (defaults 120
+# and 30: the start-up is skipped, and a whole run, up to 110 min at
+# 75 Mbit/s, would be hundreds of MB), evenly spaced, gzip -9 -n. Run again,
+# it replaces its own rows and files (the result is the same bytes).
+# TRACES_DIR defaults to the repository's traces/; `make test` (the manifest
+# test) checks the rows against the files. Needs a built target/release/c2tcp
+# (or BIN), unzip, gzip, git and python3.
+set -euo pipefail
+ZIP_SHA256=abc729d696b5e0ba34a9c6ed35a851f2868d2b5071be5efb8a49691c23bb1a9b
+SOURCE_REPO=uccmisl/5Gdataset
+SOURCE_COMMIT=306d92eba81cb4f1195d8b8eba625666a02a10ec
+START_S=${START_S:-30}
+WINDOW_S=${WINDOW_S:-120}
+cd "$(dirname "$0")/.."
+BIN=${BIN:-target/release/c2tcp}
+
+zip=${1:?usage: scripts/import-ucc-5g.sh 5G-production-dataset.zip [TRACES_DIR]}
+traces=${2:-traces}
+[ -x "$BIN" ] || { echo "import-ucc-5g: no $BIN: build it first (make build)" >&2; exit 1; }
+[ -f "$traces/MANIFEST.tsv" ] || { echo "import-ucc-5g: $traces/MANIFEST.tsv not found" >&2; exit 1; }
+got=$(sha256sum "$zip" | cut -d' ' -f1)
+if [ "$got" != "$ZIP_SHA256" ]; then
+  echo "import-ucc-5g: $zip has SHA-256 $got, not the dataset's $ZIP_SHA256" \
+    "($SOURCE_REPO, 5G-production-dataset.zip at commit $SOURCE_COMMIT)" >&2
+  exit 1
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+unzip -q "$zip" '5G-production-dataset/Download/*.csv' -d "$work"
+mkdir -p "$traces/5g"
+rows="$work/rows.tsv"
+: > "$rows"
+for csv in "$work"/5G-production-dataset/Download/{Static,Driving}/*.csv; do
+  kind=$(basename "$(dirname "$csv")" | tr '[:upper:]' '[:lower:]')
+  run=$(basename "$csv" .csv)          # B_2020.02.14_13.21.26: operator B, its start
+  name="5g/ucc-$kind-${run#B_}.down.gz"
+  plain="$work/trace"
+  report=$("$BIN" trace import "$csv" --start "$START_S" --end $((START_S + WINDOW_S)) -o "$plain" 2>&1) \
+    || { echo "$report" >&2; exit 1; }
+  modes=$(sed -n 's/.*rows by NetworkMode: //p' <<<"$report" | head -1)
+  gzip -9 -n -c "$plain" > "$traces/$name"
+  python3 - "$plain" "$name" "$kind" "$run" "$modes" "$SOURCE_REPO" "$SOURCE_COMMIT" \
+    "$START_S" "$WINDOW_S" "$("$BIN" trace stats --json "$plain")" \
+    "$(git hash-object "$plain")" >> "$rows" <<'EOF'
+import json, sys
+plain, name, kind, run, modes, repo, commit, start, window, stats, blob = sys.argv[1:]
+s = json.loads(stats)[0]["stats"]
+text = open(plain, "rb").read()
+mobility = "static" if kind == "static" else "driving"
+capture = (f"{mobility}, Cork (Ireland), operator B, run started {run[2:]}; G-NetTrack Pro's 1-s DL_bitrate "
+           f"during a file download (State D rows), seconds {start}-{int(start) + int(window)} of the run, "
+           f"c2tcp trace import, even spacing; rows by NetworkMode over the whole run: {modes}")
+print("\t".join([name, "Irish operator B (anonymised in the source)", "5G (G-NetTrack NetworkMode 5G) with LTE/HSPA+ fallback",
+                 "downlink", capture, repo, f"5G-production-dataset.zip:5G-production-dataset/Download/"
+                 f"{kind.capitalize()}/{run}.csv", commit,
+                 "GPL-3.0 (the source repository's LICENSE)", str(text.count(b"\n")), str(len(text)),
+                 f"{s['duration_ms'] / 1000:.3f}", f"{s['mean_mbps']:.3f}", blob]))
+EOF
+  echo "import-ucc-5g: $name: $(tail -1 "$rows" | cut -f12,13 | tr '\t' ' ') (s, Mbit/s)"
+done
+# Replace this script's earlier rows, keep every other row in its order.
+grep -v $'^5g/ucc-' "$traces/MANIFEST.tsv" > "$work/manifest"
+sort "$rows" >> "$work/manifest"
+cp "$work/manifest" "$traces/MANIFEST.tsv"
+echo "import-ucc-5g: $(wc -l < "$rows") traces in $traces/5g, rows in $traces/MANIFEST.tsv"
