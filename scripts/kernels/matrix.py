@@ -376,6 +376,10 @@ def build_initramfs(config: Config, kernel: Kernel, kroot: Path, g: GuestFiles) 
     (root / "usr/local/bin/c2tcp").symlink_to(g.c2tcp)
     for lib in sorted({lib for b in binaries for lib in shared_libs(b)}):
         copy_into(root, lib)
+    # The repository's data where the binary looks for it (the folder it was
+    # built in; the bench needs the `cubic` and `bbr` scheme files).
+    for d in ("schemes", "scenarios", "traces"):
+        shutil.copytree(REPO / d, root / str(REPO / d).lstrip("/"), dirs_exist_ok=True)
     font = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
     if font.exists():  # the bench's report draws text
         copy_into(root, font)
@@ -570,7 +574,8 @@ def print_table(results: list, accel_why: str):
     print(f"\nkernel matrix: {results[0].accel.upper() if results else '?'} ({accel_why})")
     for r in results:
         k = r.kernel
-        print(f"  {r.config.id:<11} {k.release if k else '?':<24} {k.versions if k else ''}")
+        meta = f"{k.image_package} (meta) -> " if k and k.image_package not in k.versions else ""
+        print(f"  {r.config.id:<11} {k.release if k else '?':<24} {meta}{k.versions if k else ''}")
         extra = f", refusing tracing programs" if r.config.refuse_tracing else ""
         print(f"  {'':<11} boot {r.boot_s or 0:.1f} s, guest {r.guest_s:.0f} s, initramfs {r.build_s:.0f} s{extra}")
     names = []
@@ -681,6 +686,7 @@ def main():
         "guests": [{
             "id": r.config.id, "what": r.config.what, "refuse_tracing": r.config.refuse_tracing,
             "release": r.kernel.release if r.kernel else None,
+            "image_package": r.kernel.image_package if r.kernel else None,
             "packages": [{"name": n, "version": v, "suite": s} for n, v, s in (r.kernel.packages if r.kernel else [])],
             "boot_s": r.boot_s, "guest_s": round(r.guest_s, 1), "initramfs_s": round(r.build_s, 1),
             "error": r.error,
