@@ -19,8 +19,10 @@ import json
 import re
 from dataclasses import dataclass
 
-# What a refusing host's doctor must say about tracing programs.
-REFUSAL_WORDS = re.compile(r"EPERM|refus|not permitted", re.IGNORECASE)
+# What a refusing host's doctor must say about tracing programs (EPERM, the
+# kernel refused), and must not (the verifier never ran there).
+REFUSAL_WORDS = re.compile(r"EPERM|refus", re.IGNORECASE)
+WRONG_BLAME = re.compile(r"verifier rejected", re.IGNORECASE)
 
 
 @dataclass
@@ -70,11 +72,13 @@ def judge(config, checks: dict, files: dict) -> list[Verdict]:
     add("doctor-json", True, "doctor --json must answer (valid JSON) on every kernel", status=answered)
     if config.refuse_tracing:
         text = files.get("doctor.txt", b"").decode(errors="replace")
-        named = bool(REFUSAL_WORDS.search(text))
-        add("doctor-names-refusal", True, "issue 33: doctor names what the kernel refuses",
+        named = bool(REFUSAL_WORDS.search(text)) and not WRONG_BLAME.search(text)
+        add("doctor-names-refusal", True, "issue 33: doctor names what the kernel refuses, "
+            "and does not blame the verifier",
             status="ok" if named else "fail",
             detail="doctor's text names the refusal" if named else
-            "doctor's text has no EPERM/refused: " + " | ".join(text.splitlines()[:12]))
+            "doctor's text has no EPERM/refused, or says the verifier rejected: "
+            + " | ".join(ln for ln in text.splitlines() if "PASS" not in ln)[:600])
 
     for name in sorted(k for k in checks if k.startswith("load:")):
         cc = name.split(":", 1)[1]
@@ -96,6 +100,8 @@ def judge(config, checks: dict, files: dict) -> list[Verdict]:
             add(name, False, "recorded (doctor --json has no per-CC verdict yet)")
     for name in sorted(k for k in checks if k.startswith("unload:")):
         add(name, True, "unload after a load must work")
+    for name in sorted(k for k in checks if k.startswith("leftovers:")):
+        add(name, True, "issue 33: a failed load leaves nothing behind")
 
     for name in sorted(k for k in checks if k.startswith("test:")):
         if config.refuse_tracing and "top" in name:

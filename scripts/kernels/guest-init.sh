@@ -11,14 +11,14 @@
 # decides what had to pass (scripts/kernels/expectations.py). The console
 # (ttyS0) gets the same lines and every command's output, for reading.
 /bin/busybox --install -s /usr/bin
-# Nothing here reads the console: a command that would is given nothing.
-exec </dev/null
 export PATH=/usr/local/bin:/usr/bin:/usr/sbin
 export HOME=/root TMPDIR=/tmp LC_ALL=C.UTF-8 RUST_BACKTRACE=0
 
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
+# Nothing here reads the console: a command that would is given nothing.
+exec </dev/null
 mkdir -p /dev/pts /dev/shm && mount -t devpts devpts /dev/pts
 mount -t tmpfs tmp /tmp && mount -t tmpfs run /run
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
@@ -90,6 +90,12 @@ for cc in $CCS; do
 	if run "load:$cc" 300 c2tcp load "$cc"; then
 		timeout 120 c2tcp unload "$cc" >/tmp/out/unload-"$cc" 2>&1 ||
 			check "unload:$cc" fail 0 "$(cat /tmp/out/unload-"$cc")"
+	else
+		# A failed load must leave nothing: no pin, no registration.
+		left="$(find /sys/fs/bpf -mindepth 1 | tr '\n' ' ')$(grep -ow "$cc" /proc/sys/net/ipv4/tcp_available_congestion_control)"
+		if [ -z "$left" ]; then st=ok; else st=fail; fi
+		check "leftovers:$cc" $st 0 "after the failed load: ${left:-nothing}"
+		[ -n "$left" ] && c2tcp unload "$cc" >/dev/null 2>&1
 	fi
 done
 

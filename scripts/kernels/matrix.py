@@ -380,6 +380,8 @@ def build_initramfs(config: Config, kernel: Kernel, kroot: Path, g: GuestFiles) 
     # built in; the bench needs the `cubic` and `bbr` scheme files).
     for d in ("schemes", "scenarios", "traces"):
         shutil.copytree(REPO / d, root / str(REPO / d).lstrip("/"), dirs_exist_ok=True)
+    # The baked path is crates/harness/../..: the kernel walks through it.
+    (root / str(REPO / "crates/harness").lstrip("/")).mkdir(parents=True, exist_ok=True)
     font = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
     if font.exists():  # the bench's report draws text
         copy_into(root, font)
