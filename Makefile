@@ -22,11 +22,11 @@ DATADIR := $(DESTDIR)$(PREFIX)/share/c2tcp
 # question, whether non-root users may capture, takes the default "no" under
 # DEBIAN_FRONTEND=noninteractive); the kernel matrix (`make test-kernels`,
 # docs/kernel-matrix.md) boots Debian's kernels in qemu-system-x86 with an
-# initramfs of busybox-static (cpio, kmod's depmod lay it out; xz-utils for
-# the modules' metadata) and builds its tracing-refusing LSM with libbpf-dev.
+# initramfs of busybox-static (cpio and kmod's depmod lay it out) and builds
+# its tracing-refusing LSM's loader with libbpf-dev.
 DEB_PACKAGES := clang-19 llvm-19 bpftool libelf-dev zlib1g-dev pkg-config make gcc \
                 iproute2 iputils-ping iperf3 fonts-dejavu-core python3 python3-venv tshark \
-                qemu-system-x86 busybox-static cpio kmod xz-utils libbpf-dev
+                qemu-system-x86 busybox-static cpio kmod libbpf-dev
 
 # The Ray driver (python/c2tcp_ray) is tested in a virtualenv under target/,
 # made once and kept (Ray is ~80 MB): rebuilt only when its pyproject changes.
