@@ -71,7 +71,7 @@ def judge(config, checks: dict, files: dict) -> list[Verdict]:
         answered = "fail"
     add("doctor-json", True, "doctor --json must answer (valid JSON) on every kernel", status=answered)
     if config.refuse_tracing:
-        text = files.get("doctor.txt", b"").decode(errors="replace")
+        text = files.get("doctor.txt", b"").decode(errors="replace")  # its stdout alone
         named = bool(REFUSAL_WORDS.search(text)) and not WRONG_BLAME.search(text)
         add("doctor-names-refusal", True, "issue 33: doctor names what the kernel refuses, "
             "and does not blame the verifier",
