@@ -20,16 +20,20 @@ DATADIR := $(DESTDIR)$(PREFIX)/share/c2tcp
 # python3-venv makes the Ray driver's test environment (`make test-python`);
 # tshark reads the emulator's pcapng captures back in its test (its debconf
 # question, whether non-root users may capture, takes the default "no" under
-# DEBIAN_FRONTEND=noninteractive).
+# DEBIAN_FRONTEND=noninteractive); the kernel matrix (`make test-kernels`,
+# docs/kernel-matrix.md) boots Debian's kernels in qemu-system-x86 with an
+# initramfs of busybox-static (cpio and kmod's depmod lay it out) and builds
+# its tracing-refusing LSM's loader with libbpf-dev.
 DEB_PACKAGES := clang-19 llvm-19 bpftool libelf-dev zlib1g-dev pkg-config make gcc \
-                iproute2 iputils-ping iperf3 fonts-dejavu-core python3 python3-venv tshark
+                iproute2 iputils-ping iperf3 fonts-dejavu-core python3 python3-venv tshark \
+                qemu-system-x86 busybox-static cpio kmod libbpf-dev
 
 # The Ray driver (python/c2tcp_ray) is tested in a virtualenv under target/,
 # made once and kept (Ray is ~80 MB): rebuilt only when its pyproject changes.
 PY ?= python3
 RAY_VENV := target/ray-venv
 
-.PHONY: all deps fuzz-deps fuzz-pass build test test-logic test-rust test-python test-fuzz fuzz demo bench bench-emulator install uninstall clean
+.PHONY: all deps fuzz-deps fuzz-pass build test test-logic test-rust test-python test-fuzz test-kernels fuzz demo bench bench-emulator install uninstall clean
 
 all: build
 
@@ -140,7 +144,32 @@ test-python: build $(RAY_VENV)/.installed
 	$(RAY_VENV)/bin/pip install -q --no-deps --force-reinstall ./python/c2tcp_ray
 	C2TCP_BIN=$(abspath $(BIN)) $(RAY_VENV)/bin/python -m pytest -q python/c2tcp_ray/tests
 
-test: build test-logic test-rust test-python test-fuzz
+# The kernel matrix (docs/kernel-matrix.md): the built c2tcp and its tests in
+# QEMU guests booting Debian's kernels (6.1, 6.12, the newest in the archive,
+# and 6.12 refusing tracing programs). KERNELS= picks some (`make
+# test-kernels KERNELS="6.1 newest"`), KERNEL_JOBS= how many guests at once.
+# Kernels are downloaded once into target/kernels/debs; results in
+# target/kernels/results/matrix.json. Skips where QEMU or the archive is
+# missing, fails there with CI=true.
+KERNELS ?=
+KERNEL_JOBS ?= 2
+# The LSM that makes a guest refuse tracing programs is built with the
+# clang the BPF build uses (crates/bpfload/build.rs's order).
+CLANG ?= $(shell for c in clang-19 clang-18 clang-17 clang-16 clang; do command -v $$c >/dev/null && { echo $$c; break; }; done)
+REFUSE_TRACING := target/kernels/tools/refuse-tracing target/kernels/tools/refuse_tracing.bpf.o
+
+target/kernels/tools/refuse_tracing.bpf.o: tools/refuse-tracing/refuse_tracing.bpf.c
+	@mkdir -p $(dir $@)
+	$(CLANG) -target bpf -O2 -g -Wall -Werror -I/usr/include/$(shell gcc -print-multiarch) -c $< -o $@
+
+target/kernels/tools/refuse-tracing: tools/refuse-tracing/loader.c
+	@mkdir -p $(dir $@)
+	cc -O2 -Wall -Wextra -Werror -static -o $@ $< -lbpf -lelf -lz
+
+test-kernels: build $(REFUSE_TRACING)
+	KERNELS="$(KERNELS)" KERNEL_JOBS=$(KERNEL_JOBS) $(PY) scripts/kernels/matrix.py
+
+test: build test-logic test-rust test-python test-fuzz test-kernels
 
 demo: build
 	./scripts/demo.sh

@@ -512,11 +512,21 @@ fn top_shows_a_live_transfer_and_an_empty_list_without_one() {
             sockopt::set_target_us(&sock, 35_000).unwrap();
             let mut stream = c2tcp_connection(sock, "10.77.0.2:5001".parse().unwrap(), 0);
             common::blast(&mut stream, Duration::from_millis(800));
-            // Sending still: top reads the kernel while the transfer runs.
+            // Sending still: top reads the kernel while the transfer runs,
+            // however long `c2tcp top` takes to start (seconds under TCG in
+            // the kernel matrix's guests), and the writer stops after.
             let local = stream.local_addr().unwrap();
-            let writer =
-                std::thread::spawn(move || common::blast(&mut stream, Duration::from_millis(1500)));
+            let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let writer = std::thread::spawn({
+                let done = done.clone();
+                move || {
+                    while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                        common::blast(&mut stream, Duration::from_millis(200));
+                    }
+                }
+            });
             let rows = top_json().expect("top ran a moment ago");
+            done.store(true, std::sync::atomic::Ordering::Relaxed);
             writer.join().unwrap();
             (top_row(&rows, ns, local).cloned(), local)
         })
