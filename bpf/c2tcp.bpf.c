@@ -208,7 +208,13 @@ void BPF_PROG(c2tcp_set_state, struct sock *sk, __u8 new_state)
 SEC("struct_ops")
 void BPF_PROG(c2tcp_cwnd_event, struct sock *sk, enum tcp_ca_event event)
 {
-	cubictcp_cwnd_event(sk, event);
+	cubictcp_cwnd_event(sk, event); /* before 7.1 */
+}
+
+SEC("struct_ops")
+void BPF_PROG(c2tcp_cwnd_event_tx_start, struct sock *sk)
+{
+	cubictcp_cwnd_event_tx_start(sk); /* 7.1 and later */
 }
 
 SEC("struct_ops")
@@ -218,13 +224,14 @@ __u32 BPF_PROG(c2tcp_undo_cwnd, struct sock *sk)
 }
 
 SEC(".struct_ops.link")
-struct tcp_congestion_ops c2tcp = {
+struct tcp_congestion_ops___c2tcp c2tcp = {
 	.init = (void *)c2tcp_init,
 	.release = (void *)c2tcp_release,
 	.ssthresh = (void *)c2tcp_ssthresh,
 	.cong_avoid = (void *)c2tcp_cong_avoid,
 	.set_state = (void *)c2tcp_set_state,
 	.cwnd_event = (void *)c2tcp_cwnd_event,
+	.cwnd_event_tx_start = (void *)c2tcp_cwnd_event_tx_start,
 	.pkts_acked = (void *)c2tcp_pkts_acked,
 	.undo_cwnd = (void *)c2tcp_undo_cwnd,
 	.flags = TCP_CONG_NON_RESTRICTED,

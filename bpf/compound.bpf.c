@@ -154,6 +154,13 @@ void BPF_PROG(compound_cwnd_event, struct sock *sk, enum tcp_ca_event event)
 		ctcp_new_round(sk);
 }
 
+/* Linux 7.1 and later report the restart after idle here instead. */
+SEC("struct_ops")
+void BPF_PROG(compound_cwnd_event_tx_start, struct sock *sk)
+{
+	ctcp_new_round(sk);
+}
+
 SEC("struct_ops")
 __u32 BPF_PROG(compound_undo_cwnd, struct sock *sk)
 {
@@ -161,13 +168,14 @@ __u32 BPF_PROG(compound_undo_cwnd, struct sock *sk)
 }
 
 SEC(".struct_ops.link")
-struct tcp_congestion_ops compound = {
+struct tcp_congestion_ops___c2tcp compound = {
 	.init = (void *)compound_init,
 	.pkts_acked = (void *)compound_pkts_acked,
 	.cong_avoid = (void *)compound_cong_avoid,
 	.ssthresh = (void *)compound_ssthresh,
 	.set_state = (void *)compound_set_state,
 	.cwnd_event = (void *)compound_cwnd_event,
+	.cwnd_event_tx_start = (void *)compound_cwnd_event_tx_start,
 	.undo_cwnd = (void *)compound_undo_cwnd,
 	.flags = TCP_CONG_NON_RESTRICTED,
 	.name = "compound",

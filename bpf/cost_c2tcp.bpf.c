@@ -21,6 +21,7 @@
 #define c2tcp_cong_avoid cost_c2_cong_avoid
 #define c2tcp_set_state cost_c2_set_state
 #define c2tcp_cwnd_event cost_c2_cwnd_event
+#define c2tcp_cwnd_event_tx_start cost_c2_cwnd_event_tx_start
 #define c2tcp_undo_cwnd cost_c2_undo_cwnd
 #define c2tcp_setsockopt cost_c2_setsockopt
 #define c2tcp_setsockopt_eperm cost_c2_setsockopt_eperm

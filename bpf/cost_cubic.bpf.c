@@ -50,6 +50,12 @@ void BPF_PROG(cost_cu_cwnd_event, struct sock *sk, enum tcp_ca_event event)
 }
 
 SEC("struct_ops")
+void BPF_PROG(cost_cu_cwnd_event_tx_start, struct sock *sk)
+{
+	cubictcp_cwnd_event_tx_start(sk);
+}
+
+SEC("struct_ops")
 void BPF_PROG(cost_cu_pkts_acked, struct sock *sk, const struct ack_sample *sample)
 {
 	cubictcp_acked(sk, sample);
@@ -67,12 +73,13 @@ void BPF_PROG(cost_cu_ack_event, struct sock *sk, __u32 flags)
 }
 
 SEC(".struct_ops.link")
-struct tcp_congestion_ops cost_cubic_ops = {
+struct tcp_congestion_ops___c2tcp cost_cubic_ops = {
 	.init = (void *)cost_cu_init,
 	.ssthresh = (void *)cost_cu_ssthresh,
 	.cong_avoid = (void *)cost_cu_cong_avoid,
 	.set_state = (void *)cost_cu_set_state,
 	.cwnd_event = (void *)cost_cu_cwnd_event,
+	.cwnd_event_tx_start = (void *)cost_cu_cwnd_event_tx_start,
 	.in_ack_event = (void *)cost_cu_ack_event,
 	.pkts_acked = (void *)cost_cu_pkts_acked,
 	.undo_cwnd = (void *)cost_cu_undo_cwnd,

@@ -36,7 +36,7 @@
  *
  * Kernels before 6.10 call cong_control(sk, rs) without the ACK's sequence
  * number and flags (6.10 added them so that a BPF congestion control can run
- * the kernel's own path). Each congestion control therefore has a second
+ * the kernel's own path, and let it write snd_cwnd_stamp). Each congestion control therefore has a second
  * struct_ops, <cc>_pre610, whose cong_control derives the three flags the
  * Cubic path reads from the socket (na_flags_from_socket) and passes
  * snd_una as the ACK (Cubic's cong_avoid ignores it); the loader registers
@@ -153,9 +153,16 @@ static __always_inline __u32 na_wire(const struct tcp_sock *tp)
 	return tp->mss_cache + tp->tcp_header_len + NA_IPV4_HDR;
 }
 
+/* Whether struct_ops programs may write snd_cwnd_stamp: since 6.10, with
+ * cong_control's new arguments; set by the loader. Before, the stamp stays
+ * the kernel's, which only cwnd validation after idle reads, and the kernel
+ * skips that for congestion controls with their own cong_control. */
+const volatile bool na_writes_cwnd_stamp = true;
+
 static __always_inline void na_stamp_cwnd(struct tcp_sock *tp)
 {
-	tp->snd_cwnd_stamp = (__u32)bpf_jiffies64();
+	if (na_writes_cwnd_stamp)
+		tp->snd_cwnd_stamp = (__u32)bpf_jiffies64();
 }
 
 static __always_inline void na_export(struct sock *sk, const struct na_sk *s, const struct na_feedback *fb)
@@ -429,6 +436,11 @@ static __always_inline void na_cong_control(struct sock *sk, __u32 ack, int flag
 		cubictcp_cwnd_event(sk, event);                                                        \
 	}                                                                                              \
 	SEC("struct_ops")                                                                              \
+	void BPF_PROG(cc##_cwnd_event_tx_start, struct sock *sk)                                     \
+	{                                                                                              \
+		cubictcp_cwnd_event_tx_start(sk);                                                      \
+	}                                                                                              \
+	SEC("struct_ops")                                                                              \
 	void BPF_PROG(cc##_pkts_acked, struct sock *sk, const struct ack_sample *sample)              \
 	{                                                                                              \
 		cubictcp_acked(sk, sample);                                                            \
@@ -439,24 +451,26 @@ static __always_inline void na_cong_control(struct sock *sk, __u32 ack, int flag
 		return tcp_reno_undo_cwnd(sk);                                                         \
 	}                                                                                              \
 	SEC(".struct_ops.link")                                                                        \
-	struct tcp_congestion_ops cc = {                                                             \
+	struct tcp_congestion_ops___c2tcp cc = {                                                     \
 		.init = (void *)cc##_init,                                                           \
 		.cong_control = (void *)cc##_cong_control,                                           \
 		.ssthresh = (void *)cc##_ssthresh,                                                   \
 		.set_state = (void *)cc##_set_state,                                                 \
 		.cwnd_event = (void *)cc##_cwnd_event,                                               \
+		.cwnd_event_tx_start = (void *)cc##_cwnd_event_tx_start,                             \
 		.pkts_acked = (void *)cc##_pkts_acked,                                               \
 		.undo_cwnd = (void *)cc##_undo_cwnd,                                                 \
 		.flags = TCP_CONG_NON_RESTRICTED,                                                      \
 		.name = #cc,                                                                         \
 	};                                                                                             \
 	SEC(".struct_ops.link")                                                                        \
-	struct tcp_congestion_ops cc##_pre610 = {                                                    \
+	struct tcp_congestion_ops___c2tcp cc##_pre610 = {                                            \
 		.init = (void *)cc##_init,                                                           \
 		.cong_control = (void *)cc##_cong_control_pre610,                                    \
 		.ssthresh = (void *)cc##_ssthresh,                                                   \
 		.set_state = (void *)cc##_set_state,                                                 \
 		.cwnd_event = (void *)cc##_cwnd_event,                                               \
+		.cwnd_event_tx_start = (void *)cc##_cwnd_event_tx_start,                             \
 		.pkts_acked = (void *)cc##_pkts_acked,                                               \
 		.undo_cwnd = (void *)cc##_undo_cwnd,                                                 \
 		.flags = TCP_CONG_NON_RESTRICTED,                                                      \

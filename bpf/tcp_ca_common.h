@@ -38,13 +38,43 @@ extern void cubictcp_init(struct sock *sk) __ksym;
 extern __u32 cubictcp_recalc_ssthresh(struct sock *sk) __ksym;
 extern void cubictcp_cong_avoid(struct sock *sk, __u32 ack, __u32 acked) __ksym;
 extern void cubictcp_state(struct sock *sk, __u8 new_state) __ksym;
-extern void cubictcp_cwnd_event(struct sock *sk, enum tcp_ca_event event) __ksym;
+/* Linux 7.1 split Cubic's only event, the restart after idle
+ * (CA_EVENT_TX_START), out of cwnd_event into a hook of its own,
+ * cwnd_event_tx_start, and renamed the kfunc. Each kernel has one of the
+ * two; both are weak so that the object opens on either, and the loader
+ * loads only the program whose kfunc the kernel has (crates/bpfload,
+ * features.rs: cwnd_event_tx_start). */
+extern void cubictcp_cwnd_event(struct sock *sk, enum tcp_ca_event event) __ksym __weak;
+extern void cubictcp_cwnd_event_tx_start(struct sock *sk) __ksym __weak;
 extern void cubictcp_acked(struct sock *sk, const struct ack_sample *sample) __ksym;
 extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 extern __u32 tcp_reno_ssthresh(struct sock *sk) __ksym;
 extern void tcp_reno_cong_avoid(struct sock *sk, __u32 ack, __u32 acked) __ksym;
 extern __u32 tcp_slow_start(struct tcp_sock *tp, __u32 acked) __ksym;
 extern void tcp_cong_avoid_ai(struct tcp_sock *tp, __u32 w, __u32 acked) __ksym;
+
+/*
+ * struct tcp_congestion_ops with 7.1's cwnd_event_tx_start, for the objects
+ * that set it. libbpf finds the kernel's type by the name before "___" and
+ * matches the members by name: a member the running kernel lacks is left out
+ * and its program not loaded, so one object serves kernels before and after
+ * 7.1. Only the members our objects set are here.
+ */
+struct tcp_congestion_ops___c2tcp {
+	__u32 (*ssthresh)(struct sock *sk);
+	void (*cong_avoid)(struct sock *sk, __u32 ack, __u32 acked);
+	void (*set_state)(struct sock *sk, __u8 new_state);
+	void (*cwnd_event)(struct sock *sk, enum tcp_ca_event ev);
+	void (*cwnd_event_tx_start)(struct sock *sk);
+	void (*in_ack_event)(struct sock *sk, __u32 flags);
+	void (*pkts_acked)(struct sock *sk, const struct ack_sample *sample);
+	void (*cong_control)(struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs);
+	__u32 (*undo_cwnd)(struct sock *sk);
+	char name[16];
+	__u32 flags;
+	void (*init)(struct sock *sk);
+	void (*release)(struct sock *sk);
+};
 
 static __always_inline struct tcp_sock *tcp_sk(const struct sock *sk)
 {

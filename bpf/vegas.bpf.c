@@ -82,6 +82,13 @@ void BPF_PROG(vegas_cwnd_event, struct sock *sk, enum tcp_ca_event event)
 		vegas_new_round(sk);
 }
 
+/* Linux 7.1 and later report the restart after idle here instead. */
+SEC("struct_ops")
+void BPF_PROG(vegas_cwnd_event_tx_start, struct sock *sk)
+{
+	vegas_new_round(sk);
+}
+
 SEC("struct_ops")
 void BPF_PROG(vegas_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 {
@@ -146,11 +153,12 @@ __u32 BPF_PROG(vegas_undo_cwnd, struct sock *sk)
 }
 
 SEC(".struct_ops.link")
-struct tcp_congestion_ops vegas = {
+struct tcp_congestion_ops___c2tcp vegas = {
 	.init = (void *)vegas_init,
 	.pkts_acked = (void *)vegas_pkts_acked,
 	.set_state = (void *)vegas_set_state,
 	.cwnd_event = (void *)vegas_cwnd_event,
+	.cwnd_event_tx_start = (void *)vegas_cwnd_event_tx_start,
 	.cong_avoid = (void *)vegas_cong_avoid,
 	.ssthresh = (void *)vegas_ssthresh,
 	.undo_cwnd = (void *)vegas_undo_cwnd,

@@ -83,20 +83,31 @@ impl CcSpec {
             .collect()
     }
 
-    /// The adapted-to features this kernel lacks or refuses.
+    /// The adapted-to features this kernel lacks or refuses whose absence
+    /// loses something.
     pub fn degraded(&self) -> Vec<Feature> {
+        self.older_forms()
+            .into_iter()
+            .filter(|f| crate::features::info(*f).degrades)
+            .collect()
+    }
+
+    /// The adapted-to features this kernel lacks or refuses: it runs their
+    /// older form.
+    pub fn older_forms(&self) -> Vec<Feature> {
         let p = probe();
         self.adapts.iter().copied().filter(|f| !p.has(*f)).collect()
     }
 }
 
-/// The kernel functions our struct_ops programs call (bpf/tcp_ca_common.h).
+/// The kernel functions our struct_ops programs call (bpf/tcp_ca_common.h),
+/// besides Cubic's idle-restart hook, whose name depends on the kernel
+/// (`Feature::CwndEventTxStart`).
 pub const KFUNCS: &[&str] = &[
     "cubictcp_init",
     "cubictcp_recalc_ssthresh",
     "cubictcp_cong_avoid",
     "cubictcp_state",
-    "cubictcp_cwnd_event",
     "cubictcp_acked",
     "tcp_reno_undo_cwnd",
     "tcp_reno_ssthresh",
@@ -109,13 +120,43 @@ pub const KFUNCS: &[&str] = &[
 const BASE: &[Feature] = &[Feature::StructOps];
 const WITH_KFUNCS: &[Feature] = &[Feature::StructOps, Feature::TcpKfuncs];
 const LINK: &[Feature] = &[Feature::StructOpsLink];
+const LINK_TX_START: &[Feature] = &[Feature::StructOpsLink, Feature::CwndEventTxStart];
+
+/// Before loading an object that sets 7.1's `cwnd_event_tx_start`: the
+/// skeleton's copy of its struct_ops holds every program it names, and
+/// libbpf refuses a set member the kernel lacks, so before 7.1 that member
+/// is unset and its program not loaded. From 7.1, Cubic has no
+/// `cwnd_event` kfunc: an object whose `cwnd_event` only forwards to Cubic's
+/// (`cubic_cwnd_event`) has that member unset and that program unloaded
+/// instead, and its `cwnd_event_tx_start` serves.
+pub(crate) fn tx_start_hooks(
+    cwnd_event: &mut *mut libbpf_rs::libbpf_sys::bpf_program,
+    tx_start: &mut *mut libbpf_rs::libbpf_sys::bpf_program,
+    cubic_cwnd_event: Option<&mut libbpf_rs::OpenProgramMut<'_>>,
+    tx_start_program: &mut libbpf_rs::OpenProgramMut<'_>,
+) {
+    if probe().has(Feature::CwndEventTxStart) {
+        if let Some(p) = cubic_cwnd_event {
+            *cwnd_event = std::ptr::null_mut();
+            p.set_autoload(false);
+        }
+    } else {
+        *tx_start = std::ptr::null_mut();
+        tx_start_program.set_autoload(false);
+    }
+}
 
 pub static CCS: &[CcSpec] = &[
     CcSpec {
         name: "c2tcp",
         summary: "C2TCP over the kernel's Cubic, with the SOL_C2TCP socket option",
         requires: &[Feature::StructOps, Feature::TcpKfuncs, Feature::CgroupSockopt],
-        adapts: &[Feature::StructOpsLink, Feature::SetRetval, Feature::SkStorageIterator],
+        adapts: &[
+            Feature::StructOpsLink,
+            Feature::SetRetval,
+            Feature::SkStorageIterator,
+            Feature::CwndEventTxStart,
+        ],
         trial: trial_c2tcp,
         attach: attach_c2tcp,
         reconfigure: reconfigure_c2tcp,
@@ -133,7 +174,7 @@ pub static CCS: &[CcSpec] = &[
         name: "vegas",
         summary: "TCP Vegas (alpha 2, beta 4, gamma 1 packets)",
         requires: WITH_KFUNCS,
-        adapts: LINK,
+        adapts: LINK_TX_START,
         trial: trial_vegas,
         attach: attach_vegas,
         reconfigure: no_options,
@@ -160,7 +201,7 @@ pub static CCS: &[CcSpec] = &[
         name: "compound",
         summary: "Compound TCP: Reno loss window + delay window (alpha 1/8, k 3/4, gamma 30 packets)",
         requires: WITH_KFUNCS,
-        adapts: LINK,
+        adapts: LINK_TX_START,
         trial: trial_compound,
         attach: attach_compound,
         reconfigure: no_options,
@@ -412,14 +453,32 @@ pub(crate) fn remove_pins(dir: &Path) -> Result<()> {
 /// `$attach` registers it and pins what keeps it registered as `ops`.
 macro_rules! struct_ops_only {
     ($load:ident, $trial:ident, $attach:ident, $builder:path, $map:ident) => {
+        struct_ops_only!($load, $trial, $attach, $builder, $map, |_open| {});
+    };
+    // `$tx_start`: the object's 7.1 `cwnd_event_tx_start` program, and the
+    // accessor of its struct_ops in the skeleton.
+    ($load:ident, $trial:ident, $attach:ident, $builder:path, $map:ident,
+     tx_start = $tx_start:ident, $map_mut:ident) => {
+        struct_ops_only!($load, $trial, $attach, $builder, $map, |open| {
+            let ops = open.struct_ops.$map_mut();
+            tx_start_hooks(
+                &mut ops.cwnd_event,
+                &mut ops.cwnd_event_tx_start,
+                None,
+                &mut open.progs.$tx_start,
+            );
+        });
+    };
+    ($load:ident, $trial:ident, $attach:ident, $builder:path, $map:ident, |$open:ident| $configure:block) => {
         fn $load(
             storage: &mut MaybeUninit<OpenObject>,
         ) -> Result<<<$builder as SkelBuilder<'_>>::Output as OpenSkel<'_>>::Output> {
-            let mut open = <$builder>::default()
+            let mut $open = <$builder>::default()
                 .open(storage)
                 .context("opening the BPF object")?;
-            struct_ops::prepare(&mut open.maps.$map)?;
-            explain::load(stringify!($map), || open.load())
+            struct_ops::prepare(&mut $open.maps.$map)?;
+            $configure
+            explain::load(stringify!($map), || $open.load())
         }
 
         fn $trial() -> Result<()> {
@@ -447,7 +506,9 @@ struct_ops_only!(
     trial_vegas,
     attach_vegas,
     crate::skel::vegas::VegasSkelBuilder,
-    vegas
+    vegas,
+    tx_start = vegas_cwnd_event_tx_start,
+    vegas_mut
 );
 struct_ops_only!(
     load_vivace,
@@ -468,7 +529,9 @@ struct_ops_only!(
     trial_compound,
     attach_compound,
     crate::skel::compound::CompoundSkelBuilder,
-    compound
+    compound,
+    tx_start = compound_cwnd_event_tx_start,
+    compound_mut
 );
 struct_ops_only!(
     load_abc,
@@ -512,6 +575,13 @@ pub(crate) fn configure_c2tcp(open: &mut OpenC2tcpSkel<'_>) -> Result<()> {
         ro.c2tcp_hz = kernel_hz();
     }
     struct_ops::prepare(&mut open.maps.c2tcp)?;
+    let ops = open.struct_ops.c2tcp_mut();
+    tx_start_hooks(
+        &mut ops.cwnd_event,
+        &mut ops.cwnd_event_tx_start,
+        Some(&mut open.progs.c2tcp_cwnd_event),
+        &mut open.progs.c2tcp_cwnd_event_tx_start,
+    );
     let retval = p.has(Feature::SetRetval);
     open.progs.c2tcp_setsockopt.set_autoload(retval);
     open.progs.c2tcp_setsockopt_eperm.set_autoload(!retval);

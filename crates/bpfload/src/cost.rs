@@ -208,6 +208,13 @@ pub fn session<R>(opts: SessionOptions, f: impl FnOnce(&Session) -> Result<R>) -
         .open(&mut cubic_storage)
         .context("opening the Cubic timing object")?;
     crate::struct_ops::prepare(&mut cubic_open.maps.cost_cubic_ops)?;
+    let ops = cubic_open.struct_ops.cost_cubic_ops_mut();
+    crate::cc::tx_start_hooks(
+        &mut ops.cwnd_event,
+        &mut ops.cwnd_event_tx_start,
+        Some(&mut cubic_open.progs.cost_cu_cwnd_event),
+        &mut cubic_open.progs.cost_cu_cwnd_event_tx_start,
+    );
     let mut cubic = crate::explain::load("the Cubic timing object", || cubic_open.load())?;
     let cubic_link = cubic
         .maps
@@ -239,6 +246,13 @@ pub fn session<R>(opts: SessionOptions, f: impl FnOnce(&Session) -> Result<R>) -
         ro.cost_c2_hz = crate::cc::kernel_hz();
     }
     crate::struct_ops::prepare(&mut open.maps.cost_c2tcp_ops)?;
+    let ops = open.struct_ops.cost_c2tcp_ops_mut();
+    crate::cc::tx_start_hooks(
+        &mut ops.cwnd_event,
+        &mut ops.cwnd_event_tx_start,
+        Some(&mut open.progs.cost_c2_cwnd_event),
+        &mut open.progs.cost_c2_cwnd_event_tx_start,
+    );
     let mut c2 = crate::explain::load("C2TCP's timing object", || open.load())?;
     let mut config = [0u8; 8];
     config[..4].copy_from_slice(&opts.c2tcp_target_us.to_ne_bytes());

@@ -47,6 +47,10 @@ pub struct FeatureReport {
     pub first_kernel: &'static str,
     pub what: &'static str,
     pub detail: String,
+    /// Whether anything is lost without it (else an older form does the same).
+    pub degrades: bool,
+    /// What c2tcp does without it.
+    pub without: &'static str,
 }
 
 /// A congestion control's verdict on this kernel.
@@ -59,8 +63,11 @@ pub struct CcReport {
     pub detail: String,
     /// Required features this kernel lacks or refuses.
     pub missing: Vec<&'static str>,
-    /// Features it works without here, each with what that changes.
+    /// Features it works without here, losing something: each with what.
     pub degraded: Vec<String>,
+    /// Features this kernel lacks that it replaces with an older form that
+    /// does the same.
+    pub older_forms: Vec<&'static str>,
 }
 
 /// A command that needs an optional feature.
@@ -106,6 +113,8 @@ pub fn report() -> Report {
                 first_kernel: fi.first_kernel,
                 what: fi.what,
                 detail,
+                degrades: fi.degrades,
+                without: fi.without,
             }
         })
         .collect();
@@ -143,6 +152,12 @@ fn cc_report(cc: &crate::cc::CcSpec) -> CcReport {
         detail,
         missing: missing.iter().map(|f| f.key()).collect(),
         degraded,
+        older_forms: cc
+            .older_forms()
+            .into_iter()
+            .filter(|f| !features::info(*f).degrades)
+            .map(|f| f.key())
+            .collect(),
     }
 }
 

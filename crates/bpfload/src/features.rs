@@ -47,6 +47,9 @@ pub enum Feature {
     CongControlAckFlag,
     /// `BPF_ENABLE_STATS`: the kernel times BPF programs (`c2tcp cost`).
     BpfStats,
+    /// `tcp_congestion_ops.cwnd_event_tx_start` and Cubic's kfunc for it,
+    /// which replaced `cubictcp_cwnd_event`.
+    CwndEventTxStart,
 }
 
 impl Feature {
@@ -62,6 +65,7 @@ impl Feature {
             Feature::TcpUsecTs => "tcp_usec_ts",
             Feature::CongControlAckFlag => "cong_control_ack_flag",
             Feature::BpfStats => "bpf_stats",
+            Feature::CwndEventTxStart => "cwnd_event_tx_start",
         }
     }
 }
@@ -78,6 +82,9 @@ pub struct FeatureInfo {
     pub used_by: &'static str,
     /// What c2tcp does on a kernel without it.
     pub without: &'static str,
+    /// Whether something is lost without it (else an older form does the
+    /// same: `doctor` warns only of losses).
+    pub degrades: bool,
 }
 
 /// The table, in the order `docs/kernels.md` shows it.
@@ -88,6 +95,7 @@ pub static FEATURES: &[FeatureInfo] = &[
         first_kernel: "5.6",
         used_by: "every congestion control",
         without: "nothing loads; `doctor` names the missing program type",
+        degrades: true,
     },
     FeatureInfo {
         feature: Feature::TcpKfuncs,
@@ -95,6 +103,7 @@ pub static FEATURES: &[FeatureInfo] = &[
         first_kernel: "5.13",
         used_by: "c2tcp, westwood, vegas, ledbat, compound, natcp, nacubic, tg",
         without: "each of those is refused, naming the function the kernel lacks",
+        degrades: true,
     },
     FeatureInfo {
         feature: Feature::StructOpsLink,
@@ -102,6 +111,7 @@ pub static FEATURES: &[FeatureInfo] = &[
         first_kernel: "6.4",
         used_by: "every congestion control",
         without: "the map itself is registered and pinned; `unload` deletes its element, which unregisters it",
+        degrades: false,
     },
     FeatureInfo {
         feature: Feature::CgroupSockopt,
@@ -109,6 +119,7 @@ pub static FEATURES: &[FeatureInfo] = &[
         first_kernel: "5.3",
         used_by: "c2tcp (the SOL_C2TCP socket option)",
         without: "c2tcp is refused",
+        degrades: true,
     },
     FeatureInfo {
         feature: Feature::SetRetval,
@@ -116,6 +127,7 @@ pub static FEATURES: &[FeatureInfo] = &[
         first_kernel: "5.18",
         used_by: "c2tcp (the socket option's errors)",
         without: "a refused SOL_C2TCP value fails with EPERM instead of EINVAL or ENOPROTOOPT",
+        degrades: true,
     },
     FeatureInfo {
         feature: Feature::SkStorageIterator,
@@ -123,6 +135,7 @@ pub static FEATURES: &[FeatureInfo] = &[
         first_kernel: "5.9",
         used_by: "c2tcp's connections iterator (`c2tcp top`)",
         without: "c2tcp loads without it; `top` says why it cannot run",
+        degrades: true,
     },
     FeatureInfo {
         feature: Feature::TcpUsecTs,
@@ -130,6 +143,7 @@ pub static FEATURES: &[FeatureInfo] = &[
         first_kernel: "6.7",
         used_by: "ledbat (the unit of its one-way delay)",
         without: "every TCP timestamp is in milliseconds, which ledbat then assumes",
+        degrades: false,
     },
     FeatureInfo {
         feature: Feature::CongControlAckFlag,
@@ -137,6 +151,7 @@ pub static FEATURES: &[FeatureInfo] = &[
         first_kernel: "6.10",
         used_by: "natcp, nacubic, tg",
         without: "their `<cc>_pre610` form: `cong_control(sk, rs)`, the ACK flags derived from the socket",
+        degrades: false,
     },
     FeatureInfo {
         feature: Feature::BpfStats,
@@ -144,6 +159,15 @@ pub static FEATURES: &[FeatureInfo] = &[
         first_kernel: "5.8",
         used_by: "`c2tcp cost`",
         without: "`cost` cannot time the programs and says so",
+        degrades: true,
+    },
+    FeatureInfo {
+        feature: Feature::CwndEventTxStart,
+        what: "`tcp_congestion_ops.cwnd_event_tx_start` and `cubictcp_cwnd_event_tx_start` (Cubic's restart after idle, out of `cwnd_event`)",
+        first_kernel: "7.1",
+        used_by: "c2tcp, natcp, nacubic, tg (Cubic's hook), vegas, compound",
+        without: "the restart after idle through `cwnd_event` and `cubictcp_cwnd_event`, as before 7.1",
+        degrades: false,
     },
 ];
 
@@ -252,11 +276,16 @@ fn probe_one(f: Feature, btf: &Btf<'_>, kernel: &str) -> Presence {
             }
         }
         Feature::TcpKfuncs => {
-            let absent: Vec<&str> = crate::cc::KFUNCS
+            let has = |k: &str| btf.type_by_name::<Func<'_>>(k).is_some();
+            let mut absent: Vec<&str> = crate::cc::KFUNCS
                 .iter()
                 .copied()
-                .filter(|k| btf.type_by_name::<Func<'_>>(k).is_none())
+                .filter(|k| !has(k))
                 .collect();
+            // One or the other, by kernel (CwndEventTxStart).
+            if !has("cubictcp_cwnd_event") && !has("cubictcp_cwnd_event_tx_start") {
+                absent.push("cubictcp_cwnd_event (or 7.1's cubictcp_cwnd_event_tx_start)");
+            }
             if !absent.is_empty() {
                 Presence::Missing(format!(
                     "the kernel has no {} (built without CONFIG_TCP_CONG_CUBIC=y?)",
@@ -310,6 +339,17 @@ fn probe_one(f: Feature, btf: &Btf<'_>, kernel: &str) -> Presence {
             )),
             None => missing("tcp_congestion_ops.cong_control"),
         },
+        Feature::CwndEventTxStart => {
+            if struct_has(btf, "tcp_congestion_ops", "cwnd_event_tx_start")
+                && btf
+                    .type_by_name::<Func<'_>>("cubictcp_cwnd_event_tx_start")
+                    .is_some()
+            {
+                Presence::Present
+            } else {
+                missing("tcp_congestion_ops.cwnd_event_tx_start")
+            }
+        }
         Feature::BpfStats => {
             if enum_has(btf, "bpf_stats_type", "BPF_STATS_RUN_TIME") {
                 Presence::Present

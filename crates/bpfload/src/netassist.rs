@@ -72,14 +72,19 @@ map_bytes!(na_flow_key { daddr, dport, pad });
 
 /// What NATCP, NACubic and TG adapt to: links, and before 6.10 a
 /// `cong_control` without the ACK's flags (their `<cc>_pre610` struct_ops).
-pub const ADAPTS: &[Feature] = &[Feature::StructOpsLink, Feature::CongControlAckFlag];
+pub const ADAPTS: &[Feature] = &[
+    Feature::StructOpsLink,
+    Feature::CongControlAckFlag,
+    Feature::CwndEventTxStart,
+];
 
 /// For each of the three: `$load` opens the object in the running kernel's
 /// form (the struct_ops map whose `cong_control` this kernel calls, the
 /// other one never created) and loads it, `$trial` loads and releases it,
 /// `$attach` pins its maps and registers it.
 macro_rules! netassist_cc {
-    ($load:ident, $trial:ident, $attach:ident, $builder:path, $ops:ident, $pre610:ident) => {
+    ($load:ident, $trial:ident, $attach:ident, $builder:path, $ops:ident, $pre610:ident,
+     $ops_mut:ident, $pre610_mut:ident, $cwnd_event:ident, $tx_start:ident) => {
         fn $load(
             storage: &mut MaybeUninit<OpenObject>,
         ) -> Result<<<$builder as SkelBuilder<'_>>::Output as OpenSkel<'_>>::Output> {
@@ -89,6 +94,23 @@ macro_rules! netassist_cc {
             let current = probe().has(Feature::CongControlAckFlag);
             open.maps.$ops.set_autocreate(current)?;
             open.maps.$pre610.set_autocreate(!current)?;
+            if let Some(ro) = open.maps.rodata_data.as_deref_mut() {
+                ro.na_writes_cwnd_stamp = current;
+            }
+            let ops = open.struct_ops.$ops_mut();
+            crate::cc::tx_start_hooks(
+                &mut ops.cwnd_event,
+                &mut ops.cwnd_event_tx_start,
+                Some(&mut open.progs.$cwnd_event),
+                &mut open.progs.$tx_start,
+            );
+            let ops = open.struct_ops.$pre610_mut();
+            crate::cc::tx_start_hooks(
+                &mut ops.cwnd_event,
+                &mut ops.cwnd_event_tx_start,
+                Some(&mut open.progs.$cwnd_event),
+                &mut open.progs.$tx_start,
+            );
             struct_ops::prepare(&mut open.maps.$ops)?;
             struct_ops::prepare(&mut open.maps.$pre610)?;
             explain::load(stringify!($ops), || open.load())
@@ -125,7 +147,11 @@ netassist_cc!(
     attach_natcp,
     crate::skel::natcp::NatcpSkelBuilder,
     natcp,
-    natcp_pre610
+    natcp_pre610,
+    natcp_mut,
+    natcp_pre610_mut,
+    natcp_cwnd_event,
+    natcp_cwnd_event_tx_start
 );
 netassist_cc!(
     load_nacubic,
@@ -133,7 +159,11 @@ netassist_cc!(
     attach_nacubic,
     crate::skel::nacubic::NacubicSkelBuilder,
     nacubic,
-    nacubic_pre610
+    nacubic_pre610,
+    nacubic_mut,
+    nacubic_pre610_mut,
+    nacubic_cwnd_event,
+    nacubic_cwnd_event_tx_start
 );
 netassist_cc!(
     load_tg,
@@ -141,7 +171,11 @@ netassist_cc!(
     attach_tg,
     crate::skel::tg::TgSkelBuilder,
     tg,
-    tg_pre610
+    tg_pre610,
+    tg_mut,
+    tg_pre610_mut,
+    tg_cwnd_event,
+    tg_cwnd_event_tx_start
 );
 
 /// The agent's handle on the `feedback` maps of the loaded NetAssist

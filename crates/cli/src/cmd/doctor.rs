@@ -51,11 +51,24 @@ fn print_text(r: &Report) {
     }
     println!("\nkernel {}: features (docs/kernels.md)", r.kernel);
     for f in &r.features {
-        let verdict = if f.present { "PASS" } else { "WARN" };
-        let detail = if f.present {
-            format!("{} (Linux {}+)", f.what, f.first_kernel)
+        let (verdict, detail) = if f.present {
+            ("PASS", format!("{} (Linux {}+)", f.what, f.first_kernel))
+        } else if !f.degrades {
+            (
+                "PASS",
+                format!(
+                    "{} (Linux {}+): {}; older form used: {}",
+                    f.state, f.first_kernel, f.detail, f.without
+                ),
+            )
         } else {
-            format!("{}: {} (Linux {}+)", f.state, f.detail, f.first_kernel)
+            (
+                "WARN",
+                format!(
+                    "{} (Linux {}+): {}; {}",
+                    f.state, f.first_kernel, f.detail, f.without
+                ),
+            )
         };
         line(verdict, width, f.name, &detail);
     }
@@ -69,6 +82,9 @@ fn print_text(r: &Report) {
         let mut detail = c.detail.clone();
         if c.loadable && !c.degraded.is_empty() {
             detail.push_str(&format!("; without {}", c.degraded.join("; without ")));
+        }
+        if c.loadable && !c.older_forms.is_empty() {
+            detail.push_str(&format!("; older forms for {}", c.older_forms.join(", ")));
         }
         line(verdict, width, c.name, &detail);
     }
