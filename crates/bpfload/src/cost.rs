@@ -170,6 +170,11 @@ fn hook_fds<'a>(
         let Some(hook) = name.strip_prefix(prefix) else {
             continue;
         };
+        // A hook the kernel lacks (cwnd_event vs cwnd_event_tx_start) was
+        // left unloaded: it has no descriptor and no cost.
+        if p.as_fd().as_raw_fd() < 0 {
+            continue;
+        }
         let fd = p
             .as_fd()
             .try_clone_to_owned()
