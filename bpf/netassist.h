@@ -8,7 +8,8 @@
  * every ACK, cong_control() looks up the connection's peer there:
  *
  *   fresh feedback (younger than its timeout, default 4 periods):
- *     natcp:   cwnd = eq. 1, pacing = BL_Bw / beta
+ *     natcp:   cwnd = eq. 1 with BBR's headroom (netassist_logic.h),
+ *              pacing = BL_Bw / beta
  *     nacubic: the kernel's Cubic (through its kfuncs), cwnd capped at
  *              eq. 1, pacing = BL_Bw / beta
  *     tg:      cwnd = BL_Bw x the connection's own SRTT, recomputed on
@@ -79,7 +80,7 @@ struct na_feedback {
 	__u32 seq;        /* NetAssist's sequence number */
 	__u32 timeout_us; /* fallback timer */
 	__u32 alpha_pct;  /* eq. 1's alpha, percent */
-	__u32 flags;
+	__u32 flags;      /* NA_FB_* (netassist_logic.h) */
 };
 
 struct na_flow_key {
@@ -333,7 +334,7 @@ static __always_inline void na_cong_control(struct sock *sk, __u32 ack, int flag
 	__u32 key = sk->__sk_common.skc_daddr;
 	struct na_feedback *fb = bpf_map_lookup_elem(&na_feedback, &key);
 	__u8 was = s->mode;
-	bool fresh = fb && na_fresh(fb->bw_Bps, fb->updated_us, fb->timeout_us, tp->tcp_mstamp);
+	bool fresh = fb && na_fresh(fb->updated_us, fb->timeout_us, tp->tcp_mstamp);
 	bool changed = false;
 	bool cap_cubic = flavour == NA_NACUBIC;
 
@@ -350,9 +351,13 @@ static __always_inline void na_cong_control(struct sock *sk, __u32 ack, int flag
 			if (flavour == NA_TG) {
 				s->pacing_rate = tg_pacing_rate(fb->bw_Bps, tp->mss_cache, na_wire(tp));
 			} else {
-				s->target = na_target_cwnd(fb->bw_Bps, fb->min_rtt_us, fb->alpha_pct, fb->beta,
-							   na_wire(tp));
 				s->pacing_rate = na_pacing_rate(fb->bw_Bps, fb->beta, tp->mss_cache, na_wire(tp));
+				s->target = flavour == NA_NATCP
+						    ? na_natcp_cwnd(fb->bw_Bps, fb->min_rtt_us, fb->alpha_pct,
+								    fb->beta, na_wire(tp), tp->mss_cache,
+								    s->pacing_rate, fb->flags)
+						    : na_target_cwnd(fb->bw_Bps, fb->min_rtt_us, fb->alpha_pct,
+								     fb->beta, na_wire(tp));
 			}
 			changed = true;
 		}

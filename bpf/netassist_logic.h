@@ -17,6 +17,15 @@
  * (the paper's BL_Bw with one flow), converted to payload bytes/s because
  * the kernel paces skb->len, which excludes the headers.
  *
+ * NATCP's window is eq. 1 with the headroom the authors' implementation had
+ * (na_natcp_cwnd below): their NATCP was a modified kernel BBR whose window
+ * is BBR's target; NACubic caps Cubic at eq. 1 itself.
+ *
+ * A period with no capacity reports a bandwidth of 0 (the paper's average
+ * over an empty period, and the authors' replayed feedback): eq. 1 then
+ * gives the floor, and a pacing rate of 0 means unpaced to the kernel.
+ * Feedback is fresh by its age alone; "never measured" is no map entry.
+ *
  * The kernel's own loss recovery is mirrored here too: a congestion control
  * that implements cong_control() switches off the kernel's PRR
  * (tcp_cwnd_reduction) and pacing update, so the programs redo them.
@@ -45,11 +54,16 @@ enum na_mode {
 	NA_MODE_FALLBACK = 2, /* feedback stopped: plain Cubic until it returns */
 };
 
-/* Feedback is usable while it is younger than its timeout. A zero bandwidth
- * (never measured) is no feedback at all. */
-static __always_inline int na_fresh(__u64 bw_Bps, __u64 updated_us, __u32 timeout_us, __u64 now_us)
+/* na_feedback.flags, written by the agent (bpfload::netassist::FLAG_*). */
+#define NA_FB_CARRIED 1u    /* the bandwidth was carried over an empty period */
+#define NA_FB_EQ1_WINDOW 2u /* NATCP's window is eq. 1 alone, without BBR's headroom */
+
+/* Feedback is usable while it is younger than its timeout. A bandwidth of 0
+ * is a measurement (an empty period), not missing feedback: the entry exists
+ * only once the agent wrote one. */
+static __always_inline int na_fresh(__u64 updated_us, __u32 timeout_us, __u64 now_us)
 {
-	if (!bw_Bps || !updated_us)
+	if (!updated_us)
 		return 0;
 	/* An entry stamped after `now` (another CPU's clock read) is fresh. */
 	if (now_us <= updated_us)
@@ -57,16 +71,9 @@ static __always_inline int na_fresh(__u64 bw_Bps, __u64 updated_us, __u32 timeou
 	return now_us - updated_us <= timeout_us;
 }
 
-/* Eq. 1 in segments of `wire` bytes, at least NA_MIN_CWND. */
-static __always_inline __u32 na_target_cwnd(__u64 bw_Bps, __u32 min_rtt_us, __u32 alpha_pct, __u32 beta,
-					    __u32 wire)
+/* Eq. 1 in bytes on the wire for one of `beta` flows, before the division. */
+static __always_inline __u64 na_eq1_bytes(__u64 bw_Bps, __u32 min_rtt_us, __u32 alpha_pct)
 {
-	__u64 bytes, segs;
-
-	if (!beta)
-		beta = 1;
-	if (!wire)
-		wire = 1500;
 	/* Clamped so that no product below exceeds 2^61. */
 	if (bw_Bps > NA_MAX_BW)
 		bw_Bps = NA_MAX_BW;
@@ -75,15 +82,84 @@ static __always_inline __u32 na_target_cwnd(__u64 bw_Bps, __u32 min_rtt_us, __u3
 	if (alpha_pct > NA_MAX_ALPHA_PCT)
 		alpha_pct = NA_MAX_ALPHA_PCT;
 	if (bw_Bps > (1ull << 34))
-		bytes = (bw_Bps / 100) * alpha_pct / NA_USEC_PER_SEC * min_rtt_us;
-	else
-		bytes = bw_Bps * alpha_pct / 100 * min_rtt_us / NA_USEC_PER_SEC;
-	segs = bytes / ((__u64)beta * wire);
+		return (bw_Bps / 100) * alpha_pct / NA_USEC_PER_SEC * min_rtt_us;
+	return bw_Bps * alpha_pct / 100 * min_rtt_us / NA_USEC_PER_SEC;
+}
+
+static __always_inline __u32 na_saturate(__u64 segs)
+{
+	return segs > 0x7fffffffull ? 0x7fffffffu : (__u32)segs;
+}
+
+/* Eq. 1 in segments of `wire` bytes, at least NA_MIN_CWND: NACubic's cap,
+ * and NATCP's window without the headroom (NA_FB_EQ1_WINDOW). */
+static __always_inline __u32 na_target_cwnd(__u64 bw_Bps, __u32 min_rtt_us, __u32 alpha_pct, __u32 beta,
+					    __u32 wire)
+{
+	__u64 segs;
+
+	if (!beta)
+		beta = 1;
+	if (!wire)
+		wire = 1500;
+	segs = na_eq1_bytes(bw_Bps, min_rtt_us, alpha_pct) / ((__u64)beta * wire);
 	if (segs < NA_MIN_CWND)
 		segs = NA_MIN_CWND;
-	if (segs > 0x7fffffffull)
-		segs = 0x7fffffffull;
-	return (__u32)segs;
+	return na_saturate(segs);
+}
+
+/*
+ * NATCP's window: eq. 1 as the target of the authors' implementation, a
+ * modified kernel BBR (Linux 4.13, whose patch is not public). Its window
+ * was BBR's bbr_target_cwnd() with eq. 1's product in place of BBR's own
+ * bandwidth x min RTT x gain (the authors' server sets BBR's bandwidth,
+ * target delay and a cwnd gain of 2 per feedback); we assume the patch left
+ * the rest of that function and bbr_set_cwnd() as they were:
+ *
+ *   - eq. 1 rounded up to whole segments (BBR rounds its BDP up);
+ *   - plus 3 TSO goals, "enough full-sized skbs in flight to utilize end
+ *     systems": a goal is the segments of ~1 ms at the pacing rate
+ *     (tcp_tso_autosize: rate >> 10 bytes), at least 2 segments at 1.2
+ *     Mbit/s or more, else 1, at most 127;
+ *   - rounded up to an even number (fewer delayed ACKs);
+ *   - at least 4 segments (bbr_cwnd_min_target).
+ *
+ * So NATCP carries 6 segments or more beyond eq. 1 at cellular rates, and
+ * 4 through an empty period, where NACubic, a pure eq. 1 cap, does not.
+ */
+#define NA_BBR_MIN_TSO_RATE 150000u /* bytes/s: bbr_min_tso_rate, 1.2 Mbit/s */
+#define NA_BBR_TSO_GOAL_MAX 127u
+#define NA_BBR_CWND_MIN 4u
+
+/* BBR's TSO goal at a pacing rate of `rate` payload bytes/s. */
+static __always_inline __u32 na_bbr_tso_goal(__u64 rate, __u32 mss)
+{
+	__u32 min_segs = rate < NA_BBR_MIN_TSO_RATE ? 1 : 2;
+	__u64 segs = mss ? (rate >> 10) / mss : 0;
+
+	if (segs < min_segs)
+		segs = min_segs;
+	return segs > NA_BBR_TSO_GOAL_MAX ? NA_BBR_TSO_GOAL_MAX : (__u32)segs;
+}
+
+static __always_inline __u32 na_natcp_cwnd(__u64 bw_Bps, __u32 min_rtt_us, __u32 alpha_pct, __u32 beta,
+					   __u32 wire, __u32 mss, __u64 pacing_rate, __u32 flags)
+{
+	__u64 per_flow, segs;
+
+	if (flags & NA_FB_EQ1_WINDOW)
+		return na_target_cwnd(bw_Bps, min_rtt_us, alpha_pct, beta, wire);
+	if (!beta)
+		beta = 1;
+	if (!wire)
+		wire = 1500;
+	per_flow = (__u64)beta * wire;
+	segs = (na_eq1_bytes(bw_Bps, min_rtt_us, alpha_pct) + per_flow - 1) / per_flow;
+	segs += 3 * na_bbr_tso_goal(pacing_rate, mss);
+	segs = (segs + 1) & ~1ull;
+	if (segs < NA_BBR_CWND_MIN)
+		segs = NA_BBR_CWND_MIN;
+	return na_saturate(segs);
 }
 
 /* The flow's share of the bandwidth in payload bytes/s. */

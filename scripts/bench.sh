@@ -26,7 +26,8 @@
 #   competing     Sprout 5.7, Direct: Cubic bulk + a two-way webrtc-gcc call, Verizon LTE
 #   competing-tunnel  Sprout 5.7, via Sprout: the same through SproutTunnel, then
 #                 scripts/sprout-competing.py (both columns beside the paper's)
-#   natcp         NATCP/NACubic over live NetAssist, the MEC set-up, 60 s runs
+#   natcp         NATCP/NACubic over NetAssist (replayed and live), the MEC
+#                 set-up, 60 s runs
 #   natcp-fairness NATCP Fig. 5: two flows to one UE over TMobile-LTE-driving,
 #                 NATCP/NACubic beside Cubic+CoDel, TG, ABC, C2TCP, BBR and Cubic
 #   natcp-table2  NATCP Table 2: NATCP and the schemes it is compared with over
@@ -129,9 +130,14 @@ bench competing-tunnel sprout-competing-tunnel
 if part competing && part competing-tunnel; then
   ./scripts/sprout-competing.py "$OUT/competing" "$OUT/competing-tunnel" | tee "$OUT/competing-tunnel/5.7.md"
 fi
-bench natcp natcp-mec
-bench natcp-fairness natcp-fairness
-bench natcp-table2 natcp-table2 ${NATCP_SCHEMES:+--schemes "$NATCP_SCHEMES"}
+# NetAssist both ways (docs/netassist.md): the authors' replayed oracle, which
+# the claims read, then live feedback; the second pass runs only the
+# NetAssisted schemes (the others' runs are the same runs, already done).
+for fb in replay live; do
+  bench natcp natcp-mec --set feedback=$fb
+  bench natcp-fairness natcp-fairness --set feedback=$fb
+  bench natcp-table2 natcp-table2 ${NATCP_SCHEMES:+--schemes "$NATCP_SCHEMES"} --set feedback=$fb
+done
 if part natcp-table2; then
   ./scripts/natcp-table2.py "$OUT/natcp-table2" | tee "$OUT/natcp-table2/table2.md"
 fi

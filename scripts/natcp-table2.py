@@ -11,12 +11,16 @@ printed beside the paper's figure; a scheme without runs prints "not run".
 Reads each run's run.json and metrics.json (only runs whose status is
 "done"; a failed or missing run is reported, never skipped silently).
 
+One table per NetAssist feedback mode the bench ran (`make bench` runs
+`--set feedback=replay`, the authors' oracle, and `--set feedback=live`):
+NATCP, NACubic and TG with that mode, the other schemes as they ran.
+
 Usage: scripts/natcp-table2.py BENCH_DIR
 """
 import sys
 from pathlib import Path
 
-from bench_runs import load, mean, per_trace
+from bench_runs import config, labels, load, mean, per_trace
 
 # The paper's Table 2: (P, P95) of NATCP over the scheme, and the normalised
 # retransmission counts (NACubic = 1).
@@ -34,6 +38,8 @@ PAPER_POWER = {
     "westwood": (17.68, 19.60),
     "vivace": (28.61, 35.54),
 }
+# The schemes NetAssist feeds: each mode is its own configuration of them.
+NETASSISTED = {"natcp", "nacubic", "tg"}
 # Our UDP transports have no retransmissions to count (their metrics say 0).
 UDP = {"sprout", "sprout-ewma", "verus"}
 PAPER_RETRANS = {"nacubic": 1, "natcp": 4, "cubic": 20, "bbr": 25, "cubic-codel": 54, "tg": 1470}
@@ -43,50 +49,59 @@ def fmt(x, digits=2):
     return "–" if x is None else f"{x:.{digits}f}x"
 
 
-def main(argv):
-    if len(argv) != 2 or argv[1] in ("-h", "--help"):
-        print(__doc__.strip())
-        return 0 if len(argv) == 2 else 2
-    bench = Path(argv[1])
-    runs, bad = load(bench)
-    if "natcp" not in runs:
-        print(f"{bench}: no finished natcp runs to normalise to", file=sys.stderr)
-        return 1
-    ref = {k: per_trace(runs, "natcp", k) for k in ("power", "power95")}
-    print(f"NATCP's Table 2 from {bench} ({len(ref['power'])} traces with NATCP runs)\n")
+def table(runs, label):
+    """Table 2 and the retransmissions with NetAssist's `label` mode."""
+    name = {s: config(s, label) if s in NETASSISTED else s for s in PAPER_POWER}
+    ref = {k: per_trace(runs, name["natcp"], k) for k in ("power", "power95")}
+    print(f"### NetAssist {label or 'as the scenario sets it'} "
+          f"({len(ref['power'])} traces with NATCP runs)\n")
     print("| scheme | P (ours) | P (paper) | P95 (ours) | P95 (paper) | traces |")
     print("| --- | --- | --- | --- | --- | --- |")
-    order = list(PAPER_POWER) + sorted(s for s in runs if s not in PAPER_POWER)
-    for s in order:
-        if s not in runs:
+    for s in PAPER_POWER:
+        if name[s] not in runs:
             paper = PAPER_POWER[s]
             print(f"| {s} | not run | {paper[0]}x | not run | {paper[1]}x | 0 |")
             continue
         cols, n = [], 0
         for k in ("power", "power95"):
-            mine = per_trace(runs, s, k)
+            mine = per_trace(runs, name[s], k)
             ratios = [ref[k][t] / v for t, v in mine.items() if v and ref[k].get(t)]
             n = max(n, len(ratios))
             cols.append(mean(ratios))
-        paper = PAPER_POWER.get(s, (None, None))
-        p = [("–" if x is None else f"{x}x") for x in paper]
-        print(f"| {s} | {fmt(cols[0])} | {p[0]} | {fmt(cols[1])} | {p[1]} | {n} |")
+        paper = PAPER_POWER[s]
+        print(f"| {name[s]} | {fmt(cols[0])} | {paper[0]}x | {fmt(cols[1])} | {paper[1]}x | {n} |")
 
     print("\nTCP retransmissions over all traces, normalised to NACubic's total\n")
     print("| scheme | retransmissions | normalised (ours) | normalised (paper) |")
     print("| --- | --- | --- | --- |")
     totals = {}
-    for s in runs:
+    for s in PAPER_POWER:
         if s in UDP:
             continue
-        per = per_trace(runs, s, "retransmits")
+        per = per_trace(runs, name[s], "retransmits")
         if per and all(v is not None for v in per.values()):
             totals[s] = sum(per.values())
     base = totals.get("nacubic")
     for s in sorted(totals, key=lambda s: (s not in PAPER_RETRANS, PAPER_RETRANS.get(s, 0), s)):
         norm = "–" if not base else f"{totals[s] / base:.1f}x"
         paper = PAPER_RETRANS.get(s)
-        print(f"| {s} | {totals[s]:.0f} | {norm} | {'–' if paper is None else f'{paper}x'} |")
+        print(f"| {name[s]} | {totals[s]:.0f} | {norm} | {'–' if paper is None else f'{paper}x'} |")
+    print()
+
+
+def main(argv):
+    if len(argv) != 2 or argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0 if len(argv) == 2 else 2
+    bench = Path(argv[1])
+    runs, bad = load(bench)
+    modes = labels(runs, "natcp")
+    if not modes:
+        print(f"{bench}: no finished natcp runs to normalise to", file=sys.stderr)
+        return 1
+    print(f"NATCP's Table 2 from {bench}\n")
+    for label in modes:
+        table(runs, label)
     if bad:
         print("\nRuns that did not finish (left out above):", file=sys.stderr)
         for b in bad:

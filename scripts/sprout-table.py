@@ -21,12 +21,17 @@ Facetime (docs/webrtc.md); it is compared with Skype's row. Reads each run's
 run.json and metrics.json (only runs whose status is "done"; the others are
 listed, never skipped silently).
 
+One pair of tables per Sprout sender the bench ran (scenarios/sprout-paper.toml
+sweeps `sender`: ours, the paper's rules, and authors, alfalfa's
+sproutconn.cc): Sprout and Sprout-EWMA with that sender, the other schemes
+as they ran.
+
 Usage: scripts/sprout-table.py BENCH_DIR
 """
 import sys
 from pathlib import Path
 
-from bench_runs import load, mean, per_trace
+from bench_runs import config, labels, load, mean, per_trace
 
 # The paper's two summary tables, section 1 (Introduction), the averages of
 # Fig. 7 over the eight links: scheme -> (speedup of the reference over it,
@@ -77,7 +82,10 @@ def off(ours, paper):
     return ours is not None and paper and (ours > 2 * paper or ours < paper / 2)
 
 
-def table(runs, ref, paper, title):
+SPROUTS = {"sprout", "sprout-ewma"}
+
+
+def table(runs, ref, paper, title, label):
     print(f"### {title}\n")
     print("| scheme (ours) | speedup vs. ref: ours | paper | delay reduction: ours (avg. s) | paper (avg. s) | traces | |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
@@ -86,6 +94,8 @@ def table(runs, ref, paper, title):
         if name not in paper:
             continue
         ours = OURS.get(name, name)
+        if ours in SPROUTS:
+            ours = config(ours, label)
         ps, pr, pd = paper[name]
         label = name if ours == name else f"{name} ({ours or 'no stand-in'})"
         r = row(runs, ref, ours) if ours else None
@@ -116,12 +126,15 @@ def main(argv):
     print("Paper: Sprout NSDI 2013, section 1, the two summary tables (averages of Fig. 7 over "
           "four networks x both directions).\n")
     flagged = []
-    for ref, paper, title in [("sprout", PAPER_VS_SPROUT, "vs. Sprout"),
-                              ("sprout-ewma", PAPER_VS_EWMA, "vs. Sprout-EWMA")]:
-        if ref not in runs:
-            print(f"### {title}\n\nno finished {ref} runs to normalise to\n")
-            continue
-        flagged += [f"{n} ({title})" for n in table(runs, ref, paper, title)]
+    for label in labels(runs, "sprout") or [""]:
+        for ref, paper, title in [("sprout", PAPER_VS_SPROUT, "vs. Sprout"),
+                                  ("sprout-ewma", PAPER_VS_EWMA, "vs. Sprout-EWMA")]:
+            ref = config(ref, label)
+            title = f"{title} [{label}]" if label else title
+            if ref not in runs:
+                print(f"### {title}\n\nno finished {ref} runs to normalise to\n")
+                continue
+            flagged += [f"{n} ({title})" for n in table(runs, ref, paper, title, label)]
     if flagged:
         print("More than 2x off the paper: " + ", ".join(flagged) + "\n")
     if bad:

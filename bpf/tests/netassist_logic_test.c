@@ -31,12 +31,40 @@ static void test_pacing(void)
 
 static void test_freshness(void)
 {
-	CHECK_EQ(na_fresh(1000, 5000000, 200000, 5100000), 1);
-	CHECK_EQ(na_fresh(1000, 5000000, 200000, 5200000), 1);
-	CHECK_EQ(na_fresh(1000, 5000000, 200000, 5200001), 0);
-	CHECK_EQ(na_fresh(1000, 5000000, 200000, 4999000), 1); /* stamped "after now" */
-	CHECK_EQ(na_fresh(0, 5000000, 200000, 5000001), 0);     /* no bandwidth yet */
-	CHECK_EQ(na_fresh(1000, 0, 200000, 1), 0);
+	CHECK_EQ(na_fresh(5000000, 200000, 5100000), 1);
+	CHECK_EQ(na_fresh(5000000, 200000, 5200000), 1);
+	CHECK_EQ(na_fresh(5000000, 200000, 5200001), 0);
+	CHECK_EQ(na_fresh(5000000, 200000, 4999000), 1); /* stamped "after now" */
+	CHECK_EQ(na_fresh(0, 200000, 1), 0);             /* never written */
+}
+
+/* NATCP's window: BBR's target around eq. 1 (bbr_target_cwnd of Linux 4.13). */
+static void test_natcp_window(void)
+{
+	/* 12 Mbit/s at 20 ms: eq. 1 is 40 segments of 1500 wire bytes. Paced
+	 * at 1 448 000 payload bytes/s, ~1.4 KB per ms: the TSO goal is its
+	 * floor of 2, so 40 + 6 = 46. */
+	CHECK_EQ(na_bbr_tso_goal(1448000, 1448), 2);
+	CHECK_EQ(na_natcp_cwnd(1500000, 20000, 200, 1, 1500, 1448, 1448000, 0), 46);
+	/* Eq. 1 is rounded up, then the sum to an even number: 10.7 -> 11,
+	 * + 6 = 17 -> 18. */
+	CHECK_EQ(na_natcp_cwnd(401250, 20000, 200, 1, 1500, 1448, 387300, 0), 18);
+	/* 48 Mbit/s: 5.8 MB/s of payload is 5.6 KB per ms, a goal of 3. */
+	CHECK_EQ(na_bbr_tso_goal(5792000, 1448), 3);
+	CHECK_EQ(na_natcp_cwnd(6000000, 10000, 200, 1, 1500, 1448, 5792000, 0), 80 + 9 + 1);
+	/* Below 1.2 Mbit/s the goal is 1 segment. */
+	CHECK_EQ(na_bbr_tso_goal(100000, 1448), 1);
+	/* An empty period (bandwidth 0, unpaced): BBR's minimum of 4. */
+	CHECK_EQ(na_natcp_cwnd(0, 10000, 200, 1, 1500, 1448, 0, 0), 4);
+	/* Two flows each take half of eq. 1 and their own headroom. */
+	CHECK_EQ(na_natcp_cwnd(1500000, 20000, 200, 2, 1500, 1448, 724000, 0), 20 + 6);
+	/* The goal saturates at 127 segments (10 Gbit/s of pacing). */
+	CHECK_EQ(na_bbr_tso_goal(1250000000ull, 1448), 127);
+	/* NA_FB_EQ1_WINDOW: eq. 1 alone, as NACubic's cap. */
+	CHECK_EQ(na_natcp_cwnd(1500000, 20000, 200, 1, 1500, 1448, 1448000, NA_FB_EQ1_WINDOW), 40);
+	CHECK_EQ(na_natcp_cwnd(0, 10000, 200, 1, 1500, 1448, 0, NA_FB_EQ1_WINDOW), 2);
+	/* Saturates like eq. 1. */
+	CHECK_EQ(na_natcp_cwnd(~0ull, ~0u, ~0u, 1, 1500, 1448, ~0ull, 0), 0x7fffffff);
 }
 
 /* PRR as the kernel computes it (RFC 6937 section 3). */
@@ -68,6 +96,7 @@ int main(void)
 	test_eq1();
 	test_pacing();
 	test_freshness();
+	test_natcp_window();
 	test_prr();
 	test_kernel_pacing();
 	if (failures) {

@@ -40,6 +40,12 @@ pub type Feedback = na_feedback;
 /// (`mode`: one of the `MODE_*`; `pacing_rate` 0 in the Cubic modes).
 pub type FlowState = na_flow_state;
 
+/// `na_feedback.flags` bits (`NA_FB_*` of bpf/netassist_logic.h): the
+/// bandwidth was carried over an empty period; NATCP's window is eq. 1
+/// alone, without the headroom of the authors' BBR-based implementation.
+pub const FLAG_CARRIED: u32 = 1;
+pub const FLAG_EQ1_WINDOW: u32 = 2;
+
 pub const MODE_WAITING: u32 = 0;
 pub const MODE_ASSISTED: u32 = 1;
 pub const MODE_FALLBACK: u32 = 2;

@@ -61,12 +61,14 @@ fn claims_report_over_a_real_two_scheme_bench() {
     let measured = delay("cubic") / delay("c2tcp");
 
     // Holds: C2TCP's delay below half of Cubic's (as run.rs asserts of
-    // the same set-up); differs: C2TCP's throughput 10x Cubic's; not run:
-    // a scheme the bench did not run, and a part it did not write.
+    // the same set-up), unless the one run's ratio lies within 25 % of 2,
+    // where one repetition leaves it unsettled; differs: C2TCP's throughput
+    // 10x Cubic's; not run: a scheme the bench did not run, and a part it
+    // did not write.
     let claims_file = tmp.path().join("small.toml");
     let claim = |id: &str, bench: &str, check: &str| {
         format!(
-            "[[claim]]\nid = \"{id}\"\nsection = \"§\"\nstatement = \"s\"\nbench = \"{bench}\"\nplot = \"report.md\"\n[[claim.check]]\n{check}\n"
+            "[[claim]]\nid = \"{id}\"\nsection = \"§\"\nstatement = \"s\"\npaper_figure = \"x\"\nbench = \"{bench}\"\nplot = \"report.md\"\n[[claim.check]]\n{check}\n"
         )
     };
     let text = [
@@ -77,16 +79,31 @@ fn claims_report_over_a_real_two_scheme_bench() {
         claim("elsewhere", "table1", "what = \"value\"\nmetric = \"throughput_mbps\"\nof = { scheme = \"cubic\" }\nat_least = 0"),
     ]
     .concat();
-    std::fs::write(&claims_file, text).unwrap();
     let out = tmp.path().join("claims-out");
-    let (ok, text) = c2tcp(&[
-        "claims",
-        root.to_str().unwrap(),
-        "--claims",
-        claims_file.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let claims_run = |text: &str| {
+        std::fs::write(&claims_file, text).unwrap();
+        c2tcp(&[
+            "claims",
+            root.to_str().unwrap(),
+            "--claims",
+            claims_file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    // "tenfold" differs without a note saying why: the report is written,
+    // and the command fails naming it.
+    let (ok, said) = claims_run(&text);
+    assert!(
+        !ok && said.contains("differ without a note") && said.contains("small/tenfold"),
+        "{said}"
+    );
+    assert!(out.join("claims.json").exists());
+    let text = text.replace(
+        "id = \"tenfold\"\n",
+        "id = \"tenfold\"\nnote = \"a tenfold speed-up is not a claim anyone makes\"\n",
+    );
+    let (ok, text) = claims_run(&text);
     assert!(ok, "c2tcp claims failed: {text}");
     let report = json(&out.join("claims.json"));
     let verdicts: Vec<(&str, &str)> = report["claims"]
@@ -95,10 +112,11 @@ fn claims_report_over_a_real_two_scheme_bench() {
         .iter()
         .map(|c| (c["id"].as_str().unwrap(), c["verdict"].as_str().unwrap()))
         .collect();
+    let near = (measured - 2.0).abs() <= 0.25 * 2.0;
     assert_eq!(
         verdicts,
         [
-            ("halves", "holds"),
+            ("halves", if near { "unsettled" } else { "holds" }),
             ("tenfold", "differs"),
             ("verus", "not-run"),
             ("elsewhere", "not-run")
@@ -113,7 +131,10 @@ fn claims_report_over_a_real_two_scheme_bench() {
     );
     let md = std::fs::read_to_string(out.join("claims.md")).unwrap();
     assert!(
-        md.contains("| holds |") && md.contains("| differs |") && md.contains("| not run |"),
+        (md.contains("| holds |") || near)
+            && md.contains("| differs |")
+            && md.contains("| not run |")
+            && md.contains("[1 rep]"),
         "{md}"
     );
     // The repository's own claims files parse through the CLI.

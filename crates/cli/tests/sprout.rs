@@ -122,6 +122,52 @@ fn a_flow_over_loopback_moves_data_and_reports_it() {
     );
 }
 
+/// The authors' sender (alfalfa's sproutconn.cc's drain and window) moves
+/// the same flow and says which sender ran; it has no look-ahead.
+#[test]
+fn the_authors_sender_moves_data_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let listen = format!("127.0.0.1:{port}");
+    let (rs, ss) = (dir.path().join("recv.json"), dir.path().join("send.json"));
+    let mut recv = Command::new(BIN);
+    recv.args(["sprout-recv", "--listen", &listen, "--stats"])
+        .arg(&rs);
+    let mut send = Command::new(BIN);
+    send.args([
+        "sprout-send",
+        "--connect",
+        &listen,
+        "--duration",
+        "2",
+        "--authors-sender",
+        "--stats",
+    ])
+    .arg(&ss);
+    flow(recv, send, || wait_bound(port));
+    let (r, s) = (json(&rs), json(&ss));
+    check_flow(&r, &s);
+    assert_eq!(
+        (s["drain"].as_str(), s["rtt_lookahead"].as_bool()),
+        (Some("authors"), Some(false)),
+        "{s}"
+    );
+    assert!(f(&r, "bytes_received") > 1e6, "{r}");
+    // The two window rules are one or the other.
+    let out = Command::new(BIN)
+        .args([
+            "sprout-send",
+            "--connect",
+            &listen,
+            "--authors-sender",
+            "--paper-window",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
+}
+
 #[test]
 fn garbage_is_counted_and_a_signal_ends_the_receiver_cleanly() {
     let dir = tempfile::tempdir().unwrap();

@@ -220,7 +220,11 @@ fn execute(
                 delay_us,
                 start_us: emulator.start_us(),
             };
-            let na_opts = sc.netassist.clone().unwrap_or_default();
+            let na_opts = plan
+                .checked
+                .netassist()
+                .cloned()
+                .context("a NetAssisted flow without NetAssist settings")?;
             Some(
                 netassist::Deployment::start(
                     &server,

@@ -11,7 +11,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use bpfload::netassist::{Feedback, FeedbackMaps, NETASSIST_CCS};
+use bpfload::netassist::{Feedback, FeedbackMaps, FLAG_CARRIED, NETASSIST_CCS};
 // CLOCK_MONOTONIC µs: the clock of tcp_mstamp, which the programs compare
 // `updated_us` with.
 use emu::clock::now_us as monotonic_us;
@@ -28,6 +28,9 @@ pub struct AgentConfig {
     pub timeout_us: u32,
     /// Eq. 1's alpha, percent.
     pub alpha_pct: u32,
+    /// `FLAG_*` bits of `bpfload::netassist` written with every entry
+    /// (beside the datagram's own carried flag).
+    pub flags: u32,
 }
 
 #[derive(Debug, Default)]
@@ -156,7 +159,7 @@ fn run(
                 seq: m.seq,
                 timeout_us: cfg.timeout_us,
                 alpha_pct: cfg.alpha_pct,
-                flags: m.carried as u32,
+                flags: cfg.flags | if m.carried { FLAG_CARRIED } else { 0 },
             };
             match maps.write(m.ue, &fb) {
                 Ok(()) => c.map_writes.fetch_add(1, Relaxed),

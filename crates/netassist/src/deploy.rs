@@ -24,7 +24,7 @@ use netns::Netns;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::{Agent, AgentConfig, AgentStats};
-use crate::meter::Meter;
+use crate::meter::{Feedback, Meter};
 use crate::service::{Service, ServiceConfig, ServiceStats};
 use crate::ue::Reporter;
 use crate::wire::Key;
@@ -57,6 +57,17 @@ pub struct Options {
     /// paper's third part); default off: the definition, see meter.rs.
     #[serde(default)]
     pub uplink_in_min_rtt: bool,
+    /// Which figures are reported and when: `live` (the period just ended,
+    /// an empty one as 0), `carry` (live, an empty period as the last
+    /// non-zero bandwidth), `replay` (the authors' oracle: the coming
+    /// period's capacity at its start). A flow's `feedback` knob overrides it.
+    #[serde(default)]
+    pub feedback: Feedback,
+    /// NATCP's window is eq. 1 with BBR's headroom, as the authors' BBR-based
+    /// NATCP had (bpf/netassist_logic.h); false: eq. 1 alone. A NATCP flow's
+    /// `headroom` knob overrides it.
+    #[serde(default = "default_true")]
+    pub natcp_headroom: bool,
     /// Datagrams taken longer ago than this are stale [default: the timeout].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_age_ms: Option<f64>,
@@ -82,6 +93,9 @@ fn default_timeout_periods() -> f64 {
 fn default_alpha() -> f64 {
     2.0
 }
+fn default_true() -> bool {
+    true
+}
 
 impl Default for Options {
     fn default() -> Options {
@@ -91,6 +105,8 @@ impl Default for Options {
             timeout_periods: default_timeout_periods(),
             alpha: default_alpha(),
             uplink_in_min_rtt: false,
+            feedback: Feedback::default(),
+            natcp_headroom: true,
             max_age_ms: None,
             key_file: None,
             silent: Vec::new(),
@@ -205,6 +221,11 @@ impl Deployment {
                 max_age_us,
                 timeout_us: timeout_us as u32,
                 alpha_pct: (options.alpha * 100.0).round() as u32,
+                flags: if options.natcp_headroom {
+                    0
+                } else {
+                    bpfload::netassist::FLAG_EQ1_WINDOW
+                },
             },
         )?;
         let meter = Meter::new(
@@ -215,6 +236,7 @@ impl Deployment {
             link.delay_us,
             period_us,
             options.uplink_in_min_rtt,
+            options.feedback,
         )?;
         let service = Service::start(
             na_sock,

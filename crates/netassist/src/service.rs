@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! The NetAssist service for one UE: every period it takes the link's
-//! figures from the [`Meter`], adds the UE's flow count from its latest flow
-//! report, and sends the feedback datagram to the server's agent after its
-//! own one-way delay.
+//! figures from the [`Meter`] when they are due (a live period's at its end,
+//! a replayed one's at its start), adds the UE's flow count from its latest
+//! flow report, and sends the feedback datagram to the server's agent after
+//! its own one-way delay.
 //!
 //! It runs on one thread with one UDP socket (bound in the NetAssist
 //! namespace, which reaches the server and the UE over their own veths, never
@@ -48,8 +49,11 @@ pub struct ServiceCounts {
     pub send_errors: AtomicU64,
     /// Periods whose feedback was withheld (paused or scripted silence).
     pub withheld: AtomicU64,
-    /// Periods whose bandwidth was carried over an outage of the link.
+    /// Periods whose bandwidth was carried over an outage of the link
+    /// (`Feedback::Carry`).
     pub carried: AtomicU64,
+    /// Periods in which the link offered nothing, reported as 0.
+    pub empty: AtomicU64,
     /// Periods before the link first offered any capacity.
     pub no_capacity: AtomicU64,
     pub last_beta: AtomicU64,
@@ -63,6 +67,7 @@ pub struct ServiceStats {
     pub send_errors: u64,
     pub withheld: u64,
     pub carried: u64,
+    pub empty: u64,
     pub no_capacity: u64,
     pub last_beta: u64,
     /// The UE's flow reports.
@@ -77,6 +82,7 @@ impl ServiceCounts {
             send_errors: self.send_errors.load(Relaxed),
             withheld: self.withheld.load(Relaxed),
             carried: self.carried.load(Relaxed),
+            empty: self.empty.load(Relaxed),
             no_capacity: self.no_capacity.load(Relaxed),
             last_beta: self.last_beta.load(Relaxed),
             reports: self.reports.snapshot(),
@@ -208,9 +214,10 @@ fn run(
             }
         }
         let now = now_us();
-        // The periods that ended.
-        while cfg.start_us + meter.next_end_us() <= now {
-            let end = meter.next_end_us();
+        // The periods whose figures are due (at their end; replayed, at
+        // their start).
+        while cfg.start_us + meter.due_us() <= now {
+            let due = meter.due_us();
             c.periods.fetch_add(1, Relaxed);
             let Some(f) = meter.measure() else {
                 c.no_capacity.fetch_add(1, Relaxed);
@@ -218,8 +225,10 @@ fn run(
             };
             if f.carried {
                 c.carried.fetch_add(1, Relaxed);
+            } else if f.bw_bps == 0 {
+                c.empty.fetch_add(1, Relaxed);
             }
-            let run_t = (cfg.start_us + end).saturating_sub(origin_us.load(Relaxed));
+            let run_t = (cfg.start_us + due).saturating_sub(origin_us.load(Relaxed));
             if paused.load(Relaxed) || cfg.silent.iter().any(|&(a, b)| run_t >= a && run_t < b) {
                 c.withheld.fetch_add(1, Relaxed);
                 continue;
@@ -242,7 +251,7 @@ fn run(
             };
             let mut buf = [0u8; MAX_LEN];
             let n = encode(&m, cfg.key.as_ref(), &mut buf);
-            pending.push_back((cfg.start_us + end + cfg.delay_us, buf, n));
+            pending.push_back((cfg.start_us + due + cfg.delay_us, buf, n));
         }
         // The datagrams whose delay is over.
         while let Some(&(due, ref buf, n)) = pending.front() {
@@ -258,7 +267,7 @@ fn run(
         let next = pending
             .front()
             .map_or(u64::MAX, |p| p.0)
-            .min(cfg.start_us + meter.next_end_us());
+            .min(cfg.start_us + meter.due_us());
         wait(&sock, next);
     }
     Ok(())

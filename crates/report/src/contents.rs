@@ -12,7 +12,9 @@ use crate::figures::{Shares, SHARE_BIN_S};
 use crate::files::relative;
 use crate::layout::{Run, Skipped};
 use crate::summary::{self, metric, ConfigSummary, Normalised};
-use crate::tables::{cell, normalised_table, number, shares_table, TRACE_COLUMNS};
+use crate::tables::{
+    cell, cell_with_spread, normalised_table, number, shares_table, TRACE_COLUMNS,
+};
 
 /// Everything the document shows.
 pub(crate) struct Contents<'a> {
@@ -77,6 +79,12 @@ pub(crate) fn compose(c: &Contents) -> Document {
     }
 
     doc.push(Block::Heading(2, "Per trace".into()));
+    if summaries.iter().any(|s| s.reps > 1) {
+        doc.push(Block::Paragraph(
+            "Each value is the mean of the repetitions; where there are several, their smallest and largest follow in brackets."
+                .into(),
+        ));
+    }
     for trace in &traces {
         doc.push(Block::Heading(3, trace.to_string()));
         let mut header = vec!["Scheme".to_string(), "Reps".to_string()];
@@ -86,11 +94,7 @@ pub(crate) fn compose(c: &Contents) -> Document {
             .filter(|s| s.trace == *trace)
             .map(|s| {
                 let mut row = vec![s.config.name(), s.reps.to_string()];
-                row.extend(
-                    TRACE_COLUMNS
-                        .iter()
-                        .map(|k| cell(k, s.means.get(*k).copied().flatten())),
-                );
+                row.extend(TRACE_COLUMNS.iter().map(|k| cell_with_spread(k, s)));
                 row
             })
             .collect();

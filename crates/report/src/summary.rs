@@ -226,6 +226,47 @@ pub struct ConfigSummary {
     pub means: BTreeMap<String, Option<f64>>,
     /// Mean flow completion time per flow name, for sized flows.
     pub fct_s: BTreeMap<String, f64>,
+    /// Each repetition's own values, in repetition order: what the means
+    /// average, and what a spread over repetitions is taken from.
+    pub per_rep: Vec<Repetition>,
+}
+
+/// One repetition of a configuration: its metrics and flow completion times.
+#[derive(Clone, Debug, Serialize)]
+pub struct Repetition {
+    pub rep: u32,
+    pub values: BTreeMap<String, Option<f64>>,
+    pub fct_s: BTreeMap<String, f64>,
+}
+
+impl ConfigSummary {
+    /// The smallest and largest of `metric` over the repetitions where it is
+    /// defined (None when no repetition defines it).
+    pub fn spread(&self, metric: &str) -> Option<(f64, f64)> {
+        self.per_rep
+            .iter()
+            .filter_map(|r| r.values.get(metric).copied().flatten())
+            .fold(None, |acc, v| match acc {
+                None => Some((v, v)),
+                Some((lo, hi)) => Some((f64::min(lo, v), f64::max(hi, v))),
+            })
+    }
+
+    /// This configuration as its `k`-th repetition alone (0-based, in
+    /// repetition order), or as it is when it has fewer: what a quantity
+    /// computed repetition by repetition reads.
+    pub fn repetition(&self, k: usize) -> ConfigSummary {
+        let Some(r) = self.per_rep.get(k) else {
+            return self.clone();
+        };
+        ConfigSummary {
+            reps: 1,
+            means: r.values.clone(),
+            fct_s: r.fct_s.clone(),
+            per_rep: vec![r.clone()],
+            ..self.clone()
+        }
+    }
 }
 
 pub(crate) fn mean(values: impl IntoIterator<Item = f64>) -> Option<f64> {
@@ -265,7 +306,22 @@ pub fn summarise(runs: &[Run]) -> Vec<ConfigSummary> {
     }
     groups
         .into_iter()
-        .map(|((trace, config), reps)| {
+        .map(|((trace, config), mut reps)| {
+            reps.sort_by_key(|r| r.info.id.rep);
+            let per_rep = reps
+                .iter()
+                .map(|r| Repetition {
+                    rep: r.info.id.rep,
+                    values: METRICS
+                        .iter()
+                        .map(|m| (m.key.to_owned(), (m.get)(&r.analysis.aggregate)))
+                        .collect(),
+                    fct_s: sized_flows([*r])
+                        .into_iter()
+                        .filter_map(|name| mean_fct(&[*r], &name).map(|m| (name, m)))
+                        .collect(),
+                })
+                .collect();
             let means = METRICS
                 .iter()
                 .map(|m| {
@@ -286,6 +342,7 @@ pub fn summarise(runs: &[Run]) -> Vec<ConfigSummary> {
                 reps: reps.len(),
                 means,
                 fct_s,
+                per_rep,
             }
         })
         .collect()

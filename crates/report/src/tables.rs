@@ -2,7 +2,7 @@
 //! Numbers as the report's tables print them, and the tables themselves.
 use crate::document::Block;
 use crate::figures::ShareRow;
-use crate::summary::{metric, Normalised, NORMALISED};
+use crate::summary::{metric, ConfigSummary, Normalised, NORMALISED};
 
 /// A number for tables and labels: 3 significant digits, no exponent.
 pub(crate) fn number(v: f64) -> String {
@@ -28,6 +28,18 @@ pub(crate) fn number(v: f64) -> String {
 /// A metric in a table, in its unit (`MetricDef::cell`).
 pub(crate) fn cell(key: &str, v: Option<f64>) -> String {
     metric(key).cell(v)
+}
+
+/// A configuration's metric in a table: the repetitions' mean, and where
+/// there are several their range, `12.3 (11.8–13.0)`.
+pub(crate) fn cell_with_spread(key: &str, s: &ConfigSummary) -> String {
+    let mean = cell(key, s.means.get(key).copied().flatten());
+    match s.spread(key) {
+        Some((lo, hi)) if s.reps > 1 => {
+            format!("{mean} ({}–{})", cell(key, Some(lo)), cell(key, Some(hi)))
+        }
+        _ => mean,
+    }
 }
 
 pub(crate) fn normalised_table(n: &Normalised) -> Block {

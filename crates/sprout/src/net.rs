@@ -187,6 +187,9 @@ pub struct SenderReport {
     /// The window looked one minimum RTT past 100 ms of forecast (false: the
     /// paper's window), and that minimum RTT (0: never sampled).
     pub rtt_lookahead: bool,
+    /// The queue estimate's drain: the paper's or the authors' code's.
+    #[serde(default)]
+    pub drain: crate::sender::Drain,
     pub min_rtt_ms: f64,
     pub duration_s: f64,
     /// signal | duration
@@ -259,6 +262,7 @@ pub fn run_sender(opts: SenderOpts, stop: &AtomicBool) -> Result<SenderReport> {
         session: opts.config.session,
         packet_size: opts.config.packet_size,
         rtt_lookahead: opts.config.rtt_lookahead,
+        drain: opts.config.drain,
         min_rtt_ms: s.min_rtt_us() as f64 / 1000.0,
         duration_s,
         ended_by,

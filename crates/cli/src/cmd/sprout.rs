@@ -49,8 +49,13 @@ pub struct SendArgs {
     packet_size: usize,
     /// The paper's window: 100 ms of forecast minus the queue estimate, without
     /// looking one minimum RTT further (docs/sprout.md, "the RTT look-ahead")
-    #[arg(long)]
+    #[arg(long, conflicts_with = "authors_sender")]
     paper_window: bool,
+    /// The authors' sender (alfalfa's sproutconn.cc): the queue estimate
+    /// drains by the cumulative forecast each tick, the window is the next
+    /// five ticks' forecast, no look-ahead (docs/sprout.md, "the authors' sender")
+    #[arg(long)]
+    authors_sender: bool,
 }
 
 pub fn recv(a: RecvArgs) -> Result<ExitCode> {
@@ -99,10 +104,17 @@ pub fn send(a: SendArgs) -> Result<ExitCode> {
         sprout::wire::DATA_HEADER,
         sprout::wire::MAX_DATAGRAM,
     )?;
+    let base = if a.authors_sender {
+        SenderConfig::authors(net::new_session())
+    } else {
+        SenderConfig {
+            rtt_lookahead: !a.paper_window,
+            ..SenderConfig::new(net::new_session())
+        }
+    };
     let config = SenderConfig {
         packet_size: a.packet_size,
-        rtt_lookahead: !a.paper_window,
-        ..SenderConfig::new(net::new_session())
+        ..base
     };
     let duration = a.common.duration()?;
     let stop = net::install_stop_signals()?;

@@ -62,7 +62,9 @@ pub fn start(ctx: &RunCtx<'_>, plan: FlowPlan<'_>, variant: &str) -> Result<Box<
         c.recv.args(["--max-rate-mbps", &m.to_string()]);
     }
     c.send.args(["--variant", variant]);
-    if p.paper_window {
+    if p.authors_sender {
+        c.send.arg("--authors-sender");
+    } else if p.paper_window {
         c.send.arg("--paper-window");
     }
     let pair = Pair::start(c, &plan)?;
@@ -131,6 +133,7 @@ mod tests {
             session: 7,
             packet_size: 1472,
             rtt_lookahead: true,
+            drain: sprout::sender::Drain::Paper,
             min_rtt_ms: 20.5,
             duration_s: 10.0,
             ended_by: EndedBy::Duration,

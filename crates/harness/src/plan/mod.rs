@@ -75,6 +75,9 @@ pub struct CheckedScenario {
     receiver_rule: Option<rxctl::Rule>,
     /// What the flows' schemes set in the run's namespaces, each once.
     sysctls: Vec<(&'static str, String)>,
+    /// The run's NetAssist, `[netassist]` with the flows' knobs applied
+    /// (None: no flow needs it).
+    netassist: Option<netassist::Options>,
 }
 
 #[cfg(test)]
@@ -134,6 +137,11 @@ impl CheckedScenario {
         self.receiver_rule
     }
 
+    /// The run's NetAssist settings, if a flow needs NetAssist.
+    pub fn netassist(&self) -> Option<&netassist::Options> {
+        self.netassist.as_ref()
+    }
+
     /// Points the link at other trace files (the same content found
     /// elsewhere on this machine: `trace_ref::verify`); the check reads
     /// no trace, so the scenario stays checked.
@@ -181,6 +189,7 @@ fn check(sc: Scenario) -> Result<CheckedScenario> {
     }
     let receiver_rule = one_receiver_rule(&sc, &flows)?;
     let sysctls = one_value_per_sysctl(&flows)?;
+    let netassist = one_netassist(&sc, &flows)?;
     let (downlink_queue, uplink_queue) = bottleneck_queues(&sc, &schemes)?;
     for (key, values) in &sc.sweep {
         sweep::check_key(&sc, key, values, &schemes)?;
@@ -198,7 +207,52 @@ fn check(sc: Scenario) -> Result<CheckedScenario> {
         uplink_queue,
         receiver_rule,
         sysctls,
+        netassist,
     })
+}
+
+/// The run's one NetAssist: the scenario's `[netassist]` (or its defaults)
+/// with the NetAssisted flows' knobs applied; flows that give a knob must
+/// agree, since one NetAssist serves the UE.
+fn one_netassist(sc: &Scenario, flows: &[FlowSetup]) -> Result<Option<netassist::Options>> {
+    if !flows.iter().any(|f| f.scheme.needs_netassist()) {
+        return Ok(None);
+    }
+    let mut options = sc.netassist.clone().unwrap_or_default();
+    let (mut feedback, mut headroom) = (None, None);
+    for (i, f) in flows.iter().enumerate() {
+        let p = f.params.netassist();
+        for (knob, given, seen) in [
+            (
+                "feedback",
+                p.feedback.map(|v| v.name().to_string()),
+                &mut feedback,
+            ),
+            (
+                "headroom",
+                p.headroom.map(|v| format!("{v}")),
+                &mut headroom,
+            ),
+        ] {
+            let Some(v) = given else { continue };
+            match seen {
+                Some((j, first)) if *first != v => bail!(
+                    "flows[{i}].{knob}: {v} where flows[{j}] gives {first}; one NetAssist serves the UE, \
+                     so its flows must agree"
+                ),
+                Some(_) => {}
+                None => *seen = Some((i, v)),
+            }
+        }
+        if let Some(v) = p.feedback {
+            options.feedback = v;
+        }
+        if let Some(v) = p.headroom {
+            options.natcp_headroom = v;
+        }
+    }
+    options.validate()?;
+    Ok(Some(options))
 }
 
 /// The receiver-side rule of the run (one controller per UE), if any

@@ -323,3 +323,48 @@ fn the_namespaces_sysctls_have_one_value_each() {
         "{e}"
     );
 }
+
+/// A NetAssisted flow's knobs set the run's one NetAssist over the
+/// scenario's `[netassist]`; flows that give different ones are refused.
+#[test]
+fn netassisted_flows_set_the_runs_netassist_and_must_agree() {
+    use netassist::meter::Feedback;
+    let none = CheckedScenario::parse(&format!("{BASE}[[flows]]\nscheme = \"cubic\"\n"));
+    assert!(none.unwrap().netassist().is_none());
+    let section = "[netassist]\nperiod_ms = 20\nfeedback = \"carry\"\n";
+    let default =
+        CheckedScenario::parse(&format!("{BASE}[[flows]]\nscheme = \"natcp\"\n{section}")).unwrap();
+    let o = default.netassist().unwrap();
+    assert_eq!(
+        (o.feedback, o.natcp_headroom, o.period_ms),
+        (Feedback::Carry, true, 20.0)
+    );
+    let set = CheckedScenario::parse(&format!(
+        "{BASE}[[flows]]\nscheme = \"natcp\"\nfeedback = \"replay\"\nheadroom = 0\n[[flows]]\nscheme = \"nacubic\"\nfeedback = \"replay\"\n{section}"
+    ))
+    .unwrap();
+    let o = set.netassist().unwrap();
+    assert_eq!(
+        (o.feedback, o.natcp_headroom, o.period_ms),
+        (Feedback::Replay, false, 20.0)
+    );
+    let e = CheckedScenario::parse(&format!(
+        "{BASE}[[flows]]\nscheme = \"natcp\"\nfeedback = \"replay\"\n[[flows]]\nscheme = \"tg\"\nfeedback = \"live\"\n"
+    ))
+    .unwrap_err();
+    let e = format!("{e:#}");
+    assert!(
+        e.contains("flows[1].feedback") && e.contains("must agree"),
+        "{e}"
+    );
+    let e = CheckedScenario::parse(&format!(
+        "{BASE}[[flows]]\nscheme = \"natcp\"\nfeedback = \"oracle\"\n"
+    ))
+    .unwrap_err();
+    assert!(format!("{e:#}").contains("live, carry, replay"), "{e:#}");
+    // NACubic has no headroom to switch.
+    assert!(CheckedScenario::parse(&format!(
+        "{BASE}[[flows]]\nscheme = \"nacubic\"\nheadroom = 0\n"
+    ))
+    .is_err());
+}

@@ -82,21 +82,21 @@ pub(super) fn registry() -> Vec<Entry> {
         },
         Entry {
             name: "natcp",
-            summary: "NATCP (BPF): cwnd = 2 x minRTT x bandwidth / flows and pacing from live NetAssist feedback; Cubic without it",
+            summary: "NATCP (BPF): cwnd = 2 x minRTT x bandwidth / flows with BBR's headroom, paced, from NetAssist feedback; Cubic without it",
             kind: Kind::NetAssisted { cc: "natcp" },
-            knobs: &[],
+            knobs: NATCP_KNOBS,
         },
         Entry {
             name: "nacubic",
             summary: "NACubic (BPF): the kernel's Cubic capped at eq. 1 and paced by live NetAssist feedback; Cubic without it",
             kind: Kind::NetAssisted { cc: "nacubic" },
-            knobs: &[],
+            knobs: NETASSISTED_KNOBS,
         },
         Entry {
             name: "tg",
             summary: "TG, throughput guidance (BPF): cwnd = NetAssist bandwidth x the sender's own smoothed RTT, paced at that bandwidth; Cubic without it",
             kind: Kind::NetAssisted { cc: "tg" },
-            knobs: &[],
+            knobs: NETASSISTED_KNOBS,
         },
         Entry {
             name: "cubic-codel",

@@ -79,7 +79,7 @@ pub(super) const C2TCP_KNOBS: &[Knob] = &[
     ALPHA,
 ];
 /// Sprout's receiver model (`c2tcp sprout-recv`, docs/sprout.md).
-pub(super) const SPROUT_KNOBS: &[Knob] = &[CONFIDENCE, MAX_RATE_MBPS, RTT_LOOKAHEAD];
+pub(super) const SPROUT_KNOBS: &[Knob] = &[CONFIDENCE, MAX_RATE_MBPS, RTT_LOOKAHEAD, SPROUT_SENDER];
 
 pub(crate) const CONFIDENCE: Knob = Knob {
     name: "confidence",
@@ -113,7 +113,64 @@ pub(crate) const RTT_LOOKAHEAD: Knob = Knob {
     sysctl: None,
 };
 
-pub(super) const SPROUT_EWMA_KNOBS: &[Knob] = &[RTT_LOOKAHEAD];
+fn sprout_sender_word(w: &str) -> Result<(), String> {
+    match w {
+        "ours" | "authors" => Ok(()),
+        _ => Err(format!("sender = {w:?}: ours or authors")),
+    }
+}
+
+/// Which sender: the paper's rules (ours) or the authors' code.
+pub(crate) const SPROUT_SENDER: Knob = Knob {
+    name: "sender",
+    about: "ours (the paper's drain of the queue estimate, with the RTT look-ahead; default) or authors \
+            (alfalfa's sproutconn.cc: drains the cumulative forecast each tick, no look-ahead)",
+    min: 0.0,
+    max: 0.0,
+    word: Some(sprout_sender_word),
+    default: None,
+    sysctl: None,
+};
+
+pub(super) const SPROUT_EWMA_KNOBS: &[Knob] = &[RTT_LOOKAHEAD, SPROUT_SENDER];
+
+/// NetAssist's feedback mode for the run (netassist::meter::Feedback).
+fn netassist_feedback_word(w: &str) -> Result<(), String> {
+    match netassist::meter::Feedback::parse(w) {
+        Some(_) => Ok(()),
+        None => Err(format!(
+            "feedback = {w:?}: one of {}",
+            netassist::meter::Feedback::NAMES.join(", ")
+        )),
+    }
+}
+
+/// NetAssist's feedback, a setting of the run's one NetAssist: every
+/// NetAssisted flow of a run must give the same.
+pub(crate) const FEEDBACK: Knob = Knob {
+    name: "feedback",
+    about: "NetAssist's feedback: live (the period just ended, an empty one as 0; default), carry \
+            (live, an empty period as the last non-zero bandwidth), replay (the authors' oracle: \
+            each period's capacity at its start)",
+    min: 0.0,
+    max: 0.0,
+    word: Some(netassist_feedback_word),
+    default: None,
+    sysctl: None,
+};
+/// NATCP's window: eq. 1 with the headroom of the authors' BBR-based NATCP.
+pub(crate) const HEADROOM: Knob = Knob {
+    name: "headroom",
+    about: "1: NATCP's window is eq. 1 plus BBR's headroom (3 TSO goals, even, >= 4), as the \
+            authors' BBR-based NATCP (default); 0: eq. 1 alone",
+    min: 0.0,
+    max: 1.0,
+    word: None,
+    default: None,
+    sysctl: None,
+};
+pub(super) const NATCP_KNOBS: &[Knob] = &[FEEDBACK, HEADROOM];
+pub(super) const NETASSISTED_KNOBS: &[Knob] = &[FEEDBACK];
 
 // Receiver-side rules: the parameters worth sweeping (rxctl's `params.rs`
 // gives the defaults and the reasons for them). One UE runs one controller,

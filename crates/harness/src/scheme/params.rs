@@ -15,9 +15,9 @@ use anyhow::{anyhow, bail, Result};
 
 use super::file::number_text;
 use super::knobs::{
-    ALPHA, CONFIDENCE, DRWA_LAMBDA, FPS, GAMMA_K, GAMMA_MAX, GAMMA_MIN, INITIAL_KBPS, MAX_KBPS,
-    MAX_RATE_MBPS, MIN_KBPS, RTAC_MAX_P, RTAC_MAX_TH, RTAC_MIN_TH, RTT_LOOKAHEAD, TARGET_MS,
-    VARIANT,
+    ALPHA, CONFIDENCE, DRWA_LAMBDA, FEEDBACK, FPS, GAMMA_K, GAMMA_MAX, GAMMA_MIN, HEADROOM,
+    INITIAL_KBPS, MAX_KBPS, MAX_RATE_MBPS, MIN_KBPS, RTAC_MAX_P, RTAC_MAX_TH, RTAC_MIN_TH,
+    RTT_LOOKAHEAD, SPROUT_SENDER, TARGET_MS, VARIANT,
 };
 use super::{Kind, Knob, Scheme};
 
@@ -54,6 +54,17 @@ pub struct TcpParams {
     /// `drwa`, `rtac`, `<rule>+<cc>`).
     pub receiver_rule: Option<rxctl::Rule>,
     pub sysctls: Vec<Sysctl>,
+    /// What a NetAssisted flow asks of the run's NetAssist (None: the
+    /// scenario's `[netassist]` setting).
+    pub netassist: NetAssistParams,
+}
+
+/// A NetAssisted flow's settings of the run's one NetAssist.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NetAssistParams {
+    pub feedback: Option<netassist::meter::Feedback>,
+    /// NATCP's window with BBR's headroom.
+    pub headroom: Option<bool>,
 }
 
 /// Options of `sprout-recv` / `sprout-send`; None keeps the endpoint's default.
@@ -63,6 +74,8 @@ pub struct SproutParams {
     pub max_rate_mbps: Option<f64>,
     /// The paper's window rule, without the look-ahead past the forecast.
     pub paper_window: bool,
+    /// The authors' sender (alfalfa's sproutconn.cc; the `sender` knob).
+    pub authors_sender: bool,
 }
 
 /// The video sender's rate bounds (kbit/s) and frame rate; None keeps
@@ -114,6 +127,13 @@ impl FlowParams {
         match self {
             FlowParams::Tcp(t) => &t.sysctls,
             _ => &[],
+        }
+    }
+
+    pub fn netassist(&self) -> NetAssistParams {
+        match self {
+            FlowParams::Tcp(t) => t.netassist,
+            _ => NetAssistParams::default(),
         }
     }
 }
@@ -275,15 +295,28 @@ impl Scheme {
                 c2tcp: g.c2tcp()?,
                 receiver_rule,
                 sysctls: g.sysctls(),
+                netassist: NetAssistParams {
+                    feedback: g
+                        .word(&FEEDBACK)
+                        .and_then(netassist::meter::Feedback::parse),
+                    headroom: g.number(&HEADROOM).map(|v| v != 0.0),
+                },
             }))
         };
         Ok(match &self.kind {
             Kind::Iperf3 { .. } | Kind::Verus => FlowParams::None,
-            Kind::Sprout { .. } => FlowParams::Sprout(SproutParams {
-                confidence: g.number(&CONFIDENCE),
-                max_rate_mbps: g.number(&MAX_RATE_MBPS),
-                paper_window: g.number(&RTT_LOOKAHEAD) == Some(0.0),
-            }),
+            Kind::Sprout { .. } => {
+                let authors_sender = g.word(&SPROUT_SENDER) == Some("authors");
+                if authors_sender && g.number(&RTT_LOOKAHEAD) == Some(1.0) {
+                    bail!("rtt_lookahead = 1: the authors' sender (sender = \"authors\") has no look-ahead");
+                }
+                FlowParams::Sprout(SproutParams {
+                    confidence: g.number(&CONFIDENCE),
+                    max_rate_mbps: g.number(&MAX_RATE_MBPS),
+                    paper_window: g.number(&RTT_LOOKAHEAD) == Some(0.0),
+                    authors_sender,
+                })
+            }
             Kind::WebrtcGcc => FlowParams::WebrtcGcc(GccParams {
                 initial_kbps: g.whole(&INITIAL_KBPS),
                 min_kbps: g.whole(&MIN_KBPS),

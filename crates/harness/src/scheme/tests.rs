@@ -178,7 +178,35 @@ fn a_flows_parameters_resolve_into_typed_values_in_the_options_units() {
     let FlowParams::Sprout(s) = lookup("sprout").unwrap().resolve_params(&sprout).unwrap() else {
         panic!()
     };
-    assert!(s.paper_window && s.confidence.is_none());
+    assert!(s.paper_window && s.confidence.is_none() && !s.authors_sender);
+    let word = |k: &str, v: &str| BTreeMap::from([(k.to_string(), toml::Value::String(v.into()))]);
+    let FlowParams::Sprout(s) = lookup("sprout-ewma")
+        .unwrap()
+        .resolve_params(&word("sender", "authors"))
+        .unwrap()
+    else {
+        panic!()
+    };
+    assert!(s.authors_sender && !s.paper_window);
+    let mut both = word("sender", "authors");
+    both.insert("rtt_lookahead".into(), toml::Value::Integer(1));
+    let e = lookup("sprout").unwrap().resolve_params(&both).unwrap_err();
+    assert!(format!("{e:#}").contains("no look-ahead"), "{e:#}");
+    assert!(lookup("sprout")
+        .unwrap()
+        .resolve_params(&word("sender", "alfalfa"))
+        .is_err());
+    let FlowParams::Tcp(n) = lookup("nacubic")
+        .unwrap()
+        .resolve_params(&word("feedback", "replay"))
+        .unwrap()
+    else {
+        panic!()
+    };
+    assert_eq!(
+        n.netassist.feedback,
+        Some(netassist::meter::Feedback::Replay)
+    );
     let gcc = BTreeMap::from([("max_kbps".to_string(), toml::Value::Float(1999.6))]);
     let FlowParams::WebrtcGcc(g) = lookup("webrtc-gcc").unwrap().resolve_params(&gcc).unwrap()
     else {

@@ -7,7 +7,15 @@
 //! Verdicts, strongest first: `error` (the claim cannot be read against
 //! these runs: a selector matching several configurations where it needs
 //! one), `differs` (a check computed and out of bound, or undefined where the
-//! runs exist), `not run` (runs a check needs are absent), `holds`.
+//! runs exist), `not run` (runs a check needs are absent), `unsettled` (a
+//! check within 25 % of its bound with fewer than three repetitions behind
+//! it: not called either way), `holds`.
+//!
+//! Repetitions: the figure a check bounds is computed from the means over
+//! repetitions, and again from each repetition alone (the k-th repetition of
+//! every configuration, which share the emulator's seed); the smallest and
+//! largest of those is the check's spread. A verdict whose spread straddles
+//! its bound (some repetitions hold, some do not) is marked close.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -21,6 +29,7 @@ use crate::summary::{self, ConfigSummary};
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     Holds,
+    Unsettled,
     NotRun,
     Differs,
     Error,
@@ -31,6 +40,7 @@ impl Verdict {
     pub fn key(self) -> &'static str {
         match self {
             Verdict::Holds => "holds",
+            Verdict::Unsettled => "unsettled",
             Verdict::NotRun => "not-run",
             Verdict::Differs => "differs",
             Verdict::Error => "error",
@@ -41,12 +51,18 @@ impl Verdict {
     pub fn text(self) -> &'static str {
         match self {
             Verdict::Holds => "holds",
+            Verdict::Unsettled => "unsettled",
             Verdict::NotRun => "not run",
             Verdict::Differs => "differs",
             Verdict::Error => "error",
         }
     }
 }
+
+/// A check this close to its bound (a fraction of the bound) is not called
+/// on fewer than [`SETTLING_REPS`] repetitions.
+pub const NEAR_BOUND: f64 = 0.25;
+pub const SETTLING_REPS: usize = 3;
 
 /// One check's outcome.
 #[derive(Clone, Debug, Serialize)]
@@ -58,8 +74,16 @@ pub struct CheckResult {
     pub value: Option<f64>,
     /// The per-trace values it came from.
     pub per_trace: Vec<(String, f64)>,
+    /// The figure from each repetition alone: its smallest and largest.
+    pub spread: Option<(f64, f64)>,
+    /// The fewest repetitions of any configuration it read.
+    pub reps: usize,
+    /// Some repetitions hold and some do not.
+    pub close: bool,
+    /// The bench part it read.
+    pub bench: String,
     pub verdict: Verdict,
-    /// Why it is not run, undefined or an error.
+    /// Why it is not run, undefined, unsettled or an error.
     pub reason: Option<String>,
 }
 
@@ -72,10 +96,22 @@ pub struct ClaimResult {
     pub paper_figure: Option<String>,
     pub bench: String,
     pub note: Option<String>,
+    /// Our question, not the paper's.
+    pub ours: bool,
     /// The plot, as a path relative to the bench root, when it exists.
     pub plot: Option<String>,
     pub checks: Vec<CheckResult>,
     pub verdict: Verdict,
+    /// A check that decides the verdict is close (its repetitions straddle
+    /// its bound).
+    pub close: bool,
+}
+
+impl ClaimResult {
+    /// A verdict of "differs" must say why (the claim's note).
+    pub fn unexplained(&self) -> bool {
+        self.verdict == Verdict::Differs && self.note.as_deref().is_none_or(|n| n.trim().is_empty())
+    }
 }
 
 /// The configurations of each bench part, read once.
@@ -106,8 +142,19 @@ pub fn evaluate(root: &Path, files: &[ClaimsFile]) -> Result<Vec<ClaimResult>> {
     let mut out = Vec::new();
     for file in files {
         for claim in &file.claims {
-            let summaries = benches.get(root, &claim.bench)?;
-            out.push(evaluate_claim(root, &file.paper, claim, summaries));
+            let mut checks = Vec::new();
+            for check in &claim.checks {
+                let part = check.bench.as_deref().unwrap_or(&claim.bench);
+                checks.push(match benches.get(root, part)? {
+                    None => not_run(
+                        check,
+                        part,
+                        format!("no bench part {}", root.join(part).display()),
+                    ),
+                    Some(s) => evaluate_check(check, s, part),
+                });
+            }
+            out.push(evaluate_claim(root, &file.paper, claim, checks));
         }
     }
     Ok(out)
@@ -117,24 +164,14 @@ fn evaluate_claim(
     root: &Path,
     paper: &str,
     claim: &Claim,
-    summaries: Option<&[ConfigSummary]>,
+    checks: Vec<CheckResult>,
 ) -> ClaimResult {
-    let checks: Vec<CheckResult> = claim
-        .checks
-        .iter()
-        .map(|check| match summaries {
-            None => not_run(
-                check,
-                format!("no bench part {}", root.join(&claim.bench).display()),
-            ),
-            Some(s) => evaluate_check(check, s, &claim.bench),
-        })
-        .collect();
     let verdict = checks
         .iter()
         .map(|c| c.verdict)
         .max()
         .unwrap_or(Verdict::NotRun);
+    let close = checks.iter().any(|c| c.close && c.verdict == verdict);
     let plot = claim.plot.as_ref().and_then(|p| {
         let rel: PathBuf = Path::new(&claim.bench).join(p);
         root.join(&rel)
@@ -149,25 +186,96 @@ fn evaluate_claim(
         paper_figure: claim.paper_figure.clone(),
         bench: claim.bench.clone(),
         note: claim.note.clone(),
+        ours: claim.ours,
         plot,
         checks,
         verdict,
+        close,
     }
 }
 
-fn not_run(check: &Check, reason: String) -> CheckResult {
+fn not_run(check: &Check, bench: &str, reason: String) -> CheckResult {
     let mut quantity = describe(&check.quantity);
     if check.across == Across::Means {
         quantity.push_str(", means over traces");
+    }
+    if !check.traces.is_empty() {
+        quantity.push_str(&format!(" on {}", check.traces.join(", ")));
     }
     CheckResult {
         quantity,
         bound: check.bound_text(),
         value: None,
         per_trace: Vec::new(),
+        spread: None,
+        reps: 0,
+        close: false,
+        bench: bench.to_owned(),
         verdict: Verdict::NotRun,
         reason: Some(reason),
     }
+}
+
+/// A check over a part: its figure from the repetitions' means, then from
+/// each repetition alone for the spread, and the verdict with the
+/// repetitions taken into account (module comment).
+fn evaluate_check(check: &Check, summaries: &[ConfigSummary], bench: &str) -> CheckResult {
+    let mut result = compute(check, summaries, bench);
+    let Some(value) = result.value else {
+        return result;
+    };
+    if !matches!(result.verdict, Verdict::Holds | Verdict::Differs) {
+        return result;
+    }
+    let read: Vec<&ConfigSummary> = summaries
+        .iter()
+        .filter(|s| reads_trace(check, &s.trace))
+        .filter(|s| selectors(&check.quantity).iter().any(|sel| matches(s, sel)))
+        .collect();
+    result.reps = read.iter().map(|s| s.reps).min().unwrap_or(0);
+    let most = read.iter().map(|s| s.reps).max().unwrap_or(0);
+    let by_rep: Vec<f64> = (0..most)
+        .filter_map(|k| {
+            let alone: Vec<ConfigSummary> = summaries.iter().map(|s| s.repetition(k)).collect();
+            compute(check, &alone, bench).value
+        })
+        .collect();
+    if let (Some(lo), Some(hi)) = (
+        by_rep.iter().copied().reduce(f64::min),
+        by_rep.iter().copied().reduce(f64::max),
+    ) {
+        result.spread = Some((lo, hi));
+        result.close = check.holds(lo) != check.holds(hi);
+    }
+    let near = [check.at_least, check.at_most]
+        .into_iter()
+        .flatten()
+        .any(|b| (value - b).abs() <= NEAR_BOUND * b.abs());
+    if near && result.reps < SETTLING_REPS {
+        result.verdict = Verdict::Unsettled;
+        result.reason = Some(format!(
+            "within {:.0} % of its bound on {} repetition{}: needs {SETTLING_REPS} before it is called",
+            NEAR_BOUND * 100.0,
+            result.reps,
+            if result.reps == 1 { "" } else { "s" }
+        ));
+    }
+    result
+}
+
+/// The selectors a quantity reads.
+fn selectors(q: &Quantity) -> Vec<&Selector> {
+    match q {
+        Quantity::Value { of, .. }
+        | Quantity::Spread { of, .. }
+        | Quantity::Growth { of, .. }
+        | Quantity::Tracking { of, .. } => vec![of],
+        Quantity::Ratio { of, to, .. } | Quantity::Interp { of, to, .. } => vec![of, to],
+    }
+}
+
+fn reads_trace(check: &Check, trace: &str) -> bool {
+    check.traces.is_empty() || check.traces.iter().any(|t| t == trace)
 }
 
 /// Why a trace gives no sample.
@@ -180,10 +288,20 @@ enum Miss {
     Ambiguous(String),
 }
 
-fn evaluate_check(check: &Check, summaries: &[ConfigSummary], bench: &str) -> CheckResult {
-    let mut base = not_run(check, String::new());
+/// A check's figure over one view of the part (the means, or one
+/// repetition), with the verdict its value gives.
+fn compute(check: &Check, summaries: &[ConfigSummary], bench: &str) -> CheckResult {
+    let mut base = not_run(check, bench, String::new());
     let mut traces: Vec<&str> = summaries.iter().map(|s| s.trace.as_str()).collect();
     traces.dedup();
+    traces.retain(|t| reads_trace(check, t));
+    if traces.is_empty() {
+        base.reason = Some(format!(
+            "in {bench}: none of the traces {} ran",
+            check.traces.join(", ")
+        ));
+        return base;
+    }
     let mut samples: Vec<(String, f64)> = Vec::new();
     // Each trace's (of, to) behind its ratio, for `across = "means"`.
     let mut parts: Vec<(f64, f64)> = Vec::new();

@@ -14,5 +14,5 @@ pub mod render;
 pub mod spec;
 
 pub use eval::{evaluate, CheckResult, ClaimResult, Verdict};
-pub use render::{tally, write, Written};
+pub use render::{tally, tally_by_paper, verdict_text, write, Written};
 pub use spec::{load_all, parse, Check, Claim, ClaimsFile, Quantity, Selector};

@@ -21,23 +21,81 @@ pub struct Written {
     pub table_markdown: String,
 }
 
-/// Counts of each verdict, keyed as claims.json writes verdicts.
-pub fn tally(results: &[ClaimResult]) -> BTreeMap<&'static str, usize> {
+/// Counts of each verdict, keyed as claims.json writes verdicts, over the
+/// papers' claims (each once) or over our own questions.
+pub fn tally(results: &[ClaimResult], ours: bool) -> BTreeMap<&'static str, usize> {
     let mut t = BTreeMap::new();
-    for r in results {
+    for r in results.iter().filter(|r| r.ours == ours) {
         *t.entry(r.verdict.key()).or_insert(0) += 1;
     }
     t
 }
 
+/// The papers' claims' tally per paper.
+pub fn tally_by_paper(results: &[ClaimResult]) -> BTreeMap<&str, BTreeMap<&'static str, usize>> {
+    let mut t: BTreeMap<&str, BTreeMap<&'static str, usize>> = BTreeMap::new();
+    for r in results.iter().filter(|r| !r.ours) {
+        *t.entry(r.paper.as_str())
+            .or_default()
+            .entry(r.verdict.key())
+            .or_insert(0) += 1;
+    }
+    t
+}
+
+/// "38 holds (3 close), 21 differs": a tally in words.
+fn tally_text(results: &[ClaimResult], ours: bool) -> String {
+    let n = results.iter().filter(|r| r.ours == ours).count();
+    let counts: Vec<String> = tally(results, ours)
+        .into_iter()
+        .map(|(k, count)| {
+            let close = results
+                .iter()
+                .filter(|r| r.ours == ours && r.verdict.key() == k && r.close)
+                .count();
+            let mut s = format!("{count} {}", k.replace('-', " "));
+            if close > 0 {
+                s += &format!(" ({close} close)");
+            }
+            s
+        })
+        .collect();
+    format!("{n}: {}", counts.join(", "))
+}
+
+/// The check's figure, its repetitions' spread and its bound.
 fn ours(c: &CheckResult) -> String {
     let value = c
         .value
         .map(|v| format!("{} = {}", c.quantity, crate::number(v)))
         .unwrap_or_else(|| c.quantity.clone());
-    let mut s = format!("{value} (want {})", c.bound);
+    let mut s = value;
+    match (c.spread, c.reps) {
+        (Some((lo, hi)), n) if n > 1 => {
+            s += &format!(
+                " [{}–{} over {n} reps]",
+                crate::number(lo),
+                crate::number(hi)
+            )
+        }
+        (_, 1) => s += " [1 rep]",
+        _ => {}
+    }
+    s += &format!(" (want {})", c.bound);
     if let Some(r) = &c.reason {
         s += &format!(" — {r}");
+    }
+    s
+}
+
+/// The verdict as the table shows it: "holds", "differs (close)".
+pub fn verdict_text(r: &ClaimResult) -> String {
+    let mut s = r.verdict.text().to_string();
+    if r.close {
+        s += " (close)";
+    }
+    if r.unexplained() {
+        s += ", no note saying why";
     }
     s
 }
@@ -45,17 +103,22 @@ fn ours(c: &CheckResult) -> String {
 pub fn document(bench_root: &Path, files: &[ClaimsFile], results: &[ClaimResult]) -> Document {
     let mut doc = Document::default();
     doc.push(Block::Heading(1, "Claims: the papers beside ours".into()));
-    let counts: Vec<String> = tally(results)
-        .into_iter()
-        .map(|(k, n)| format!("{n} {}", k.replace('-', " ")))
-        .collect();
-    doc.push(Block::Paragraph(format!(
-        "{} claims over the bench parts under `{}`: {}. A claim holds when every check's value is within its bound; \
-         bounds come from the paper (claims/README.md), never from our results.",
-        results.len(),
+    let mut intro = format!(
+        "The papers' claims over the bench parts under `{}`, each counted once: {}. ",
         bench_root.display(),
-        counts.join(", ")
-    )));
+        tally_text(results, false)
+    );
+    if results.iter().any(|r| r.ours) {
+        intro += &format!(
+            "Our own questions (not claims of the papers), apart: {}. ",
+            tally_text(results, true)
+        );
+    }
+    intro += "A claim holds when every check's value is within its bound; bounds come from the paper by the format's rule \
+              (claims/README.md), never from our results. Each figure is computed from the repetitions' means; the range \
+              in brackets is the same figure from each repetition alone, and a verdict is close when that range straddles \
+              its bound. A check within 25 % of its bound on fewer than 3 repetitions is unsettled: not called either way.";
+    doc.push(Block::Paragraph(intro));
     for file in files {
         doc.push(Block::Heading(2, file.title.clone()));
         let rows: Vec<Vec<String>> = results
@@ -63,12 +126,17 @@ pub fn document(bench_root: &Path, files: &[ClaimsFile], results: &[ClaimResult]
             .filter(|r| r.paper == file.paper)
             .map(|r| {
                 let ours: Vec<String> = r.checks.iter().map(ours).collect();
+                let claim = if r.ours {
+                    format!("{} (our question): {}", r.id, r.statement)
+                } else {
+                    format!("{}: {}", r.id, r.statement)
+                };
                 vec![
-                    format!("{}: {}", r.id, r.statement),
+                    claim,
                     r.section.clone(),
                     r.paper_figure.clone().unwrap_or_else(|| "–".into()),
                     ours.join("; "),
-                    r.verdict.text().into(),
+                    verdict_text(r),
                     r.plot.clone().unwrap_or_else(|| "–".into()),
                 ]
             })
@@ -95,7 +163,11 @@ pub fn document(bench_root: &Path, files: &[ClaimsFile], results: &[ClaimResult]
 #[derive(Serialize)]
 struct Json<'a> {
     bench_root: &'a Path,
+    /// The papers' claims, each once.
     tally: BTreeMap<&'static str, usize>,
+    tally_by_paper: BTreeMap<&'a str, BTreeMap<&'static str, usize>>,
+    /// Our own questions, apart.
+    tally_ours: BTreeMap<&'static str, usize>,
     claims: &'a [ClaimResult],
 }
 
@@ -116,7 +188,9 @@ pub fn write(
     };
     let json = Json {
         bench_root,
-        tally: tally(results),
+        tally: tally(results, false),
+        tally_by_paper: tally_by_paper(results),
+        tally_ours: tally(results, true),
         claims: results,
     };
     for (path, text) in [

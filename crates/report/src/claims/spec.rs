@@ -4,7 +4,9 @@
 //! the statement, the paper's figure, the bench part that tests it, and one or
 //! more checks, each a quantity computed from that bench's results with a
 //! bound. Parsing is typed: an unknown field, metric, quantity kind or a check
-//! without a bound is refused with the file and line (toml's span).
+//! without a bound is refused with the file and line (toml's span), and so
+//! is a bound that breaks the format's rule for the paper's own ratio
+//! ([`rule_bound`]) or a paper claim without the paper's figure.
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -34,11 +36,18 @@ pub struct Claim {
     pub section: String,
     /// What the paper says, in a sentence.
     pub statement: String,
-    /// The paper's figure as printed (`8.95×`, `≈ 10 ms`), if it gives one.
+    /// The paper's figure as printed (`8.95×`, `≈ 10 ms`), or its words
+    /// where it prints none (`the lowest`); required of a paper's claim.
     #[serde(default)]
     pub paper_figure: Option<String>,
+    /// Our question, not the paper's (a set-up it did not test, a number
+    /// it does not print): tallied apart from the paper's claims, and needs
+    /// no paper figure.
+    #[serde(default)]
+    pub ours: bool,
     /// The bench part that tests it: a directory under the bench root
     /// (`scripts/bench.sh`'s part names: `table1`, `target-sweep`, ...).
+    /// A check may read another part (`Check::bench`).
     pub bench: String,
     /// The plot that shows it, relative to the bench part's directory.
     #[serde(default)]
@@ -167,6 +176,13 @@ pub struct Check {
     pub across: Across,
     pub at_least: Option<f64>,
     pub at_most: Option<f64>,
+    /// The paper's own figure for this quantity (a ratio it prints); the
+    /// bounds must follow the format's rule for it ([`rule_bound`]).
+    pub paper: Option<f64>,
+    /// The bench part this check reads, when not its claim's.
+    pub bench: Option<String>,
+    /// The traces it reads (default: every trace the part ran).
+    pub traces: Vec<String>,
 }
 
 /// A check as written; `Check::try_from` gives it its type, so a misfit is a
@@ -191,6 +207,12 @@ struct RawCheck {
     at_least: Option<f64>,
     #[serde(default)]
     at_most: Option<f64>,
+    #[serde(default)]
+    paper: Option<f64>,
+    #[serde(default)]
+    bench: Option<String>,
+    #[serde(default)]
+    traces: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize)]
@@ -300,13 +322,109 @@ impl TryFrom<RawCheck> for Check {
                 return Err(format!("at_least {lo} is above at_most {hi}"));
             }
         }
+        if let Some(paper) = r.paper {
+            follows_rule(paper, r.at_least, r.at_most)?;
+        }
+        if let Some(b) = &r.bench {
+            part_path(b)?;
+        }
         Ok(Check {
             quantity,
             across: r.across,
             at_least: r.at_least,
             at_most: r.at_most,
+            paper: r.paper,
+            bench: r.bench,
+            traces: r.traces,
         })
     }
+}
+
+/// The bound the format's rule gives a ratio the paper prints, `paper`
+/// (claims/README.md, "Bounds"), in the direction the claim states:
+///
+/// - above 1 (`at_least`): half the paper's figure, and never less than
+///   its square root, the point halfway between parity and the paper's
+///   figure on a log scale. A ratio above 1 is so always checked above 1,
+///   and a "2× lower" cannot hold at "equal" (√2 = 1.41).
+/// - below 1 stated as "lower" (`at_most`): the mirror, twice the paper's
+///   figure and never more than its square root.
+/// - at or below 1 stated as a share (`at_least`, "0.91× Cubic's
+///   throughput"): half the paper's figure.
+pub fn rule_bound(paper: f64, at_least: bool) -> f64 {
+    match (at_least, paper > 1.0) {
+        (true, true) => f64::max(paper / 2.0, paper.sqrt()),
+        (true, false) => paper / 2.0,
+        (false, _) => f64::min(paper * 2.0, paper.sqrt()),
+    }
+}
+
+/// Bounds written to three decimals pass the rule within this.
+const RULE_ROUNDING: f64 = 0.0005;
+
+/// A check that gives the paper's figure bounds it by the rule: the paper's
+/// figure itself within the bounds, and the bound on its side of 1 at least
+/// as far from parity as `rule_bound` says.
+fn follows_rule(paper: f64, at_least: Option<f64>, at_most: Option<f64>) -> Result<(), String> {
+    if !(paper.is_finite() && paper > 0.0) {
+        return Err(format!(
+            "paper = {paper}: the paper's ratio must be a positive number"
+        ));
+    }
+    if at_least.is_some_and(|lo| lo > paper) || at_most.is_some_and(|hi| hi < paper) {
+        return Err(format!(
+            "the paper's own figure {paper} is outside the bounds: a bound comes from the paper's figure and must admit it"
+        ));
+    }
+    if paper > 1.0 {
+        let Some(lo) = at_least else {
+            return Err(format!(
+                "the paper's ratio {paper} is above 1: it needs `at_least` (at least {:.3}, claims/README.md \"Bounds\"); \
+                 an `at_most` alone is on the wrong side of 1",
+                rule_bound(paper, true)
+            ));
+        };
+        let want = rule_bound(paper, true);
+        if lo <= 1.0 || lo < want - RULE_ROUNDING {
+            return Err(format!(
+                "at_least = {lo} for a paper ratio of {paper}: a ratio above 1 is checked at max(half, square root) = {want:.3} \
+                 (claims/README.md \"Bounds\"){}",
+                if lo <= 1.0 { ", never at 1 or below (it would hold at parity)" } else { "" }
+            ));
+        }
+    } else {
+        if let Some(lo) = at_least {
+            let want = rule_bound(paper, true);
+            if lo < want - RULE_ROUNDING {
+                return Err(format!(
+                    "at_least = {lo} for a paper ratio of {paper}: below half the paper's figure ({want:.3})"
+                ));
+            }
+        }
+        if let Some(hi) = at_most {
+            let want = rule_bound(paper, false);
+            if hi >= 1.0 || hi > want + RULE_ROUNDING {
+                return Err(format!(
+                    "at_most = {hi} for a paper ratio of {paper}: a ratio below 1 stated as lower is checked at min(twice, square root) = {want:.3} \
+                     (claims/README.md \"Bounds\")"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A bench part must be a directory under the bench root.
+fn part_path(bench: &str) -> Result<(), String> {
+    let inside = Path::new(bench)
+        .components()
+        .all(|p| matches!(p, std::path::Component::Normal(_)));
+    if bench.is_empty() || !inside {
+        return Err(format!(
+            "bench {bench:?} must be a directory under the bench root (relative, no ..)"
+        ));
+    }
+    Ok(())
 }
 
 impl Check {
@@ -347,15 +465,16 @@ pub fn parse(text: &str, origin: &Path) -> Result<ClaimsFile> {
                 c.id
             );
         }
-        let inside = Path::new(&c.bench)
-            .components()
-            .all(|p| matches!(p, std::path::Component::Normal(_)));
-        if c.bench.is_empty() || !inside {
+        if let Err(e) = part_path(&c.bench) {
+            bail!("{}: claim {:?}: {e}", origin.display(), c.id);
+        }
+        let figure = c.paper_figure.as_deref().map(str::trim).unwrap_or("");
+        if !c.ours && figure.is_empty() {
             bail!(
-                "{}: claim {:?}: bench {:?} must be a directory under the bench root (relative, no ..)",
+                "{}: claim {:?} gives no paper_figure: a paper's claim says what the paper prints (a number, or its words, \
+                 e.g. \"the lowest\"); a claim that is not the paper's says `ours = true`",
                 origin.display(),
-                c.id,
-                c.bench
+                c.id
             );
         }
     }

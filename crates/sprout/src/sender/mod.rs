@@ -14,6 +14,15 @@
 //!   sending and, at a 40-ms RTT, starves the link (docs/sprout.md,
 //!   "the RTT look-ahead"). Looking one minimum RTT further ahead gives
 //!   those bytes the forecast drain of the time they spend in flight.
+//!
+//! Two readings of those two rules ([`Drain`]): the paper's text (§3.4:
+//! each tick drains the estimate by that tick's forecast delivery), which
+//! the rules above follow; and the authors' code (alfalfa's
+//! `sproutconn.cc`, the sender the paper's and NATCP's experiments ran),
+//! which drains the estimate at each tick by the forecast's *cumulative*
+//! count up to that tick, so the estimate empties after a tick or two and
+//! the window opens wider, and whose window is the forecast of ticks
+//! cur+1..cur+5 with no look-ahead. docs/sprout.md measures both.
 //! - Minimum RTT: when feedback advances the received-or-lost count, the
 //!   time since the last byte it covers was sent; the smallest such sample.
 //! - Time-to-next: 0 while the window allows another full packet; otherwise
@@ -46,6 +55,21 @@ use min_rtt::MinRtt;
 /// is too small to ever fill the pipe (docs/sprout.md, "low-rate stall").
 pub const INITIAL_WINDOW_PACKETS: u64 = 10;
 
+/// How the queue estimate drains and the window reads the forecast.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Drain {
+    /// The paper's text: each tick drains the tick's own forecast delivery;
+    /// the window is the forecast of the current tick and the next
+    /// `target_ticks - 1` (plus the RTT look-ahead if on).
+    #[default]
+    Paper,
+    /// alfalfa's sproutconn.cc: each tick drains the cumulative forecast up
+    /// to it; the window is the forecast of the `target_ticks` ticks after
+    /// the current one; no look-ahead.
+    Authors,
+}
+
 /// Cap of the heartbeat backoff. During an outage the authors' fixed 50-ms
 /// heartbeats all queue at the bottleneck and arrive together when the link
 /// returns, where the first would have said what they all say; backing off
@@ -67,8 +91,9 @@ pub struct SenderConfig {
     /// Packets sent further apart than this are assumed not reordered.
     pub reorder_us: u64,
     /// Look one minimum RTT past `target_ticks` (see the module comment);
-    /// false is the paper's window.
+    /// false is the paper's window. Not with `Drain::Authors`.
     pub rtt_lookahead: bool,
+    pub drain: Drain,
     /// Bytes the sender may have in flight before the first forecast.
     pub initial_window: u64,
 }
@@ -85,7 +110,18 @@ impl SenderConfig {
             heartbeat_max_us: HEARTBEAT_MAX_US,
             reorder_us: 10_000,
             rtt_lookahead: true,
+            drain: Drain::Paper,
             initial_window: INITIAL_WINDOW_PACKETS * crate::DEFAULT_PACKET_SIZE as u64,
+        }
+    }
+
+    /// The authors' sender (alfalfa's sproutconn.cc): their drain and
+    /// window, no look-ahead.
+    pub fn authors(session: u32) -> Self {
+        SenderConfig {
+            rtt_lookahead: false,
+            drain: Drain::Authors,
+            ..SenderConfig::new(session)
         }
     }
 }
@@ -190,12 +226,11 @@ impl Sender {
         let elapsed = now_us.saturating_sub(f.at_us) / self.cfg.tick_us;
         let target = (elapsed as usize).min(f.n - 1);
         while self.cur < target {
-            let before = if self.cur == 0 {
-                0
-            } else {
-                f.counts[self.cur - 1]
+            let drained = match self.cfg.drain {
+                Drain::Paper if self.cur > 0 => f.counts[self.cur] - f.counts[self.cur - 1],
+                Drain::Paper | Drain::Authors => f.counts[self.cur],
             };
-            self.queue_est = self.queue_est.saturating_sub(f.counts[self.cur] - before);
+            self.queue_est = self.queue_est.saturating_sub(drained);
             self.cur += 1;
         }
     }
@@ -204,6 +239,10 @@ impl Sender {
         let Some(f) = &self.forecast else {
             return self.cfg.initial_window.saturating_sub(self.queue_est);
         };
+        if self.cfg.drain == Drain::Authors {
+            let end = (self.cur + self.cfg.target_ticks).min(f.n - 1);
+            return (f.counts[end] - f.counts[self.cur]).saturating_sub(self.queue_est);
+        }
         let before = if self.cur == 0 {
             0
         } else {

@@ -240,3 +240,49 @@ fn the_window_looks_one_min_rtt_further_ahead() {
         );
     }
 }
+
+/// The two drains of the queue estimate: the paper's takes each tick's own
+/// forecast delivery, the authors' code (alfalfa's sproutconn.cc) the
+/// cumulative forecast up to that tick, so its estimate empties sooner and
+/// its window opens wider; its window is ticks cur+1..cur+5 of the forecast.
+#[test]
+fn the_authors_sender_drains_the_cumulative_forecast() {
+    // Forecast: 10 packets per tick for 8 ticks (cumulative 10, 20, ..., 80).
+    let per_tick = [10u64; 8];
+    let mut paper = Sender::new(SenderConfig {
+        rtt_lookahead: false,
+        ..cfg0()
+    });
+    let mut authors = Sender::new(SenderConfig {
+        initial_window: 0,
+        ..SenderConfig::authors(1)
+    });
+    assert_eq!(authors.config().drain, Drain::Authors);
+    assert!(!authors.config().rtt_lookahead);
+    for s in [&mut paper, &mut authors] {
+        // 60 packets sent, none yet received: the queue estimate is 60.
+        s.queue_est = 0;
+        s.next_seq = 60 * P;
+        assert!(s.on_feedback(0, &fb(1, 0, per_tick)));
+        assert_eq!(s.queue_estimate(), 60 * P);
+    }
+    // Tick 0: the paper's window is ticks 0..4 (50 packets) minus 60: none;
+    // the authors' ticks 1..5 (counts[5] - counts[0] = 50) minus 60: none.
+    assert_eq!((paper.window(0), authors.window(0)), (0, 0));
+    // One tick on: the paper drains tick 0's 10 packets, the authors'
+    // counts[0] = 10 as well.
+    assert_eq!(paper.window(20_000), 0);
+    assert_eq!(authors.window(20_000), 0);
+    assert_eq!(paper.queue_estimate(), 50 * P);
+    assert_eq!(authors.queue_estimate(), 50 * P);
+    // Two ticks on: the paper drains tick 1's 10 (40 left), the authors'
+    // counts[1] = 20 (30 left). Windows: paper ticks 2..6 = 50 - 40 = 10;
+    // authors ticks 3..7 = counts[7] - counts[2] = 50 - 30 = 20.
+    assert_eq!(paper.window(40_000), 10 * P);
+    assert_eq!(authors.window(40_000), 20 * P);
+    // Three ticks: the authors' estimate is gone (30 - counts[2] = 30 - 30).
+    authors.window(60_000);
+    assert_eq!(authors.queue_estimate(), 0);
+    paper.window(60_000);
+    assert_eq!(paper.queue_estimate(), 30 * P);
+}
