@@ -26,6 +26,9 @@ pub struct Packet {
     /// Whether a queue of this emulator set CE on it (counted and logged at
     /// departure; a packet that arrived already CE is not ours).
     pub marked: bool,
+    /// Whether it went through an L4S queue (DualPI2's L queue, or the
+    /// L4S ramp's marking as an ECT(1) packet): logged with the departure.
+    pub l4s: bool,
 }
 
 /// The ECN field's codepoints (RFC 3168): the low two bits of the IPv4 TOS byte.
@@ -45,6 +48,7 @@ impl Packet {
             arrival,
             flow: 0,
             marked: false,
+            l4s: false,
         }
     }
 
@@ -56,6 +60,7 @@ impl Packet {
             arrival,
             flow: 0,
             marked: false,
+            l4s: false,
         }
     }
 
