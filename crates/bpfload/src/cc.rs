@@ -96,6 +96,12 @@ pub static CCS: &[CcSpec] = &[
         reconfigure: no_options,
     },
     CcSpec {
+        name: "prague",
+        summary: "TCP Prague (L4S): DCTCP-style alpha from the CE fraction per RTT, cwnd x (1 - alpha/2) on CE, paced; Reno halving on loss",
+        attach: attach_prague,
+        reconfigure: no_options,
+    },
+    CcSpec {
         name: "natcp",
         summary: "NATCP: cwnd = 2 x minRTT x bandwidth / flows from NetAssist feedback, paced; Cubic without feedback",
         attach: crate::netassist::attach_natcp,
@@ -316,6 +322,11 @@ attach_struct_ops_only!(
     compound
 );
 attach_struct_ops_only!(attach_abc, crate::skel::abc::AbcSkelBuilder, abc);
+attach_struct_ops_only!(
+    attach_prague,
+    crate::skel::prague::PragueSkelBuilder,
+    prague
+);
 
 fn no_options(_opts: &LoadOptions, _dir: &Path) -> Result<bool> {
     Ok(false)
