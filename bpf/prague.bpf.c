@@ -26,9 +26,10 @@
 
 char _license[] SEC("license") = "GPL";
 
-/* Classic-ECN fallback: on (the draft's SHOULD), or 0 for tcp_prague.c's
- * default (detection only, never applied). docs/l4s.md has what it did. */
-#define PRAGUE_ECN_FALLBACK 1
+/* Classic-ECN fallback: 0, as the L4S team's tcp_prague.c ships it
+ * (prague_ecn_fallback = 0: the score is kept, never applied); 1 applies it
+ * (the draft's SHOULD). docs/l4s.md says why the shipped default. */
+#define PRAGUE_ECN_FALLBACK 0
 
 _Static_assert(sizeof(struct prague_state) <= 104, "icsk_ca_priv is 104 bytes");
 
