@@ -12,6 +12,8 @@
  * reductions come through set_state(): CWR (the kernel entered it on an
  * echoed CE, at most once a round trip) takes alpha/2 of the window,
  * Recovery (a loss) half of it; cwnd_event(CA_EVENT_LOSS) is a timeout.
+ * Each sets the ssthresh to the reduced window (the kernel asked ssthresh()
+ * just before and was told the old one), which ends slow start there.
  *
  * The wire: TCP_CONG_NEEDS_ECN makes the connection negotiate ECN and send
  * ECT(0) whatever net.ipv4.tcp_ecn says; a struct_ops program cannot write
@@ -105,10 +107,10 @@ void BPF_PROG(prague_set_state, struct sock *sk, __u8 new_state)
 	switch (new_state) {
 	case TCP_CA_CWR:
 		a = prague_read(sk);
-		prague_on_cwr(s, &a);
+		tcp_sk(sk)->snd_ssthresh = prague_on_cwr(s, &a);
 		break;
 	case TCP_CA_Recovery:
-		prague_on_loss(s, tcp_sk(sk)->snd_cwnd);
+		tcp_sk(sk)->snd_ssthresh = prague_on_loss(s, tcp_sk(sk)->snd_cwnd);
 		break;
 	case TCP_CA_Open:
 		s->in_loss = 0;
@@ -121,7 +123,7 @@ SEC("struct_ops")
 void BPF_PROG(prague_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 {
 	if (ev == CA_EVENT_LOSS)
-		prague_on_loss(prague_of(sk), tcp_sk(sk)->snd_cwnd);
+		tcp_sk(sk)->snd_ssthresh = prague_on_loss(prague_of(sk), tcp_sk(sk)->snd_cwnd);
 	else
 		ce_echo_event(sk, &prague_of(sk)->echo, ev);
 }
