@@ -59,6 +59,7 @@
 #endif
 
 #include "ce_echo.h"
+#include "ilog2.h"
 
 #define PRAGUE_ALPHA_BITS 20u               /* alpha in 1/2^20 */
 #define PRAGUE_MAX_ALPHA (1u << PRAGUE_ALPHA_BITS)
@@ -123,25 +124,11 @@ static __always_inline int prague_in_slow_start(__u32 cwnd, __u32 ssthresh)
 	return cwnd < ssthresh;
 }
 
-/* floor(log2(x)), x > 0, in six steps (no loop for the verifier). */
-static __always_inline __u32 prague_ilog2(__u64 x)
-{
-	__u32 r = 0;
-
-	if (x >> 32) { x >>= 32; r += 32; }
-	if (x >> 16) { x >>= 16; r += 16; }
-	if (x >> 8) { x >>= 8; r += 8; }
-	if (x >> 4) { x >>= 4; r += 4; }
-	if (x >> 2) { x >>= 2; r += 2; }
-	if (x >> 1) r += 1;
-	return r;
-}
-
 /* log2(x) in alpha's units (x 2^20), x >= 1: the integer part exact, the
  * fraction by linear interpolation of the mantissa (at most 0.086 low). */
 static __always_inline __u64 prague_log2(__u64 x)
 {
-	__u32 k = prague_ilog2(x ? x : 1);
+	__u32 k = ilog2_u64(x ? x : 1);
 	__u64 mantissa = k >= PRAGUE_ALPHA_BITS ? (x >> (k - PRAGUE_ALPHA_BITS))
 						: (x << (PRAGUE_ALPHA_BITS - k));
 
@@ -186,7 +173,7 @@ static __always_inline void prague_new_round(struct prague_state *s, const struc
 	s->ai_ack_increase = prague_ai(s, a->srtt_us);
 	/* The slow estimators average over about cwnd^1.5 samples, a few
 	 * rounds (tcp_prague.c's g_srtt_shift from the window). */
-	shift = prague_ilog2(a->snd_cwnd ? a->snd_cwnd : 1);
+	shift = ilog2_u64(a->snd_cwnd ? a->snd_cwnd : 1);
 	shift += (shift >> 1) + 1;
 	s->slow_shift = shift > PRAGUE_SLOW_SHIFT_MAX ? PRAGUE_SLOW_SHIFT_MAX : shift;
 }

@@ -181,7 +181,7 @@ static void test_log2_is_close(void)
 	CHECK_EQ(prague_log2(1024), 10ull << PRAGUE_ALPHA_BITS);
 	/* log2(3) = 1.585; the interpolation gives 1.5. */
 	CHECK_EQ(prague_log2(3), (3ull << PRAGUE_ALPHA_BITS) / 2);
-	CHECK_EQ(prague_ilog2(1ull << 40), 40);
+	CHECK_EQ(ilog2_u64(1ull << 40), 40);
 }
 
 /* The classic detection: a calm, shallow path (L4S) keeps the score at 0;

@@ -150,7 +150,7 @@ pub(super) fn registry() -> Vec<Entry> {
         },
         Entry {
             name: "prague-codel-ecn",
-            summary: "TCP Prague over CoDel marking ECT packets (a Classic ECN AQM: Prague's classic-ECN fallback)",
+            summary: "TCP Prague over CoDel marking ECT packets: a Classic ECN AQM, what Prague meets off an L4S path (its classic-ECN fallback ships off)",
             kind: Kind::Prague { aqm: Some(QueueKind::CoDel), ecn: true },
             knobs: CODEL_KNOBS,
         },
