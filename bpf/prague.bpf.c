@@ -64,7 +64,7 @@ static __always_inline void prague_pace(struct sock *sk)
 	struct tcp_sock *tp = tcp_sk(sk);
 	__u32 mtu = tp->mss_cache + tp->tcp_header_len + 20; /* + the IPv4 header */
 	__u64 rate = prague_pacing_rate(prague_of(sk), mtu, tp->srtt_us >> 3, tp->snd_cwnd,
-					tp->snd_ssthresh);
+					tp->snd_ssthresh, tcp_packets_in_flight(tp));
 
 	if (rate)
 		sk->sk_pacing_rate = rate < sk->sk_max_pacing_rate ? rate : sk->sk_max_pacing_rate;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * TCP Prague's window logic (draft-briscoe-iccrg-prague-congestion-control,
- * with the L4S team's tcp_prague.c read for the choices the draft leaves
- * open); pure, so that bpf/prague.bpf.c and the host test
+ * with the L4S team's tcp_prague.c, v0.7 of 2024, read for the choices the
+ * draft leaves open); pure, so that bpf/prague.bpf.c and the host test
  * bpf/tests/prague_logic_test.c compile the same code. docs/l4s.md says
  * where each constant comes from and where ours differs.
  *
@@ -28,12 +28,17 @@
  * a reduction is spread over the ACKs of a round as PRR would spread it
  * and, after a timeout, the kernel's cwnd of 1 grows back as in slow start.
  *
- * Slow start doubles the window until the first CE or loss; alpha starts at
- * 1, so the first reduction halves, as classic TCP's. A loss halves the
- * window once per recovery (Reno), undone if the loss was spurious.
+ * Slow start doubles the window until the first CE or loss. The first CE
+ * halves the window, as classic TCP would, and alpha starts from 0 after it
+ * (tcp_prague.c's alpha_mode 0). A loss halves the window once per
+ * recovery (Reno), undone if the loss was spurious.
+ *
+ * Pacing: the larger of the window and the packets in flight per smoothed
+ * RTT (twice that in slow start), never below 100 kbit/s, so a window cut
+ * below two packets still sends at a rate instead of stalling.
  *
  * RTT independence (the draft's "reduced RTT-dependence", tcp_prague.c's
- * RTT_CONTROL_RATE): after PRAGUE_RTT_TRANSITION rounds out of slow start,
+ * rate scaling): after PRAGUE_RTT_TRANSITION rounds out of slow start,
  * a flow whose smoothed RTT is below PRAGUE_RTT_TARGET grows by
  * (srtt / target)^2 of a packet per round and reacts (alpha update, CWR) at
  * most once per target RTT, so it takes about the rate of a flow at the
@@ -68,7 +73,8 @@
 #define PRAGUE_ONE_CWND (1ull << PRAGUE_CWND_UNIT)
 #define PRAGUE_MIN_CWND 2u
 #define PRAGUE_RTT_TARGET_US 25000u         /* the draft's reference RTT */
-#define PRAGUE_RTT_TRANSITION 500u          /* rounds before RTT independence */
+#define PRAGUE_RTT_TRANSITION 4u            /* rounds before RTT independence */
+#define PRAGUE_MIN_RATE 12500u              /* pacing floor, bytes/s: 100 kbit/s */
 #define PRAGUE_RTT_MAX_SCALED_US 100000u    /* above: no scaling (tcp_prague.c) */
 
 /* Classic-ECN detection's score, in alpha's units (1.0 = PRAGUE_MAX_ALPHA). */
@@ -185,7 +191,7 @@ static __always_inline void prague_init_state(struct prague_state *s, const stru
 	s->loss_frac_cwnd = 0;
 	s->srtt_slow = (__u64)a->srtt_us << PRAGUE_ALPHA_BITS;
 	s->mdev_slow = 0;
-	s->upscaled_alpha = PRAGUE_MAX_ALPHA << PRAGUE_SHIFT_G; /* alpha = 1 */
+	s->upscaled_alpha = 0; /* the first CE halves instead (prague_on_ack) */
 	s->loss_cwnd = 0;
 	s->prior_delivered = a->delivered;
 	s->prior_delivered_ce = a->delivered_ce;
@@ -325,8 +331,11 @@ static __always_inline struct prague_window prague_on_ack(struct prague_state *s
 	s->prior_delivered_ce = a->delivered_ce;
 	if (ce > acked)
 		ce = acked;
-	if (ce)
+	if (ce && !s->saw_ce) {
+		/* The first CE: there is an AQM; halve, as classic TCP would. */
+		s->frac_cwnd = (s->frac_cwnd + 1) >> 1;
 		s->saw_ce = 1;
+	}
 	clean = acked - ce;
 	if (clean && !s->in_loss && a->cwnd_limited) {
 		if (prague_in_slow_start(a->snd_cwnd, a->snd_ssthresh)) {
@@ -395,18 +404,24 @@ static __always_inline __u32 prague_undo(struct prague_state *s, __u32 snd_cwnd)
 	return s->loss_cwnd > snd_cwnd ? s->loss_cwnd : snd_cwnd;
 }
 
-/* Pacing rate, bytes/s: the window's bytes per smoothed RTT, twice that
- * while the window is below half the ssthresh (slow start's ACK clock
- * sends two packets per ACK); 0 without an RTT yet. */
+/* Pacing rate, bytes/s: the larger of the window and the packets in flight
+ * (`in_flight`) per smoothed RTT, twice that while the window is below half
+ * the ssthresh (slow start's ACK clock sends two packets per ACK), never
+ * below PRAGUE_MIN_RATE; 0 without an RTT yet. */
 static __always_inline __u64 prague_pacing_rate(const struct prague_state *s, __u32 mtu,
-						__u32 srtt_us, __u32 snd_cwnd, __u32 ssthresh)
+						__u32 srtt_us, __u32 snd_cwnd, __u32 ssthresh,
+						__u32 in_flight)
 {
-	__u64 bytes = ((__u64)mtu * s->frac_cwnd + (PRAGUE_ONE_CWND >> 1)) >> PRAGUE_CWND_UNIT;
-	__u64 rate;
+	__u64 window = s->frac_cwnd, bytes, rate;
 
 	if (!srtt_us)
 		return 0;
+	if (((__u64)in_flight << PRAGUE_CWND_UNIT) > window)
+		window = (__u64)in_flight << PRAGUE_CWND_UNIT;
+	bytes = ((__u64)mtu * window + (PRAGUE_ONE_CWND >> 1)) >> PRAGUE_CWND_UNIT;
 	rate = bytes * 1000000ull / srtt_us;
+	if (rate < PRAGUE_MIN_RATE)
+		rate = PRAGUE_MIN_RATE;
 	return snd_cwnd < ssthresh / 2 ? rate << 1 : rate;
 }
 

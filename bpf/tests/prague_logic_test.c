@@ -33,7 +33,7 @@ static void sim_ack(struct sim *m, __u32 n, __u32 ce)
 	m->a.delivered_ce += ce;
 	m->a.snd_una += n;
 	m->a.snd_nxt = m->a.snd_una + m->a.snd_cwnd;
-	m->a.now_us += 1000;
+	m->a.now_us += 2000; /* a round of W ACKs lasts 2W ms */
 	w = prague_on_ack(&m->s, &m->a);
 	m->a.snd_cwnd = w.snd_cwnd;
 	m->a.snd_ssthresh = w.snd_ssthresh;
@@ -69,10 +69,12 @@ static void test_slow_start_then_the_first_mark_halves(void)
 		sim_round(&m, 0);
 	CHECK_EQ(m.a.snd_cwnd, 80); /* 10 -> 20 -> 40 -> 80: doubling */
 	CHECK_EQ(m.s.saw_ce, 0);
-	CHECK_EQ(m.s.upscaled_alpha >> PRAGUE_SHIFT_G, PRAGUE_MAX_ALPHA);
-	/* A mark: alpha is still 1, so CWR halves the window, and snd_cwnd
-	 * walks down one per ACK, the ssthresh with it: slow start is over. */
+	CHECK_EQ(m.s.upscaled_alpha, 0);
+	/* The first mark halves the window (alpha is 0, so the CWR the kernel
+	 * enters takes nothing more), and snd_cwnd walks down one per ACK:
+	 * slow start is over. */
 	sim_ack(&m, 1, 1);
+	CHECK_EQ(m.s.saw_ce, 1);
 	m.a.snd_ssthresh = prague_on_cwr(&m.s, &m.a);
 	CHECK_EQ(prague_cwnd_of(m.s.frac_cwnd), 40);
 	CHECK_EQ(m.a.snd_ssthresh, 40);
@@ -93,10 +95,11 @@ static void test_alpha_tracks_the_marked_fraction(void)
 	int r;
 
 	sim_init(&m, 100, 100, 0); /* out of slow start */
+	m.a.srtt_us = 30000; /* above the 25 ms target: no RTT scaling */
 	m.s.saw_ce = 1;
 	for (r = 0; r < 200; r++)
 		sim_round(&m, 10); /* 10 % of packets marked */
-	/* EWMA of F = 0.1 from 1: after 200 rounds within 0.1 % of 0.1. */
+	/* EWMA of F = 0.1 from 0: after 200 rounds within 0.1 % of 0.1. */
 	r = (int)(m.s.upscaled_alpha >> PRAGUE_SHIFT_G) - (int)(PRAGUE_MAX_ALPHA / 10);
 	CHECK_EQ(r > -1100 && r < 1100, 1);
 	/* Each round: +0.9 packet, -alpha/2 x cwnd = -0.05 cwnd: ~18 packets. */
@@ -115,6 +118,7 @@ static void test_additive_increase_counts_unmarked_packets(void)
 	sim_round(&m, 0);
 	CHECK_EQ((m.s.frac_cwnd - before + PRAGUE_ONE_CWND / 100) >> PRAGUE_CWND_UNIT, 1);
 	before = m.s.frac_cwnd;
+	m.s.saw_ce = 1; /* not the first mark (that one halves) */
 	sim_ack(&m, 2, 2); /* both marked: no growth */
 	CHECK_EQ(m.s.frac_cwnd, before);
 	CHECK_EQ(m.s.saw_ce, 1);
@@ -236,9 +240,15 @@ static void test_pacing(void)
 
 	s.frac_cwnd = 20ull << PRAGUE_CWND_UNIT;
 	/* 20 x 1500 B / 20 ms = 1.5 MB/s; twice that below ssthresh / 2. */
-	CHECK_EQ(prague_pacing_rate(&s, 1500, 20000, 20, 20), 1500000);
-	CHECK_EQ(prague_pacing_rate(&s, 1500, 20000, 20, 100), 3000000);
-	CHECK_EQ(prague_pacing_rate(&s, 1500, 0, 20, 20), 0);
+	CHECK_EQ(prague_pacing_rate(&s, 1500, 20000, 20, 20, 10), 1500000);
+	CHECK_EQ(prague_pacing_rate(&s, 1500, 20000, 20, 100, 10), 3000000);
+	CHECK_EQ(prague_pacing_rate(&s, 1500, 0, 20, 20, 10), 0);
+	/* More in flight than the window (it shrank): the flight's rate. */
+	CHECK_EQ(prague_pacing_rate(&s, 1500, 20000, 20, 20, 30), 2250000);
+	/* A window cut to a tenth of a packet over 1 s: the 100 kbit/s floor,
+	 * not a packet every 10 s. */
+	s.frac_cwnd = PRAGUE_ONE_CWND / 10;
+	CHECK_EQ(prague_pacing_rate(&s, 1500, 1000000, 2, 2, 0), PRAGUE_MIN_RATE);
 }
 
 int main(void)
