@@ -12,7 +12,7 @@
  * whatever net.ipv4.tcp_ecn says. The receiver must echo every mark: it
  * runs this congestion control too (the runner makes `abc` the namespaces'
  * default), whose cwnd_event() echoes CE per packet as DCTCP's receiver
- * does (abc_logic.h says why not Accurate ECN on this kernel).
+ * does (ce_echo.h says why not Accurate ECN on this kernel).
  *
  * Loss: entering Recovery halves the window once (Reno); during Recovery
  * brakes still count but nothing grows; undo restores the halved window.
@@ -22,17 +22,6 @@
 #include "abc_logic.h"
 
 char _license[] SEC("license") = "GPL";
-
-#define TCP_CONG_NEEDS_ECN 0x2
-#define TCP_ECN_DEMAND_CWR 0x4 /* the receiver sets ECE on its ACKs */
-
-static __always_inline void abc_set_ece(struct tcp_sock *tp, __u32 ce)
-{
-	if (ce)
-		tp->ecn_flags |= TCP_ECN_DEMAND_CWR;
-	else
-		tp->ecn_flags &= ~TCP_ECN_DEMAND_CWR;
-}
 
 _Static_assert(sizeof(struct abc_state) <= 104, "icsk_ca_priv is 104 bytes");
 
@@ -56,7 +45,7 @@ void BPF_PROG(abc_init, struct sock *sk)
 	struct tcp_sock *tp = tcp_sk(sk);
 
 	abc_init_state(abc_of(sk), tp->delivered, tp->delivered_ce, tp->snd_cwnd);
-	abc_of(sk)->prior_rcv_nxt = tp->rcv_nxt;
+	abc_of(sk)->echo.prior_rcv_nxt = tp->rcv_nxt;
 	tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
 	if (sk->sk_pacing_status == SK_PACING_NONE)
 		sk->sk_pacing_status = SK_PACING_NEEDED;
@@ -86,21 +75,7 @@ void BPF_PROG(abc_set_state, struct sock *sk, __u8 new_state)
 SEC("struct_ops")
 void BPF_PROG(abc_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 {
-	struct tcp_sock *tp = tcp_sk(sk);
-	struct inet_connection_sock *icsk = inet_csk(sk);
-	__u32 act, prior, prior_ce;
-
-	if (ev != CA_EVENT_ECN_IS_CE && ev != CA_EVENT_ECN_NO_CE)
-		return;
-	act = abc_echo(abc_of(sk), ev == CA_EVENT_ECN_IS_CE, tp->rcv_nxt,
-		       icsk->icsk_ack.pending & ICSK_ACK_TIMER, &prior, &prior_ce);
-	if (act & ABC_ECHO_PRIOR) {
-		abc_set_ece(tp, prior_ce);
-		bpf_tcp_send_ack(sk, prior);
-	}
-	if (act & ABC_ECHO_ACK_NOW)
-		icsk->icsk_ack.pending |= ICSK_ACK_NOW;
-	abc_set_ece(tp, ev == CA_EVENT_ECN_IS_CE);
+	ce_echo_event(sk, &abc_of(sk)->echo, ev);
 }
 
 SEC("struct_ops")

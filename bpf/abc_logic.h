@@ -20,15 +20,9 @@
  * are the accelerates and brakes. A real loss halves the window once per
  * recovery episode, as Reno does (the authors' module ignores losses).
  *
- * The echo: classic ECN's receiver sets ECE on every ACK from the first CE
- * until the sender's CWR, which would turn one brake into a window of
- * them. Accurate ECN would count them exactly, but Linux 6.18 refuses
- * net.ipv4.tcp_ecn=3 (EINVAL; the CC flag that asks for AccECN came after
- * 6.18), so the receiver runs this same congestion control and echoes as
- * DCTCP's receiver does (RFC 8257 §3.2, the kernel's tcp_dctcp.h, the
- * authors' tcp_abc.c): ECE on an ACK iff the packets it acknowledges carried
- * CE, an immediate ACK whenever the CE state flips, and, if an ACK was
- * being delayed at the flip, that ACK first with the old state.
+ * The echo: every mark must reach the sender, so the receiver runs this
+ * congestion control too and echoes CE per packet as DCTCP's receiver does
+ * (ce_echo.h says why not Accurate ECN on this kernel).
  */
 #ifndef ABC_LOGIC_H
 #define ABC_LOGIC_H
@@ -40,6 +34,8 @@
 #endif
 #endif
 
+#include "ce_echo.h"
+
 #define ABC_MIN_CWND 5u      /* the authors' floor (tcp_abc.c) */
 #define ABC_PACING_GAIN 2u   /* pace at 2 x cwnd / sRTT, as tcp_abc.c */
 
@@ -50,30 +46,8 @@ struct abc_state {
 	__u32 undo_cwnd;          /* the window before the last loss halving */
 	__u32 accelerates;        /* totals, for tests and debugging */
 	__u32 brakes;
-	__u32 prior_rcv_nxt;      /* receiver: rcv_nxt at the previous data packet */
-	__u32 ce_state;           /* receiver: whether that packet carried CE */
+	struct ce_echo echo;      /* receiver: the per-packet CE echo */
 };
-
-/* What the receiver's echo must do for a data packet (is_ce: it carried CE). */
-#define ABC_ECHO_ACK_NOW 1u   /* the CE state flipped: acknowledge at once */
-#define ABC_ECHO_PRIOR 2u     /* first send the delayed ACK, with the old state */
-
-static __always_inline __u32 abc_echo(struct abc_state *s, __u32 is_ce, __u32 rcv_nxt,
-				      int ack_delayed, __u32 *prior_rcv_nxt, __u32 *prior_ce)
-{
-	__u32 act = 0;
-
-	*prior_rcv_nxt = s->prior_rcv_nxt;
-	*prior_ce = s->ce_state;
-	if (s->ce_state != is_ce) {
-		act |= ABC_ECHO_ACK_NOW;
-		if (ack_delayed)
-			act |= ABC_ECHO_PRIOR;
-	}
-	s->prior_rcv_nxt = rcv_nxt;
-	s->ce_state = is_ce;
-	return act;
-}
 
 static __always_inline void abc_init_state(struct abc_state *s, __u32 delivered,
 					   __u32 delivered_ce, __u32 cwnd)
@@ -84,8 +58,8 @@ static __always_inline void abc_init_state(struct abc_state *s, __u32 delivered,
 	s->undo_cwnd = cwnd;
 	s->accelerates = 0;
 	s->brakes = 0;
-	s->prior_rcv_nxt = 0;
-	s->ce_state = 0;
+	s->echo.prior_rcv_nxt = 0;
+	s->echo.ce_state = 0;
 }
 
 /*

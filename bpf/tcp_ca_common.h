@@ -13,7 +13,11 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
+#include "ce_echo.h"
+
 #define TCP_CONG_NON_RESTRICTED 0x1 /* selectable by unprivileged programs */
+#define TCP_CONG_NEEDS_ECN 0x2      /* negotiate ECN, send ECT, see each CE */
+#define TCP_ECN_DEMAND_CWR 0x4      /* the receiver sets ECE on its ACKs */
 #define TCP_INFINITE_SSTHRESH 0x7fffffff
 #define USEC_PER_MSEC 1000ULL
 #define USEC_PER_SEC 1000000ULL
@@ -120,6 +124,37 @@ static __always_inline void tcp_set_cwnd(struct tcp_sock *tp, __u32 cwnd)
 	if (cwnd > tp->snd_cwnd_clamp)
 		cwnd = tp->snd_cwnd_clamp;
 	tp->snd_cwnd = cwnd;
+}
+
+/* ECE on the receiver's next ACKs, or not. */
+static __always_inline void ce_echo_set_ece(struct tcp_sock *tp, __u32 ce)
+{
+	if (ce)
+		tp->ecn_flags |= TCP_ECN_DEMAND_CWR;
+	else
+		tp->ecn_flags &= ~TCP_ECN_DEMAND_CWR;
+}
+
+/* The receiver's side of ce_echo.h, from a cwnd_event(): each data
+ * packet's CE bit echoed on the ACKs that cover it. */
+static __always_inline void ce_echo_event(struct sock *sk, struct ce_echo *e,
+					  enum tcp_ca_event ev)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct inet_connection_sock *icsk = inet_csk(sk);
+	__u32 act, prior, prior_ce;
+
+	if (ev != CA_EVENT_ECN_IS_CE && ev != CA_EVENT_ECN_NO_CE)
+		return;
+	act = ce_echo_packet(e, ev == CA_EVENT_ECN_IS_CE, tp->rcv_nxt,
+			     icsk->icsk_ack.pending & ICSK_ACK_TIMER, &prior, &prior_ce);
+	if (act & CE_ECHO_PRIOR) {
+		ce_echo_set_ece(tp, prior_ce);
+		bpf_tcp_send_ack(sk, prior);
+	}
+	if (act & CE_ECHO_ACK_NOW)
+		icsk->icsk_ack.pending |= ICSK_ACK_NOW;
+	ce_echo_set_ece(tp, ev == CA_EVENT_ECN_IS_CE);
 }
 
 #endif /* TCP_CA_COMMON_H */

@@ -70,6 +70,8 @@
 #define VV_OPAQUE(x) asm volatile("" : "+r"(x))
 #endif
 
+#include "ilog2.h"
+
 /* ---- constants, each with its source ---- */
 
 /* Utility exponent t = 0.9, as VIVACE_T_NUM / VIVACE_T_DEN (the paper's
@@ -195,24 +197,11 @@ static __always_inline __s64 vv_sdiv(__s64 a, __u64 b)
 	return a < 0 ? -(__s64)q : (__s64)q;
 }
 
-static __always_inline __u32 vv_msb(__u64 x)
-{
-	__u32 r = 0;
-
-	if (x >> 32) { x >>= 32; r += 32; }
-	if (x >> 16) { x >>= 16; r += 16; }
-	if (x >> 8) { x >>= 8; r += 8; }
-	if (x >> 4) { x >>= 4; r += 4; }
-	if (x >> 2) { x >>= 2; r += 2; }
-	if (x >> 1) r += 1;
-	return r;
-}
-
 /* log2(x) in Q16, x >= 1: the integer part is the top bit; each squaring of
  * the mantissa (in [1, 2), Q30) yields one more fractional bit. */
 static __always_inline __s64 vv_log2_q16(__u64 x)
 {
-	__u32 msb = vv_msb(x);
+	__u32 msb = ilog2_u64(x);
 	__u64 m = msb >= 30 ? x >> (msb - 30) : x << (30 - msb);
 	__s64 frac = 0;
 	int i;

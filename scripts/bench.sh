@@ -37,6 +37,12 @@
 #   capture       `c2tcp trace capture` through the emulator vs the replayed trace
 #                 (scripts/bench-capture.sh; CAPTURE_TRACES=all for every trace)
 #   ecn           Table I's set-up: Cubic over CoDel with/without ECN, over fq_codel, and ABC
+#   l4s           L4S beside C2TCP (docs/l4s.md): TCP Prague over DualPI2 and over a cell's
+#                 L4S ramp, C2TCP's Target swept 25-75 ms, Cubic+CoDel, BBR and Cubic over
+#                 every downlink trace (l4s); one Prague and one Cubic flow in a DualPI2 cell
+#                 beside one C2TCP and one Cubic flow in a droptail cell, on a fixed 24 Mbit/s
+#                 link and over every trace (l4s-coexist-{dualpi2,droptail}[-traces]); then
+#                 scripts/l4s-table.py (the three experiments' tables)
 #   cost          C2TCP's ns per ACK beside the kernel's Cubic (timed the same way) and
 #                 CPU per GB of both over veth, 1 and 1 000 connections, 3 repetitions
 #                 (scripts/bench-cost.sh)
@@ -55,7 +61,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/c2tcp}
 OUT=${BENCH_OUT:-bench-out}
 JOBS=${BENCH_JOBS:-2}
-PARTS=${BENCH_PARTS:-"table1 ablation full-length orange 5g mobile-edge target-sweep buffer-sweep friendliness sprout competing competing-tunnel natcp natcp-fairness natcp-table2 dfcsd capture ecn cost soak"}
+PARTS=${BENCH_PARTS:-"table1 ablation full-length orange 5g mobile-edge target-sweep buffer-sweep friendliness sprout competing competing-tunnel natcp natcp-fairness natcp-table2 dfcsd capture ecn l4s cost soak"}
 TRACES=${C2TCP_TRACES:-traces}
 
 [ "$(id -u)" = 0 ] || { echo "make bench needs root (BPF, network namespaces, TUN): run it with sudo" >&2; exit 1; }
@@ -142,6 +148,14 @@ if part natcp-table2; then
   ./scripts/natcp-table2.py "$OUT/natcp-table2" | tee "$OUT/natcp-table2/table2.md"
 fi
 bench ecn ecn-aqm
+bench l4s l4s
+if part l4s; then
+  for cell in dualpi2 droptail; do
+    run_bench "l4s-coexist-$cell" "l4s-coexist-$cell"
+    run_bench "l4s-coexist-$cell-traces" "l4s-coexist-$cell" --traces all
+  done
+  ./scripts/l4s-table.py "$OUT" | tee "$OUT/l4s/l4s-table.md"
+fi
 if part dfcsd; then
   echo "== dfcsd (receiver-side short-vs-long and variants)"
   DFCSD_OUT="$OUT/dfcsd" JOBS="$JOBS" BIN="$BIN" ./scripts/bench-dfcsd.sh

@@ -91,29 +91,8 @@ static void test_floor_wrap_recovery_and_loss(void)
 	CHECK_EQ(abc_pacing_rate(10, 1448, 0), 0);
 }
 
-/* The receiver's echo: an immediate ACK at each flip of the CE state, the
- * delayed one first (with the old state and the old rcv_nxt) if pending. */
-static void test_the_echo_follows_each_flip(void)
-{
-	struct abc_state s;
-	__u32 prior, prior_ce;
-
-	abc_init_state(&s, 0, 0, 10);
-	s.prior_rcv_nxt = 1000;
-	CHECK_EQ(abc_echo(&s, 0, 2448, 1, &prior, &prior_ce), 0); /* no flip */
-	CHECK_EQ(abc_echo(&s, 1, 3896, 0, &prior, &prior_ce), ABC_ECHO_ACK_NOW);
-	CHECK_EQ(prior_ce, 0);
-	CHECK_EQ(abc_echo(&s, 1, 5344, 1, &prior, &prior_ce), 0);
-	CHECK_EQ(abc_echo(&s, 0, 6792, 1, &prior, &prior_ce), ABC_ECHO_ACK_NOW | ABC_ECHO_PRIOR);
-	CHECK_EQ(prior, 5344); /* the delayed ACK covers up to the last CE packet */
-	CHECK_EQ(prior_ce, 1);
-	CHECK_EQ(s.ce_state, 0);
-	CHECK_EQ(s.prior_rcv_nxt, 6792);
-}
-
 int main(void)
 {
-	test_the_echo_follows_each_flip();
 	test_plus_one_per_accelerate_minus_one_per_brake();
 	test_a_window_at_fraction_f();
 	test_floor_wrap_recovery_and_loss();

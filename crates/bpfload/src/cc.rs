@@ -216,6 +216,15 @@ pub static CCS: &[CcSpec] = &[
         reconfigure: no_options,
     },
     CcSpec {
+        name: "prague",
+        summary: "TCP Prague (L4S): DCTCP-style alpha from the CE fraction per RTT, cwnd x (1 - alpha/2) on CE, paced; Reno halving on loss",
+        requires: BASE,
+        adapts: LINK,
+        trial: trial_prague,
+        attach: attach_prague,
+        reconfigure: no_options,
+    },
+    CcSpec {
         name: "natcp",
         summary: "NATCP: cwnd = 2 x minRTT x bandwidth / flows from NetAssist feedback, paced; Cubic without feedback",
         requires: WITH_KFUNCS,
@@ -539,6 +548,13 @@ struct_ops_only!(
     attach_abc,
     crate::skel::abc::AbcSkelBuilder,
     abc
+);
+struct_ops_only!(
+    load_prague,
+    trial_prague,
+    attach_prague,
+    crate::skel::prague::PragueSkelBuilder,
+    prague
 );
 
 fn no_options(_opts: &LoadOptions, _dir: &Path) -> Result<bool> {

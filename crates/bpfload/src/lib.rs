@@ -64,6 +64,9 @@ mod skel {
     pub mod abc {
         include!(concat!(env!("OUT_DIR"), "/abc.skel.rs"));
     }
+    pub mod prague {
+        include!(concat!(env!("OUT_DIR"), "/prague.skel.rs"));
+    }
     pub mod cost_cubic {
         include!(concat!(env!("OUT_DIR"), "/cost_cubic.skel.rs"));
     }
@@ -83,6 +86,11 @@ pub const REFUSED_OBJECT: &str = concat!(env!("OUT_DIR"), "/examples/refused_cc.
 /// A BPF object with no struct_ops map (`bpf/examples/not_a_cc.bpf.c`), which
 /// a `bpf` scheme must refuse.
 pub const NOT_A_CC_OBJECT: &str = concat!(env!("OUT_DIR"), "/examples/not_a_cc.bpf.o");
+
+/// The tc egress program that sets ECT(1) on chosen flows
+/// (`bpf/ect1.bpf.c`), as an object for libbpf to open; the runner
+/// attaches it (harness's `ect1`).
+pub static ECT1_OBJECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/ect1.bpf.o"));
 
 pub use cc::{load, load_each, unload, LoadOptions, LoadOutcome, CCS};
 pub use status::{status, CcStatus, Status};

@@ -202,10 +202,19 @@ impl Log {
         self.relay.buf.push(b'\n');
     }
 
-    /// `<t> - <bytes> <queue_delay> <flow>[ ce]`: departure; ` ce` when
-    /// the queue marked it Congestion Experienced.
+    /// `<t> - <bytes> <queue_delay> <flow>[ ce][ l]`: departure; ` ce` when
+    /// the queue marked it Congestion Experienced, ` l` when it went
+    /// through an L4S queue (DualPI2's L queue, the L4S ramp's ECT(1)).
     #[inline]
-    pub fn departure(&mut self, t: Micros, bytes: u32, queue_delay: Micros, flow: u32, ce: bool) {
+    pub fn departure(
+        &mut self,
+        t: Micros,
+        bytes: u32,
+        queue_delay: Micros,
+        flow: u32,
+        ce: bool,
+        l4s: bool,
+    ) {
         self.time(t);
         self.relay.buf.extend_from_slice(b" - ");
         write_u64(&mut self.relay.buf, bytes as u64);
@@ -215,6 +224,9 @@ impl Log {
         write_u64(&mut self.relay.buf, flow as u64);
         if ce {
             self.relay.buf.extend_from_slice(b" ce");
+        }
+        if l4s {
+            self.relay.buf.extend_from_slice(b" l");
         }
         self.relay.buf.push(b'\n');
     }
@@ -273,8 +285,10 @@ mod tests {
         let g = log.flow_id(&udp([100, 96, 0, 1], 5001, [100, 96, 0, 2], 6000));
         log.arrival(base + 1_234_567, 1500, f);
         log.opportunity(base + 1_235_000, 1500);
-        log.departure(base + 1_235_000, 1500, 433, f, false);
-        log.departure(base + 1_235_000, 1500, 433, f, true);
+        log.departure(base + 1_235_000, 1500, 433, f, false, false);
+        log.departure(base + 1_235_000, 1500, 433, f, true, false);
+        log.departure(base + 1_235_000, 1500, 433, f, true, true);
+        log.departure(base + 1_235_000, 1500, 433, f, false, true);
         log.drop(base + 1_236_001, 52, DropReason::Codel, g);
         log.finish().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
@@ -288,6 +302,8 @@ mod tests {
              1235.000 # 1500\n\
              1235.000 - 1500 0.433 1\n\
              1235.000 - 1500 0.433 1 ce\n\
+             1235.000 - 1500 0.433 1 ce l\n\
+             1235.000 - 1500 0.433 1 l\n\
              1236.001 d 52 codel 2\n"
         );
     }

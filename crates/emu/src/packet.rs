@@ -29,6 +29,9 @@ pub struct Packet {
     /// CellReplay's light stage released it and it may leave at once when
     /// the heavy queue is empty (`cellreplay`); false under Mahimahi's model.
     pub light: bool,
+    /// Whether it went through an L4S queue (DualPI2's L queue, or the
+    /// L4S ramp's marking as an ECT(1) packet): logged with the departure.
+    pub l4s: bool,
 }
 
 /// The ECN field's codepoints (RFC 3168): the low two bits of the IPv4 TOS byte.
@@ -49,6 +52,7 @@ impl Packet {
             flow: 0,
             marked: false,
             light: false,
+            l4s: false,
         }
     }
 
@@ -61,6 +65,7 @@ impl Packet {
             flow: 0,
             marked: false,
             light: false,
+            l4s: false,
         }
     }
 

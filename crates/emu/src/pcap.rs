@@ -45,8 +45,9 @@ const LINKTYPE_RAW: u16 = 101;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
     Arrival,
-    /// With its queueing delay, and whether the queue marked it CE.
-    Departure(Micros, bool),
+    /// With its queueing delay, whether the queue marked it CE and whether
+    /// it went through an L4S queue.
+    Departure(Micros, bool, bool),
     Drop(DropReason),
 }
 
@@ -144,11 +145,12 @@ fn wall_us() -> Micros {
 pub fn comment(event: Event) -> String {
     match event {
         Event::Arrival => "arrival".into(),
-        Event::Departure(q, ce) => format!(
-            "departure queue_delay={}.{:03}ms{}",
+        Event::Departure(q, ce, l4s) => format!(
+            "departure queue_delay={}.{:03}ms{}{}",
             q / 1000,
             q % 1000,
-            if ce { " ce" } else { "" }
+            if ce { " ce" } else { "" },
+            if l4s { " l" } else { "" }
         ),
         Event::Drop(r) => format!("drop {}", r.name()),
     }

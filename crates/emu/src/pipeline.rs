@@ -210,10 +210,10 @@ impl Pipeline {
         bump(&self.counters.departures, 1);
         bump(&self.counters.departure_bytes, p.len as u64);
         if let Some(log) = self.log.as_mut() {
-            log.departure(t, p.len, 0, p.flow, p.marked);
+            log.departure(t, p.len, 0, p.flow, p.marked, p.l4s);
         }
         if let Some(c) = self.capture.as_mut() {
-            c.record(t, p.data(), p.len, Event::Departure(0, p.marked));
+            c.record(t, p.data(), p.len, Event::Departure(0, p.marked, p.l4s));
         }
         out(p, t);
     }
@@ -258,15 +258,18 @@ impl Pipeline {
             if p.marked {
                 bump(&counters.ce_marks, 1);
             }
+            if p.l4s {
+                bump(&counters.l4s_departures, 1);
+            }
             if let Some(log) = log.as_mut() {
-                log.departure(t, p.len, t - p.arrival, p.flow, p.marked);
+                log.departure(t, p.len, t - p.arrival, p.flow, p.marked, p.l4s);
             }
             if let Some(c) = capture.as_mut() {
                 c.record(
                     t,
                     p.data(),
                     p.len,
-                    Event::Departure(t - p.arrival, p.marked),
+                    Event::Departure(t - p.arrival, p.marked, p.l4s),
                 );
             }
             out(p, t);

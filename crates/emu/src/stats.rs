@@ -14,9 +14,12 @@ pub struct Counters {
     pub arrival_bytes: AtomicU64,
     pub departures: AtomicU64,
     pub departure_bytes: AtomicU64,
-    pub drops: [AtomicU64; 6],
+    pub drops: [AtomicU64; DropReason::ALL.len()],
     /// Departures a queue marked CE (instead of dropping, or ABC's brakes).
     pub ce_marks: AtomicU64,
+    /// Departures that went through an L4S queue (DualPI2's L queue, the
+    /// L4S ramp's ECT(1) packets).
+    pub l4s_departures: AtomicU64,
     pub opportunities: AtomicU64,
     /// Packets discarded before the bottleneck because they are not IPv4
     /// between the run's two addresses (e.g. IPv6 neighbour discovery).
@@ -57,8 +60,11 @@ impl Counters {
                 pie: d(DropReason::Pie),
                 loss: d(DropReason::Loss),
                 oversize: d(DropReason::Oversize),
+                dualpi2: d(DropReason::Dualpi2),
+                stale: d(DropReason::Stale),
             },
             ce_marks: self.ce_marks.load(Relaxed),
+            l4s_departures: self.l4s_departures.load(Relaxed),
             opportunities,
             capacity_bytes: opportunities * crate::link::OPPORTUNITY_BYTES as u64,
             foreign: self.foreign.load(Relaxed),
@@ -78,11 +84,20 @@ pub struct DropCounts {
     pub pie: u64,
     pub loss: u64,
     pub oversize: u64,
+    pub dualpi2: u64,
+    pub stale: u64,
 }
 
 impl DropCounts {
     pub fn total(&self) -> u64 {
-        self.tail + self.head + self.codel + self.pie + self.loss + self.oversize
+        self.tail
+            + self.head
+            + self.codel
+            + self.pie
+            + self.loss
+            + self.oversize
+            + self.dualpi2
+            + self.stale
     }
 }
 
@@ -97,6 +112,9 @@ pub struct DirectionStats {
     pub drops: DropCounts,
     /// Departures the queue marked CE (ECN instead of a drop; ABC's brakes).
     pub ce_marks: u64,
+    /// Departures through an L4S queue (DualPI2's L queue, the L4S ramp's
+    /// ECT(1) packets).
+    pub l4s_departures: u64,
     /// Delivery opportunities passed, and the bytes they offered.
     pub opportunities: u64,
     pub capacity_bytes: u64,

@@ -103,7 +103,7 @@ proptest! {
 enum Written {
     Arrival(u64, u32, u32),
     Opportunity(u64, u32),
-    Departure(u64, u32, u64, u32, bool),
+    Departure(u64, u32, u64, u32, bool, bool),
     Drop(u64, u32, usize, u32),
 }
 
@@ -120,9 +120,10 @@ fn written() -> impl Strategy<Value = Written> {
             bytes.clone(),
             0u64..=60_000_000,
             flow.clone(),
+            any::<bool>(),
             any::<bool>()
         )
-            .prop_map(|(t, b, d, f, ce)| Written::Departure(t, b, d, f, ce)),
+            .prop_map(|(t, b, d, f, ce, l4s)| Written::Departure(t, b, d, f, ce, l4s)),
         (t, bytes, 0usize..DropReason::ALL.len(), flow)
             .prop_map(|(t, b, r, f)| Written::Drop(t, b, r, f)),
     ]
@@ -154,9 +155,9 @@ proptest! {
                     log.opportunity(base + t, bytes);
                     want.push(Event::Opportunity { t, bytes });
                 }
-                Written::Departure(t, bytes, queue_delay, flow, ce) => {
-                    log.departure(base + t, bytes, queue_delay, flow, ce);
-                    want.push(Event::Departure { t, bytes, queue_delay, flow, ce });
+                Written::Departure(t, bytes, queue_delay, flow, ce, l4s) => {
+                    log.departure(base + t, bytes, queue_delay, flow, ce, l4s);
+                    want.push(Event::Departure { t, bytes, queue_delay, flow, ce, l4s });
                 }
                 Written::Drop(t, bytes, r, flow) => {
                     let reason = DropReason::ALL[r];

@@ -10,6 +10,7 @@ pub mod analysis;
 mod aqm_schemes;
 pub mod bench;
 pub mod data;
+pub mod ect1;
 pub mod flows;
 pub mod identity;
 pub mod measured;

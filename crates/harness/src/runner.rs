@@ -87,6 +87,9 @@ struct Setup<'a> {
     uplink_queue: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     emulator: Option<emu::EmulatorStats>,
+    /// Packets the ECT(1) tc program rewrote (runs with Prague's flows).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ect1_rewritten: Option<u64>,
 }
 
 /// A result file, whole or not at all (`wholefile`).
@@ -126,6 +129,7 @@ pub fn run(
             downlink_queue: plan.checked.downlink_queue().to_string(),
             uplink_queue: plan.checked.uplink_queue().to_string(),
             emulator: None,
+            ect1_rewritten: None,
         };
         let r = execute(&plan, opts, interrupt, &mut setup);
         // The run's own error first; setup.json's (a full disk) only if none.
@@ -260,6 +264,9 @@ fn execute(
         .map_or((emulator.outside_addr(), emulator.inside_addr()), |t| {
             t.addrs()
         });
+    // ECT(1) on the wire for the flows that send it (Prague's), set by a tc
+    // program on each sender's device.
+    let ect1 = ect1_marker(plan, &server, &ue, &emulator)?;
 
     let run_start = Instant::now();
     if let Some(na) = &netassist {
@@ -343,6 +350,7 @@ fn execute(
             .and_then(|s| write_json(&opts.out.join(results::NETASSIST_JSON), &s))
     });
     let tunnel_stopped = tunnel.map(|t| t.stop());
+    let ect1_detached = ect1.map(|m| m.detach());
     let stopped = emulator.stop();
     if let Ok(stats) = &stopped {
         setup.emulator = Some(stats.clone());
@@ -352,6 +360,7 @@ fn execute(
     }
     rxctl_written.transpose()?;
     netassist_written.transpose()?;
+    setup.ect1_rewritten = ect1_detached.transpose()?;
     let tunnel_reports = tunnel_stopped.transpose()?;
     stopped?;
     write_flow_files(&opts.out, &outcomes)?;
@@ -370,6 +379,56 @@ fn execute(
     }
     // Only now may the run call itself done: every flow ran and moved data.
     crate::measured::check(&outcomes, setup.emulator.as_ref(), Some(&analysis))
+}
+
+/// The ECT(1) tc program on the sender's device of every flow whose scheme
+/// sends ECT(1) (their destination ports), or None when no flow does.
+fn ect1_marker<'a>(
+    plan: &Plan,
+    server: &'a Netns,
+    ue: &'a Netns,
+    emulator: &emu::RunningEmulator,
+) -> Result<Option<crate::ect1::Ect1Marker<'a>>> {
+    use crate::ect1::{Ect1Marker, SenderSide};
+    use crate::scenario::Direction;
+    let sc = plan.scenario();
+    let (outside, inside) = emulator.ifnames();
+    let mut down = SenderSide {
+        ns: server,
+        ifname: outside,
+        ports: Vec::new(),
+    };
+    let mut up = SenderSide {
+        ns: ue,
+        ifname: inside,
+        ports: Vec::new(),
+    };
+    for (i, (flow, setup)) in sc.flows.iter().zip(plan.checked.flows()).enumerate() {
+        if !setup.scheme.sends_ect1() {
+            continue;
+        }
+        if sc.tunnel.is_some() {
+            anyhow::bail!(
+                "flows[{i}]: `{}` sends ECT(1), which a tunnel's datagrams would not carry",
+                flow.scheme
+            );
+        }
+        let port = flows::BASE_PORT + i as u16;
+        match flow.direction {
+            Direction::Downlink => down.ports.push(port),
+            Direction::Uplink => up.ports.push(port),
+        }
+    }
+    let sides: Vec<SenderSide> = [down, up]
+        .into_iter()
+        .filter(|s| !s.ports.is_empty())
+        .collect();
+    if sides.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(
+        Ect1Marker::attach(sides).context("setting ECT(1) on Prague's flows")?,
+    ))
 }
 
 /// Sleeps until `end`, waking at least every 200 ms for `interrupt`, to
@@ -424,6 +483,8 @@ fn tcpinfo_rows<W: Write>(
         "retrans",
         "delivery_rate_mbps",
         "bytes_acked",
+        "delivered",
+        "delivered_ce",
         "c2tcp_alpha",
         "c2tcp_setpoint_ms",
         "c2tcp_condition",
@@ -445,6 +506,8 @@ fn tcpinfo_rows<W: Write>(
                 s.total_retrans.to_string(),
                 format!("{:.3}", s.delivery_rate_bps as f64 / 1e6),
                 s.bytes_acked.to_string(),
+                s.delivered.to_string(),
+                s.delivered_ce.to_string(),
                 opt(c.map(|c| format!("{:.2}", c.alpha_pct as f64 / 100.0))),
                 opt(c.map(|c| format!("{:.3}", c.setpoint_us as f64 / 1000.0))),
                 opt(c.map(|c| c.condition.to_string())),

@@ -48,6 +48,10 @@ pub struct Sample {
     pub total_retrans: u32,
     pub delivery_rate_bps: u64,
     pub bytes_acked: u64,
+    /// Packets delivered, and those the receiver echoed as CE (the counts
+    /// an ECN congestion control reads: tcpi_delivered, tcpi_delivered_ce).
+    pub delivered: u32,
+    pub delivered_ce: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub c2tcp: Option<C2tcpInfo>,
 }
@@ -115,6 +119,8 @@ fn sample(stream: &TcpStream, t_s: f64, c2tcp: bool) -> Option<Sample> {
         total_retrans: ti.total_retrans,
         delivery_rate_bps: ti.delivery_rate.saturating_mul(8),
         bytes_acked: ti.bytes_acked,
+        delivered: ti.delivered,
+        delivered_ce: ti.delivered_ce,
         c2tcp: if c2tcp {
             sockopt::c2tcp_info(stream).ok()
         } else {

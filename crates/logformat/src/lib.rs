@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 pub const C2TCP_EMU_V1: &str = "c2tcp-emu v1";
 /// The format of a log without a `# c2tcp-emu` line (plain mm-link).
 pub const MAHIMAHI: &str = "mahimahi";
+/// The emulator's queues that tell L4S packets apart (`# ... queue=` names).
+pub const L4S_QUEUES: [&str; 2] = ["dualpi2", "l4s_ramp"];
 
 /// The log's header lines:
 ///
@@ -74,6 +76,14 @@ impl LogHeader {
     /// True for our emulator's logs, which carry drop lines (so loss is known).
     pub fn is_c2tcp_emu(&self) -> bool {
         self.format.starts_with("c2tcp-emu")
+    }
+
+    /// True when the queue separates L4S packets from the others (its
+    /// departures carry ` l`): `dualpi2`'s two queues, `l4s_ramp`'s marking.
+    pub fn has_l4s_queue(&self) -> bool {
+        self.queue
+            .as_deref()
+            .is_some_and(|q| L4S_QUEUES.iter().any(|k| q.split(':').next() == Some(*k)))
     }
 
     /// The header lines, each ending in a newline: `# base timestamp` when
@@ -178,16 +188,24 @@ pub enum DropReason {
     Loss,
     /// Larger than the MTU.
     Oversize,
+    /// DualPI2's AQM: a Classic packet it picked that cannot be marked (or
+    /// any packet it picked on overload), or a Not-ECT packet in its L queue.
+    Dualpi2,
+    /// The L4S ramp's stale-packet check (sch_janz's: one packet when the
+    /// oldest is over 100 ms old, every packet over 500 ms, every 200 ms).
+    Stale,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 6] = [
+    pub const ALL: [DropReason; 8] = [
         DropReason::Tail,
         DropReason::Head,
         DropReason::Codel,
         DropReason::Pie,
         DropReason::Loss,
         DropReason::Oversize,
+        DropReason::Dualpi2,
+        DropReason::Stale,
     ];
 
     pub fn name(self) -> &'static str {
@@ -198,6 +216,8 @@ impl DropReason {
             DropReason::Pie => "pie",
             DropReason::Loss => "loss",
             DropReason::Oversize => "oversize",
+            DropReason::Dualpi2 => "dualpi2",
+            DropReason::Stale => "stale",
         }
     }
 
@@ -250,6 +270,15 @@ mod tests {
         let mut text = Vec::new();
         odd.write_to(&mut text).unwrap();
         assert_eq!(parse(std::str::from_utf8(&text).unwrap()), odd);
+    }
+
+    #[test]
+    fn l4s_queues_are_told_by_the_headers_queue() {
+        let with = |q: &str| LogHeader::emu(0, "downlink", 1500, 10.0, q, 0.0).has_l4s_queue();
+        assert!(with("dualpi2:target=15,packets=100"));
+        assert!(with("l4s_ramp"));
+        assert!(!with("droptail:packets=100") && !with("codel:target=5"));
+        assert!(!LogHeader::default().has_l4s_queue());
     }
 
     #[test]

@@ -41,6 +41,8 @@ pub struct Metrics {
     pub utilization: Option<f64>,
     pub avg_queue_delay_ms: Option<f64>,
     pub p95_queue_delay_ms: Option<f64>,
+    /// 99th percentile of the queueing delay (L4S's figure, RFC 9330 §1).
+    pub p99_queue_delay_ms: Option<f64>,
     /// One-way delay: queueing + propagation.
     pub avg_delay_ms: Option<f64>,
     pub p95_delay_ms: Option<f64>,
@@ -83,6 +85,38 @@ pub struct Metrics {
     pub drops: BTreeMap<String, u64>,
     /// Departures the queue marked CE (ECN instead of a drop, ABC's brakes).
     pub ce_marks: u64,
+    /// On a log whose queue tells L4S packets apart (dualpi2, l4s_ramp):
+    /// the sojourn of the packets that went through the L4S queue, and of
+    /// the others (Classic); None on other logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l4s_queue: Option<QueueSojourn>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub classic_queue: Option<QueueSojourn>,
+}
+
+/// The queueing delays of the packets that took one of a dual queue's
+/// queues, in the window (delays None when none did).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct QueueSojourn {
+    pub packets: u64,
+    pub ce_marks: u64,
+    pub avg_ms: Option<f64>,
+    pub p50_ms: Option<f64>,
+    pub p95_ms: Option<f64>,
+    pub p99_ms: Option<f64>,
+}
+
+impl QueueSojourn {
+    fn of(d: &DelayStats, ce_marks: u64) -> QueueSojourn {
+        QueueSojourn {
+            packets: d.count(),
+            ce_marks,
+            avg_ms: d.mean_ms(),
+            p50_ms: d.quantile_ms(0.5),
+            p95_ms: d.quantile_ms(0.95),
+            p99_ms: d.quantile_ms(0.99),
+        }
+    }
 }
 
 /// One reported flow: a single 5-tuple, or a labelled group of them.
@@ -181,6 +215,8 @@ struct Tally {
     drops: [u64; DropReason::ALL.len()],
     queue_delay: DelayStats,
     e2e: EndToEndDelay,
+    /// Split by queue, on logs with an L4S queue only: [Classic, L4S].
+    by_queue: Option<Box<[(DelayStats, u64); 2]>>,
 }
 
 /// Identity of one reported flow, built as flows appear.
@@ -207,6 +243,8 @@ struct Analyzer<'c> {
     capacity_bytes: u64,
     binner: Binner,
     last_t: Micros,
+    /// The log's queue tells L4S packets apart: keep their delays apart.
+    dual_queue: bool,
 }
 
 impl<'c> Analyzer<'c> {
@@ -235,6 +273,7 @@ impl<'c> Analyzer<'c> {
             omniscient: Omniscient::default(),
             capacity_bytes: 0,
             last_t: 0,
+            dual_queue: header.has_l4s_queue(),
         }
     }
 
@@ -289,6 +328,7 @@ impl<'c> Analyzer<'c> {
                 queue_delay,
                 flow,
                 ce,
+                l4s,
             } => {
                 self.last_t = self.last_t.max(t);
                 let Some(slot) = self.slot_of(flow, None) else {
@@ -305,6 +345,13 @@ impl<'c> Analyzer<'c> {
                         tally.packets += 1;
                         tally.ce_marks += u64::from(ce);
                         tally.queue_delay.record(queue_delay);
+                        if self.dual_queue {
+                            let (d, marks) = &mut tally
+                                .by_queue
+                                .get_or_insert_with(Default::default)[usize::from(l4s)];
+                            d.record(queue_delay);
+                            *marks += u64::from(ce);
+                        }
                     }
                 }
             }
@@ -339,6 +386,7 @@ impl<'c> Analyzer<'c> {
         self.omniscient.advance(self.grid, end);
         self.aggregate.e2e.advance(self.grid, end);
         let measure = Measure {
+            dual_queue: self.dual_queue,
             duration: end - start,
             capacity_bytes: self.capacity_bytes,
             propagation_ms: self.window.propagation as f64 / 1000.0,
@@ -389,6 +437,7 @@ impl<'c> Analyzer<'c> {
 
 /// What every flow's metrics share: the window and the link.
 struct Measure<'a> {
+    dual_queue: bool,
     duration: Micros,
     capacity_bytes: u64,
     propagation_ms: f64,
@@ -406,6 +455,12 @@ impl Measure<'_> {
             |delay: Option<f64>| delay.filter(|&d| d > 0.0).map(|d| throughput_mbps / d);
         let avg_queue_delay_ms = tally.queue_delay.mean_ms();
         let p95_queue_delay_ms = tally.queue_delay.quantile_ms(0.95);
+        let queue = |i: usize| {
+            self.dual_queue.then(|| match &tally.by_queue {
+                Some(q) => QueueSojourn::of(&q[i].0, q[i].1),
+                None => QueueSojourn::default(),
+            })
+        };
         let dropped_packets: u64 = tally.drops.iter().sum();
         let sent_on = tally.packets + dropped_packets;
         let plus_propagation = |d: f64| ns_rounded(d + self.propagation_ms);
@@ -421,6 +476,7 @@ impl Measure<'_> {
             utilization: (self.capacity_bytes > 0).then(|| throughput_mbps / capacity_mbps),
             avg_queue_delay_ms,
             p95_queue_delay_ms,
+            p99_queue_delay_ms: tally.queue_delay.quantile_ms(0.99),
             avg_delay_ms: avg_queue_delay_ms.map(plus_propagation),
             p95_delay_ms: p95_queue_delay_ms.map(plus_propagation),
             jitter_ms: tally.queue_delay.jitter_ms(),
@@ -448,6 +504,8 @@ impl Measure<'_> {
                 .filter(|(_, n)| *n > 0)
                 .map(|(r, n)| (r.name().to_owned(), n))
                 .collect(),
+            classic_queue: queue(0),
+            l4s_queue: queue(1),
         }
     }
 }

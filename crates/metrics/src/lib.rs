@@ -34,7 +34,8 @@ mod timeseries;
 use std::path::{Path, PathBuf};
 
 pub use analysis::{
-    analyze, analyze_reader, jain_fairness, Analysis, FlowMetrics, Metrics, Window, FORMAT,
+    analyze, analyze_reader, jain_fairness, Analysis, FlowMetrics, Metrics, QueueSojourn, Window,
+    FORMAT,
 };
 pub use cdf::{cdf_quantiles, CdfPoint, DelayCdf};
 pub use config::{AnalysisConfig, FlowGroup, FlowMatch};

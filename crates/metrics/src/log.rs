@@ -101,6 +101,8 @@ pub enum Event {
         flow: u32,
         /// The queue marked it CE (a trailing `ce` field; never in mm-link logs).
         ce: bool,
+        /// It went through an L4S queue (a trailing `l` field, after `ce`).
+        l4s: bool,
     },
     Drop {
         t: Micros,
@@ -254,10 +256,20 @@ fn parse_data(line: &str, header: &LogHeader) -> Result<Event, String> {
                 .filter(|&d| d <= MAX_SPAN_US)
                 .ok_or("queueing delay is not a number of ms between 0 and the log's span")?;
             let flow = parse_flow_id(fields.next())?;
-            let ce = match fields.next() {
+            // Marks, in this order: `ce`, then `l`.
+            let mut mark = fields.next();
+            let ce = mark == Some("ce");
+            if ce {
+                mark = fields.next();
+            }
+            let l4s = match mark {
                 None => false,
-                Some("ce") => true,
-                Some(other) => return Err(format!("departure mark {other:?} is not `ce`")),
+                Some("l") => true,
+                Some(other) => {
+                    return Err(format!(
+                        "departure mark {other:?} is not `ce` or `l` (in that order)"
+                    ))
+                }
             };
             Event::Departure {
                 t,
@@ -265,12 +277,13 @@ fn parse_data(line: &str, header: &LogHeader) -> Result<Event, String> {
                 queue_delay,
                 flow,
                 ce,
+                l4s,
             }
         }
         "d" => {
             let reason = fields.next().ok_or("drop without its reason")?;
             let reason = DropReason::parse(reason)
-                .ok_or("drop reason is not tail|head|codel|pie|loss|oversize")?;
+                .ok_or("drop reason is not tail|head|codel|pie|loss|oversize|dualpi2|stale")?;
             Event::Drop {
                 t,
                 bytes,

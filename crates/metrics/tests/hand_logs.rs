@@ -420,3 +420,47 @@ fn ce_marks_are_counted() {
     let json = serde_json::to_value(&marked.aggregate).unwrap();
     assert_eq!(json["ce_marks"], 3);
 }
+
+/// A DualPI2 log: flow 1's packets take the L queue (` l`), 1 ms each, one
+/// in four marked; flow 2's the Classic queue, 10 ms each, one dropped by
+/// the AQM. Each queue's sojourn is reported apart, per flow and together.
+#[test]
+fn a_dual_queue_log_reports_each_queues_sojourn() {
+    let mut log = String::from(
+        "# base timestamp: 1000\n\
+         # c2tcp-emu v1 direction=downlink opportunity_bytes=1500 delay_ms=10 \
+         queue=dualpi2:target=15,tupdate=16,step=1,alpha=0.16,beta=3.2,coupling=2,c_protection=10,packets=100 loss=0\n\
+         # flow 1 tcp 10.0.0.1:5000 > 10.0.0.2:6000\n\
+         # flow 2 tcp 10.0.0.1:5001 > 10.0.0.2:6001\n",
+    );
+    opportunities(&mut log, 0, 100);
+    for k in 0..8 {
+        let t = 12.0 + 10.0 * k as f64;
+        writeln!(log, "{:.3} + 1500 1", t - 1.0).unwrap();
+        let ce = if k % 4 == 0 { " ce" } else { "" };
+        writeln!(log, "{t:.3} - 1500 1.000 1{ce} l").unwrap();
+        packet(&mut log, t + 1.0, 10.0, 2);
+    }
+    log.push_str("50.500 d 1500 dualpi2 2\n");
+    let dir = tempfile::tempdir().unwrap();
+    let a = analyze(&write_log(&dir, "d.log", &log), &window(0.1)).unwrap();
+    let l = a.aggregate.l4s_queue.as_ref().expect("L queue");
+    let c = a.aggregate.classic_queue.as_ref().expect("C queue");
+    assert_eq!((l.packets, l.ce_marks, c.packets, c.ce_marks), (8, 2, 8, 0));
+    assert_eq!(
+        (l.avg_ms, l.p99_ms, c.p50_ms),
+        (Some(1.0), Some(1.0), Some(10.0))
+    );
+    assert_eq!(a.aggregate.p99_queue_delay_ms, Some(10.0));
+    assert_eq!(a.aggregate.drops.get("dualpi2"), Some(&1));
+    let flow2 = a.flows.iter().find(|f| f.id == Some(2)).unwrap();
+    let l2 = flow2.metrics.l4s_queue.as_ref().unwrap();
+    assert_eq!(
+        (l2.packets, l2.avg_ms),
+        (0, None),
+        "flow 2 took no L packet"
+    );
+    // A single-queue log has neither.
+    let plain = analyze(&write_log(&dir, "p.log", &single_flow_log()), &window(0.1)).unwrap();
+    assert!(plain.aggregate.l4s_queue.is_none() && plain.aggregate.classic_queue.is_none());
+}

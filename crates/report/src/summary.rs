@@ -81,6 +81,14 @@ pub const METRICS: &[MetricDef] = &[
         get: |m| m.p95_queue_delay_ms,
     },
     MetricDef {
+        key: "p99_queue_delay_ms",
+        title: "99th %ile delay",
+        unit: "ms",
+        scale: 1.0,
+        decimals: 1,
+        get: |m| m.p99_queue_delay_ms,
+    },
+    MetricDef {
         key: "jitter_ms",
         title: "Jitter",
         unit: "ms",
@@ -167,6 +175,40 @@ pub const METRICS: &[MetricDef] = &[
         scale: 1.0,
         decimals: 0,
         get: |m| m.retransmits.map(|r| r as f64),
+    },
+    // A dual queue's (dualpi2, l4s_ramp): the packets that took the L4S
+    // queue, and the Classic ones (docs/metrics.md).
+    MetricDef {
+        key: "l4s_avg_queue_delay_ms",
+        title: "L4S queue avg. delay",
+        unit: "ms",
+        scale: 1.0,
+        decimals: 2,
+        get: |m| m.l4s_queue.as_ref().and_then(|q| q.avg_ms),
+    },
+    MetricDef {
+        key: "l4s_p99_queue_delay_ms",
+        title: "L4S queue 99th %ile delay",
+        unit: "ms",
+        scale: 1.0,
+        decimals: 2,
+        get: |m| m.l4s_queue.as_ref().and_then(|q| q.p99_ms),
+    },
+    MetricDef {
+        key: "classic_avg_queue_delay_ms",
+        title: "Classic queue avg. delay",
+        unit: "ms",
+        scale: 1.0,
+        decimals: 1,
+        get: |m| m.classic_queue.as_ref().and_then(|q| q.avg_ms),
+    },
+    MetricDef {
+        key: "classic_p95_queue_delay_ms",
+        title: "Classic queue 95th %ile delay",
+        unit: "ms",
+        scale: 1.0,
+        decimals: 1,
+        get: |m| m.classic_queue.as_ref().and_then(|q| q.p95_ms),
     },
 ];
 

@@ -23,7 +23,7 @@ mm-delay 10 mm-link up down --downlink-queue=droptail --downlink-queue-args=pack
 c2tcp emulate --delay 10 --uplink up --downlink down --downlink-queue=droptail --downlink-queue-args=packets=100 -- cmd\n\n\
 Queues: infinite | droptail | drophead (bytes=N or packets=N) | codel (target=MS, interval=MS, ecn=0|1, size limit) | \
 pie (qdelay_ref=MS, max_burst=MS, ecn=0|1, size limit) | fq_codel (target=MS, interval=MS, ecn=1 by default, size limit) | \
-abc (ABC's accelerate/brake marking: qdelay_ref=MS, delta=MS, size limit); with ecn=1 ECN-capable packets are marked \
+abc (ABC's accelerate/brake marking: qdelay_ref=MS, delta=MS, size limit) | dualpi2 (L4S's coupled dual queue, RFC 9332: target=MS, tupdate=MS, step=MS, alpha, beta, coupling, c_protection, size limit) | l4s_ramp (one FIFO marking ECT(1) on a sojourn ramp: markfree=MS, markfull=MS, stale=0|1, size limit; docs/l4s.md); with ecn=1 ECN-capable packets are marked \
 CE instead of dropped (logged as a trailing `ce` on the departure); either `--downlink-queue droptail --downlink-queue-args packets=100` \
 or `--downlink-queue droptail:packets=100`.\n\n\
 CellReplay's model (NSDI 2025; docs/emulator.md): `--downlink cellreplay:LIGHT,HEAVY[,offsets=FILE][,idle=MS]` \

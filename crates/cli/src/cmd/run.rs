@@ -26,7 +26,7 @@ Schemes: built in, or files (docs/schemes.md): schemes/*.toml of the repository 
 $C2TCP_SCHEMES (a folder of them), --scheme-file.\n\n\
 Queues: droptail:packets=100, droptail:bytes=150000, drophead:..., codel:target=5,interval=100,packets=100, \
 pie:qdelay_ref=15,max_burst=150,packets=100 (codel and pie take ecn=1), fq_codel:packets=1000, \
-abc:qdelay_ref=50,delta=133.333,packets=250, infinite. Traces: a Mahimahi file (looked up as given, then in \
+abc:qdelay_ref=50,delta=133.333,packets=250, dualpi2:packets=100 (L4S, docs/l4s.md), l4s_ramp:markfree=4,markfull=14,packets=100, infinite. Traces: a Mahimahi file (looked up as given, then in \
 $C2TCP_TRACES and $C2TCP_TRACES/mahimahi) or constant:MBPS. Flags given with a scenario override it.")]
 pub struct Args {
     /// A scenario (TOML, see scenarios/); without one, the flags describe a single flow

@@ -480,7 +480,8 @@ fn log_to_pcap(a: LogToPcapArgs) -> Result<ExitCode> {
                 queue_delay,
                 flow,
                 ce,
-            } => (t, bytes, flow, Event::Departure(queue_delay, ce)),
+                l4s,
+            } => (t, bytes, flow, Event::Departure(queue_delay, ce, l4s)),
             Line::Drop {
                 t,
                 bytes,

@@ -11,8 +11,10 @@ mod abc;
 mod codel;
 mod drophead;
 mod droptail;
+mod dualpi2;
 mod fq_codel;
 mod infinite;
+mod l4s_ramp;
 mod pie;
 mod spec;
 
@@ -20,10 +22,12 @@ pub use abc::Abc;
 pub use codel::CoDel;
 pub use drophead::DropHead;
 pub use droptail::DropTail;
+pub use dualpi2::{DualPi2, DualPi2Params};
 pub use fq_codel::FqCodel;
 pub use infinite::Infinite;
+pub use l4s_ramp::{ramp_probability, L4sRamp};
 pub use pie::Pie;
-pub use spec::{QueueKind, QueueSpec};
+pub use spec::{NumberArg, QueueKind, QueueSpec};
 
 pub use logformat::DropReason;
 

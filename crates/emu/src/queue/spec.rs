@@ -7,7 +7,10 @@ use std::str::FromStr;
 
 use anyhow::{bail, Context, Result};
 
-use super::{Abc, CoDel, DropHead, DropTail, FqCodel, Infinite, Limit, Pie, Queue};
+use super::{
+    Abc, CoDel, DropHead, DropTail, DualPi2, DualPi2Params, FqCodel, Infinite, L4sRamp, Limit, Pie,
+    Queue,
+};
 use crate::clock::Micros;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,7 +22,40 @@ pub enum QueueKind {
     Pie,
     FqCodel,
     Abc,
+    DualPi2,
+    L4sRamp,
 }
+
+/// A unitless queue argument (`dualpi2:alpha=0.16`): its name, default and
+/// the range it accepts; `integer` ones take whole numbers only.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NumberArg {
+    pub name: &'static str,
+    pub default: f64,
+    pub min: f64,
+    pub max: f64,
+    pub integer: bool,
+}
+
+const fn number(name: &'static str, default: f64, min: f64, max: f64, integer: bool) -> NumberArg {
+    NumberArg {
+        name,
+        default,
+        min,
+        max,
+        integer,
+    }
+}
+
+/// DualPI2's unitless arguments: sch_dualpi2's defaults (queue/dualpi2.rs).
+const DUALPI2_NUMBERS: &[NumberArg] = &[
+    number("alpha", 0.16, 0.0, 1000.0, false),
+    number("beta", 3.2, 0.0, 1000.0, false),
+    number("coupling", 2.0, 0.1, 100.0, false),
+    number("c_protection", 10.0, 0.0, 100.0, true),
+];
+/// The L4S ramp's: `stale=1` turns on sch_janz's stale-packet drops.
+const L4S_RAMP_NUMBERS: &[NumberArg] = &[number("stale", 0.0, 0.0, 1.0, true)];
 
 impl QueueKind {
     /// The discipline's name as users write it (`codel`).
@@ -32,11 +68,13 @@ impl QueueKind {
             QueueKind::Pie => "pie",
             QueueKind::FqCodel => "fq_codel",
             QueueKind::Abc => "abc",
+            QueueKind::DualPi2 => "dualpi2",
+            QueueKind::L4sRamp => "l4s_ramp",
         }
     }
 
     /// Every kind, in the order `--help` lists them.
-    pub const ALL: [QueueKind; 7] = [
+    pub const ALL: [QueueKind; 9] = [
         QueueKind::Infinite,
         QueueKind::DropTail,
         QueueKind::DropHead,
@@ -44,6 +82,8 @@ impl QueueKind {
         QueueKind::Pie,
         QueueKind::FqCodel,
         QueueKind::Abc,
+        QueueKind::DualPi2,
+        QueueKind::L4sRamp,
     ];
 
     /// Whether the kind takes `ecn=0|1`, and its default: marking instead
@@ -67,6 +107,19 @@ impl QueueKind {
             QueueKind::FqCodel => &[("target", 5.0), ("interval", 100.0)],
             // ABC's dt and δ (= 100 ms / β 0.75): see queue/abc.rs.
             QueueKind::Abc => &[("qdelay_ref", 50.0), ("delta", 133.333)],
+            // sch_dualpi2's PI2 target, update period and L4S step.
+            QueueKind::DualPi2 => &[("target", 15.0), ("tupdate", 16.0), ("step", 1.0)],
+            // sch_janz's defaults (the `janz` preset; queue/l4s_ramp.rs).
+            QueueKind::L4sRamp => &[("markfree", 4.0), ("markfull", 14.0)],
+            _ => &[],
+        }
+    }
+
+    /// The unitless arguments this kind takes, with their defaults.
+    pub fn number_args(self) -> &'static [NumberArg] {
+        match self {
+            QueueKind::DualPi2 => DUALPI2_NUMBERS,
+            QueueKind::L4sRamp => L4S_RAMP_NUMBERS,
             _ => &[],
         }
     }
@@ -74,6 +127,7 @@ impl QueueKind {
     /// The error for an argument this kind does not take.
     fn no_such_argument(self, key: &str) -> String {
         let mut known: Vec<&str> = self.timing_args().iter().map(|(k, _)| *k).collect();
+        known.extend(self.number_args().iter().map(|a| a.name));
         if self.ecn_default().is_some() {
             known.push("ecn");
         }
@@ -99,6 +153,8 @@ pub struct QueueSpec {
     pub limit: Limit,
     /// (name, value in µs) for codel's target/interval or pie's qdelay_ref/max_burst.
     pub timing: Vec<(&'static str, Micros)>,
+    /// (name, value) of the kind's unitless arguments (DualPI2's alpha, ...).
+    pub numbers: Vec<(&'static str, f64)>,
     /// Mark ECN-capable packets CE instead of dropping them (kinds with an
     /// `ecn_default` only; false for the others).
     pub ecn: bool,
@@ -110,6 +166,7 @@ impl Default for QueueSpec {
             kind: QueueKind::Infinite,
             limit: Limit::default(),
             timing: Vec::new(),
+            numbers: Vec::new(),
             ecn: false,
         }
     }
@@ -131,8 +188,51 @@ impl QueueSpec {
                 .iter()
                 .map(|(k, default)| (*k, (default * 1000.0) as Micros))
                 .collect(),
+            numbers: kind
+                .number_args()
+                .iter()
+                .map(|a| (a.name, a.default))
+                .collect(),
             ecn: kind.ecn_default().unwrap_or(false),
         }
+    }
+
+    /// Sets the unitless argument `key` (DualPI2's `alpha`, ...) to `value`,
+    /// within the range the kind accepts.
+    pub fn set_number(&mut self, key: &str, value: f64) -> Result<()> {
+        let kind = self.kind;
+        let Some(arg) = kind.number_args().iter().find(|a| a.name == key) else {
+            bail!("{}", kind.no_such_argument(key));
+        };
+        if !(value.is_finite() && value >= arg.min && value <= arg.max)
+            || (arg.integer && value.fract() != 0.0)
+        {
+            bail!(
+                "queue argument {key}={value} must be {} in [{}, {}]",
+                if arg.integer {
+                    "a whole number"
+                } else {
+                    "a number"
+                },
+                arg.min,
+                arg.max
+            );
+        }
+        let slot = self
+            .numbers
+            .iter_mut()
+            .find(|(k, _)| *k == key)
+            .expect("every number argument has a slot");
+        slot.1 = value;
+        Ok(())
+    }
+
+    fn number(&self, key: &str) -> f64 {
+        self.numbers
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| *v)
+            .expect("number argument of this kind")
     }
 
     /// Sets the timing argument `key` (codel's `target`, pie's `max_burst`,
@@ -186,6 +286,12 @@ impl QueueSpec {
                         "0" => false,
                         _ => bail!("queue argument ecn=`{value}` must be 0 or 1"),
                     };
+                }
+                _ if kind.number_args().iter().any(|a| a.name == key) => {
+                    let v: f64 = value.parse().with_context(|| {
+                        format!("queue argument {key}=`{value}` is not a number")
+                    })?;
+                    spec.set_number(key, v)?;
                 }
                 _ => {
                     if !kind.timing_args().iter().any(|(k, _)| *k == key) {
@@ -254,6 +360,26 @@ impl QueueSpec {
                 self.timing_us("qdelay_ref"),
                 self.timing_us("delta"),
             )),
+            QueueKind::DualPi2 => Box::new(DualPi2::new(
+                self.limit,
+                DualPi2Params {
+                    target: self.timing_us("target"),
+                    tupdate: self.timing_us("tupdate"),
+                    step: self.timing_us("step"),
+                    alpha: self.number("alpha"),
+                    beta: self.number("beta"),
+                    coupling: self.number("coupling"),
+                    c_protection: self.number("c_protection") as u8,
+                },
+                seed,
+            )),
+            QueueKind::L4sRamp => Box::new(L4sRamp::new(
+                self.limit,
+                self.timing_us("markfree"),
+                self.timing_us("markfull"),
+                self.number("stale") != 0.0,
+                seed,
+            )),
         }
     }
 }
@@ -276,6 +402,7 @@ impl fmt::Display for QueueSpec {
             .timing
             .iter()
             .map(|(k, us)| format!("{k}={}", *us as f64 / 1000.0))
+            .chain(self.numbers.iter().map(|(k, v)| format!("{k}={v}")))
             .collect();
         if self.kind.ecn_default().is_some_and(|d| d != self.ecn) {
             args.push(format!("ecn={}", self.ecn as u8));
@@ -347,6 +474,34 @@ mod tests {
         let a: QueueSpec = "abc:packets=250".parse().unwrap();
         assert_eq!(a.to_string(), "abc:qdelay_ref=50,delta=133.333,packets=250");
         assert!(!"pie".parse::<QueueSpec>().unwrap().ecn);
+    }
+
+    #[test]
+    fn l4s_queues_parse_with_sch_dualpi2s_and_sch_janzs_defaults() {
+        let d: QueueSpec = "dualpi2:packets=100".parse().unwrap();
+        assert_eq!(
+            d.to_string(),
+            "dualpi2:target=15,tupdate=16,step=1,alpha=0.16,beta=3.2,coupling=2,c_protection=10,packets=100"
+        );
+        assert_eq!(d.to_string().parse::<QueueSpec>().unwrap(), d);
+        let r: QueueSpec = "l4s_ramp:markfree=0.476,markfull=1,stale=1,bytes=150000"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            r.to_string(),
+            "l4s_ramp:markfree=0.476,markfull=1,stale=1,bytes=150000"
+        );
+        assert_eq!(
+            "l4s_ramp".parse::<QueueSpec>().unwrap().to_string(),
+            "l4s_ramp:markfree=4,markfull=14,stale=0"
+        );
+        let err = |s: &str| s.parse::<QueueSpec>().unwrap_err().to_string();
+        assert!(err("dualpi2:c_protection=10.5").contains("whole number"));
+        assert!(err("dualpi2:coupling=0").contains("in [0.1, 100]"));
+        assert!(err("dualpi2:alpha=x").contains("not a number"));
+        assert!(err("l4s_ramp:stale=2").contains("[0, 1]"));
+        assert!(err("l4s_ramp:alpha=1").contains("it takes: markfree, markfull, stale, bytes"));
+        assert!(err("codel:alpha=1").contains("no argument `alpha`"));
     }
 
     #[test]

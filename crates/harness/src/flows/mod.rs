@@ -199,7 +199,8 @@ pub fn start<'a>(
         | Kind::Bpf { .. }
         | Kind::BpfObject { .. }
         | Kind::CubicOverAqm { .. }
-        | Kind::Abc => own::start(ctx, plan),
+        | Kind::Abc
+        | Kind::Prague { .. } => own::start(ctx, plan),
         Kind::Command(spec) => {
             let spec = spec.clone();
             command::start(ctx, plan, &spec)

@@ -8,7 +8,9 @@ use emu::queue::QueueKind;
 
 use super::knobs::*;
 use super::{Kind, Knob, Scheme};
-use crate::aqm_schemes::{ABC_KNOBS, CODEL_KNOBS, FQ_CODEL_KNOBS, PIE_KNOBS};
+use crate::aqm_schemes::{
+    ABC_KNOBS, CODEL_KNOBS, DUALPI2_KNOBS, FQ_CODEL_KNOBS, L4S_RAMP_KNOBS, PIE_KNOBS,
+};
 
 pub(super) struct Entry {
     pub name: &'static str,
@@ -127,6 +129,42 @@ pub(super) fn registry() -> Vec<Entry> {
             summary: "ABC (NSDI'20): the downlink marks accelerate/brake from its dequeue rate and delay; BPF sender +1/-1 per mark",
             kind: Kind::Abc,
             knobs: ABC_KNOBS,
+        },
+        Entry {
+            name: "prague",
+            summary: "TCP Prague (BPF, L4S; ECT(1) on the wire, DCTCP-style echo) over the scenario's own queue",
+            kind: Kind::Prague { aqm: None, ecn: false },
+            knobs: &[],
+        },
+        Entry {
+            name: "prague-dualpi2",
+            summary: "TCP Prague over DualPI2 (RFC 9332, sch_dualpi2's defaults) at the bottleneck (both directions)",
+            kind: Kind::Prague { aqm: Some(QueueKind::DualPi2), ecn: false },
+            knobs: DUALPI2_KNOBS,
+        },
+        Entry {
+            name: "prague-l4s-ramp",
+            summary: "TCP Prague over a cell's L4S marker: one FIFO, ECT(1) marked on a 4-14 ms sojourn ramp (sch_janz)",
+            kind: Kind::Prague { aqm: Some(QueueKind::L4sRamp), ecn: false },
+            knobs: L4S_RAMP_KNOBS,
+        },
+        Entry {
+            name: "prague-codel-ecn",
+            summary: "TCP Prague over CoDel marking ECT packets: a Classic ECN AQM, what Prague meets off an L4S path (its classic-ECN fallback ships off)",
+            kind: Kind::Prague { aqm: Some(QueueKind::CoDel), ecn: true },
+            knobs: CODEL_KNOBS,
+        },
+        Entry {
+            name: "cubic-dualpi2",
+            summary: "Cubic (no ECN: a Classic flow) over DualPI2 at the bottleneck (both directions)",
+            kind: Kind::CubicOverAqm { aqm: QueueKind::DualPi2, ecn: false },
+            knobs: DUALPI2_KNOBS,
+        },
+        Entry {
+            name: "cubic-l4s-ramp",
+            summary: "Cubic (no ECN: a Classic flow) in a cell with an L4S marker: one droptail FIFO",
+            kind: Kind::CubicOverAqm { aqm: QueueKind::L4sRamp, ecn: false },
+            knobs: L4S_RAMP_KNOBS,
         },
     ]
 }

@@ -28,7 +28,7 @@ pub(crate) mod knobs;
 pub mod params;
 use knobs::{DFCSD_KNOBS, DRWA_KNOBS, RTAC_KNOBS};
 
-use crate::aqm_schemes::aqm_knob;
+use crate::aqm_schemes::{aqm_knob, aqm_number_knob};
 
 pub use file::CommandSpec;
 
@@ -65,6 +65,12 @@ pub enum Kind {
     /// ABC: our BPF sender `abc` over ABC's marking queue on the downlink;
     /// its receivers run `abc` too, for its per-packet echo of CE.
     Abc,
+    /// TCP Prague (our BPF `prague`), its packets ECT(1) on the wire (the
+    /// runner's tc program, `ect1`), its receivers running `prague` for the
+    /// per-packet CE echo; over this queue on both directions (marking ECT
+    /// packets if `ecn`, for the kinds that take it), or over the
+    /// scenario's when None.
+    Prague { aqm: Option<QueueKind>, ecn: bool },
     /// The real iperf3 with this congestion control.
     Iperf3 { cc: String },
     /// Sprout over UDP; `variant` is `sprout-recv --variant` (sprout | ewma).
@@ -282,6 +288,7 @@ impl Scheme {
             Kind::Kernel { cc } | Kind::Bpf { cc } | Kind::NetAssisted { cc } => Some(cc),
             Kind::CubicOverAqm { .. } => Some("cubic"),
             Kind::Abc => Some("abc"),
+            Kind::Prague { .. } => Some("prague"),
             Kind::Iperf3 { cc } => Some(cc),
             Kind::Sprout { .. } | Kind::Verus | Kind::WebrtcGcc | Kind::Command(_) => None,
             Kind::ReceiverSide { cc, .. } => Some(cc),
@@ -324,6 +331,7 @@ impl Scheme {
         match &self.kind {
             Kind::Bpf { cc } | Kind::NetAssisted { cc } => Some(cc),
             Kind::Abc => Some("abc"),
+            Kind::Prague { .. } => Some("prague"),
             Kind::ReceiverSide { cc, .. } => match builtin::find(cc) {
                 Some(Scheme {
                     kind: Kind::Bpf { cc: bpf },
@@ -351,16 +359,26 @@ impl Scheme {
         given: &BTreeMap<String, toml::Value>,
     ) -> Result<Option<QueueSpec>> {
         let (aqm, ecn) = match self.kind {
-            Kind::CubicOverAqm { aqm, ecn } => (aqm, ecn),
+            Kind::CubicOverAqm { aqm, ecn }
+            | Kind::Prague {
+                aqm: Some(aqm),
+                ecn,
+            } => (aqm, ecn),
             Kind::Abc if downlink => (QueueKind::Abc, false),
             _ => return Ok(None),
         };
         let mut q = QueueSpec::with_defaults(aqm, scenario_queue.limit);
-        q.ecn = ecn;
+        q.ecn = ecn && aqm.ecn_default().is_some();
         for (arg, _) in aqm.timing_args() {
             let knob = aqm_knob(aqm, arg);
             if let Some(ms) = given.get(&knob).and_then(params::as_number) {
                 q.set_timing_ms(arg, ms).context(knob)?;
+            }
+        }
+        for arg in aqm.number_args() {
+            let knob = aqm_number_knob(aqm, arg.name);
+            if let Some(v) = given.get(&knob).and_then(params::as_number) {
+                q.set_number(arg.name, v).context(knob)?;
             }
         }
         Ok(Some(q))
@@ -377,13 +395,20 @@ impl Scheme {
     }
 
     /// The congestion control the receivers must run (the namespaces'
-    /// default, so accepted sockets get it): ABC's, whose receiver side
-    /// echoes each CE mark as DCTCP does (bpf/abc_logic.h).
+    /// default, so accepted sockets get it): ABC's or Prague's, whose
+    /// receiver side echoes each CE mark as DCTCP does (bpf/ce_echo.h).
     pub fn receiver_cc(&self) -> Option<&'static str> {
         match self.kind {
             Kind::Abc => Some("abc"),
+            Kind::Prague { .. } => Some("prague"),
             _ => None,
         }
+    }
+
+    /// Whether the flow's data must carry ECT(1), the L4S identifier, on
+    /// the wire (the runner's tc program sets it: crate::ect1).
+    pub fn sends_ect1(&self) -> bool {
+        matches!(self.kind, Kind::Prague { .. })
     }
 }
 

@@ -330,7 +330,8 @@ impl Scheme {
             | Kind::BpfObject { .. }
             | Kind::NetAssisted { .. }
             | Kind::CubicOverAqm { .. }
-            | Kind::Abc => tcp(None)?,
+            | Kind::Abc
+            | Kind::Prague { .. } => tcp(None)?,
         })
     }
 }

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::*;
-use crate::aqm_schemes::aqm_knob;
+use crate::aqm_schemes::{aqm_knob, aqm_number_knob};
 use params::FlowParams;
 
 #[test]
@@ -283,21 +283,37 @@ fn aqm_schemes_keep_the_scenario_queue_limit() {
 }
 
 #[test]
-fn aqm_knobs_are_the_queues_timing_arguments_with_emus_defaults() {
+fn aqm_knobs_are_the_queues_arguments_with_emus_defaults() {
     for (name, aqm) in [
         ("cubic-codel", QueueKind::CoDel),
         ("cubic-codel-ecn", QueueKind::CoDel),
         ("cubic-pie", QueueKind::Pie),
         ("cubic-fq-codel", QueueKind::FqCodel),
         ("abc", QueueKind::Abc),
+        ("cubic-dualpi2", QueueKind::DualPi2),
+        ("prague-dualpi2", QueueKind::DualPi2),
+        ("prague-l4s-ramp", QueueKind::L4sRamp),
+        ("cubic-l4s-ramp", QueueKind::L4sRamp),
+        ("prague-codel-ecn", QueueKind::CoDel),
     ] {
         let s = lookup(name).unwrap();
         assert!(
-            matches!(s.kind, Kind::CubicOverAqm { aqm: a, .. } if a == aqm) || s.kind == Kind::Abc
+            matches!(s.kind, Kind::CubicOverAqm { aqm: a, .. } | Kind::Prague { aqm: Some(a), .. } if a == aqm)
+                || s.kind == Kind::Abc
         );
-        assert_eq!(s.knobs.len(), aqm.timing_args().len());
-        for (arg, default) in aqm.timing_args() {
-            let knob = aqm_knob(aqm, arg);
+        assert_eq!(
+            s.knobs.len(),
+            aqm.timing_args().len() + aqm.number_args().len()
+        );
+        let numbers = aqm
+            .number_args()
+            .iter()
+            .map(|a| (aqm_number_knob(aqm, a.name), a.default));
+        let timings = aqm
+            .timing_args()
+            .iter()
+            .map(|(arg, default)| (aqm_knob(aqm, arg), *default));
+        for (knob, default) in timings.chain(numbers) {
             let k = s
                 .knobs
                 .iter()
