@@ -171,6 +171,12 @@ test-kernels: build $(REFUSE_TRACING)
 
 test: build test-logic test-rust test-python test-fuzz-and-kernels
 
+# The tests check behaviour at cellular rates, not speed: `make test` builds
+# without cross-crate LTO, which otherwise re-optimises every crate at each of
+# the ~60 test binaries' links (about half of CI's build time). The binary
+# `make build`, `demo`, `bench` and `install` make keeps Cargo.toml's thin LTO.
+test: export CARGO_PROFILE_RELEASE_LTO := false
+
 # The fuzz pass (one core) and the kernel matrix (archive lists, the KVM
 # probe, then two TCG guests) overlap, for CI's 30 minutes; the matrix's
 # output follows the fuzz targets'.
