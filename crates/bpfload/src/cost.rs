@@ -171,8 +171,9 @@ fn hook_fds<'a>(
             continue;
         };
         // A hook the kernel lacks (cwnd_event vs cwnd_event_tx_start) was
-        // left unloaded: it has no descriptor and no cost.
-        if p.as_fd().as_raw_fd() < 0 {
+        // left unloaded: it has no descriptor (fd -1, which no BorrowedFd
+        // may hold) and no cost.
+        if !p.autoload() {
             continue;
         }
         let fd = p
