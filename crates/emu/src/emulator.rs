@@ -144,6 +144,7 @@ pub struct Emulator;
 pub struct RunningEmulator {
     slot: Option<Slot>,
     outside: Netns,
+    inside: Netns,
     stop: Arc<AtomicBool>,
     threads: Vec<(&'static str, JoinHandle<Result<Option<SchedError>>>)>,
     counters: [Arc<Counters>; 2],
@@ -169,6 +170,7 @@ impl Emulator {
         let mut guard = RunningEmulator {
             slot: None,
             outside: outside.try_clone()?,
+            inside: inside.try_clone()?,
             stop: Arc::new(AtomicBool::new(false)),
             threads: Vec::new(),
             counters: [Arc::default(), Arc::default()],
@@ -278,6 +280,34 @@ impl Emulator {
             guard.threads.push((name, handle));
         }
         Ok(guard)
+    }
+}
+
+/// How long a closed TUN device may take to disappear: a forked child's
+/// copy of its descriptor lives until that child's exec, milliseconds even on
+/// a loaded machine.
+const DEVICE_GONE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Waits until network device `name` no longer exists in `ns`.
+fn wait_until_gone(ns: &Netns, name: &str) -> Result<()> {
+    let cname = std::ffi::CString::new(name).expect("device names have no NUL");
+    let deadline = std::time::Instant::now() + DEVICE_GONE_TIMEOUT;
+    loop {
+        let cname = cname.clone();
+        // SAFETY: if_nametoindex reads a NUL-terminated name we own.
+        let exists = ns.run(move || unsafe { libc::if_nametoindex(cname.as_ptr()) } != 0)?;
+        if !exists {
+            return Ok(());
+        }
+        if std::time::Instant::now() >= deadline {
+            anyhow::bail!(
+                "TUN device {name} (in {}) still exists {:?} after its descriptor was closed: \
+                 another process holds it",
+                ns.label(),
+                DEVICE_GONE_TIMEOUT
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
     }
 }
 
@@ -558,8 +588,20 @@ impl RunningEmulator {
             sched_error: stats.uplink.sched_error.take(),
             ..final_counts.uplink
         };
-        // The threads held the last references to the TUN devices: they are gone now.
+        // The threads held our last references to the TUN devices, but a
+        // child another thread of this process forks in the meantime holds a
+        // copy until its exec closes it (`Netns::command`'s pre_exec forks
+        // the whole descriptor table): wait until both devices are gone, so
+        // the slot is never handed on while its names are still taken.
         if let Some(slot) = self.slot.take() {
+            for (ns, name) in [
+                (&self.outside, slot.outside_ifname()),
+                (&self.inside, slot.inside_ifname()),
+            ] {
+                if let Err(e) = wait_until_gone(ns, &name) {
+                    first_err = first_err.or(Some(e));
+                }
+            }
             let subnet = slot.subnet();
             let _ = netns::run_checked(
                 self.outside.command("ss").args(["-K", "dst", &subnet]),

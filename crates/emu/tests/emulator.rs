@@ -215,6 +215,7 @@ fn constant_12_mbps_tcp_through_a_100_packet_droptail() {
     if !testkit::require_root("constant_12_mbps_tcp_through_a_100_packet_droptail") {
         return;
     }
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let server = Netns::new("server").unwrap();
     let ue = Netns::new("ue").unwrap();
@@ -317,6 +318,7 @@ fn oversize_packets_are_dropped_and_counted() {
     if !testkit::require_root("oversize_packets_are_dropped_and_counted") {
         return;
     }
+    let _serial = serial();
     let server = Netns::new("server").unwrap();
     let ue = Netns::new("ue").unwrap();
     let emu = Emulator::start(config(12.0, 1.0), &server, &ue).unwrap();
