@@ -288,27 +288,30 @@ impl Emulator {
 /// a loaded machine.
 const DEVICE_GONE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// Waits until network device `name` no longer exists in `ns`.
+/// Waits until network device `name` no longer exists in `ns`; one thread
+/// in the namespace polls, every 5 ms.
 fn wait_until_gone(ns: &Netns, name: &str) -> Result<()> {
     let cname = std::ffi::CString::new(name).expect("device names have no NUL");
     let deadline = std::time::Instant::now() + DEVICE_GONE_TIMEOUT;
-    loop {
-        let cname = cname.clone();
-        // SAFETY: if_nametoindex reads a NUL-terminated name we own.
-        let exists = ns.run(move || unsafe { libc::if_nametoindex(cname.as_ptr()) } != 0)?;
-        if !exists {
-            return Ok(());
+    // SAFETY: if_nametoindex reads a NUL-terminated name we own.
+    let gone = ns.run(|| loop {
+        if unsafe { libc::if_nametoindex(cname.as_ptr()) } == 0 {
+            return true;
         }
         if std::time::Instant::now() >= deadline {
-            anyhow::bail!(
-                "TUN device {name} (in {}) still exists {:?} after its descriptor was closed: \
-                 another process holds it",
-                ns.label(),
-                DEVICE_GONE_TIMEOUT
-            );
+            return false;
         }
         std::thread::sleep(std::time::Duration::from_millis(5));
+    })?;
+    if !gone {
+        anyhow::bail!(
+            "TUN device {name} (in {}) still exists {:?} after its descriptor was closed: \
+             another process holds it",
+            ns.label(),
+            DEVICE_GONE_TIMEOUT
+        );
     }
+    Ok(())
 }
 
 fn make_tun(ns: &Netns, name: &str, local: Ipv4Addr, peer: Ipv4Addr, tso: bool) -> Result<Tun> {
