@@ -33,7 +33,15 @@ DEB_PACKAGES := clang-19 llvm-19 bpftool libelf-dev zlib1g-dev pkg-config make g
 PY ?= python3
 RAY_VENV := target/ray-venv
 
-.PHONY: all deps fuzz-deps fuzz-pass build test test-logic test-rust test-python test-fuzz test-kernels test-fuzz-and-kernels fuzz demo bench bench-emulator install uninstall clean
+# The traces (traces/README.md) are other projects' data, not in git:
+# `make traces` copies them from TRACES_FROM (default ../shared/traces where
+# it exists) or downloads them from their sources at the manifest's commits,
+# every file checked against traces/MANIFEST.tsv's git blob SHA-1
+# (scripts/traces.py). C2TCP_TRACES, where the tools read traces at run
+# time, is another thing.
+TRACES_FROM ?= $(wildcard ../shared/traces)
+
+.PHONY: all deps traces test-traces fuzz-deps fuzz-pass build test test-logic test-rust test-python test-fuzz test-kernels test-fuzz-and-kernels fuzz demo bench bench-emulator install uninstall clean
 
 all: build
 
@@ -90,15 +98,17 @@ fuzz: fuzz-deps
 	@$(MAKE) --no-print-directory fuzz-pass FUZZ_PASS_SECONDS=$(FUZZ_SECONDS) FUZZ_PROFILE=release
 
 # Each target runs as libFuzzer's own binary (no cargo in between) from a
-# fresh output corpus under target/ and the committed one, read only, with
+# fresh output corpus under target/ (for `trace`, seeded with slices of the
+# real traces, which are not committed) and the committed one, read only, with
 # the TOML or JSON keys the real files use. A crash, a panic, an input over
 # -timeout seconds or -rss_limit_mb fails it, its reproducer left in
 # fuzz/artifacts/<target>/ and the log's tail shown.
-fuzz-pass:
+fuzz-pass: traces
 	@for t in $(FUZZ_TARGETS); do \
 	  dict=; case " $(FUZZ_TOML) " in *" $$t "*) dict=-dict=fuzz/dict/toml.dict;; esac; \
 	  case " $(FUZZ_JSON) " in *" $$t "*) dict=-dict=fuzz/dict/json.dict;; esac; \
 	  mkdir -p target/fuzz-corpus/$$t fuzz/artifacts/$$t; log=target/fuzz-corpus/$$t.log; \
+	  [ $$t != trace ] || $(PY) fuzz/seed-corpora.py --trace-slices target/fuzz-corpus; \
 	  printf '%-18s ' $$t; \
 	  fuzz/target/$(FUZZ_TRIPLE)/$(FUZZ_PROFILE)/$$t target/fuzz-corpus/$$t fuzz/corpus/$$t $$dict \
 	    -max_total_time=$(FUZZ_PASS_SECONDS) -timeout=60 -rss_limit_mb=2048 -print_final_stats=1 \
@@ -106,6 +116,13 @@ fuzz-pass:
 	    || { echo; tail -40 $$log; echo "fuzz target $$t failed: its input is in fuzz/artifacts/$$t/"; exit 1; }; \
 	  sed -n 's/^stat::number_of_executed_units: *//p' $$log | tr -d '\n'; echo " executions in $(FUZZ_PASS_SECONDS) s"; \
 	done
+
+traces:
+	@$(PY) scripts/traces.py --from "$(TRACES_FROM)" --bin $(BIN)
+
+# scripts/traces.py's download path against a fixture served on loopback.
+test-traces:
+	$(PY) -m unittest discover -s scripts/tests -p 'test_*.py'
 
 build: deps $(WEBRTC_GCC)
 	$(CARGO) build --release --workspace
@@ -128,7 +145,7 @@ target/logic/c2tcp_logic_prop_test: LOGIC_SAN := -fsanitize=undefined -fno-sanit
 test-logic: $(LOGIC_TESTS)
 	@for t in $(LOGIC_TESTS); do ./$$t || exit 1; done
 
-test-rust:
+test-rust: traces
 	$(CARGO) test --release --workspace --no-fail-fast -- --test-threads=2
 
 $(RAY_VENV)/.installed: python/c2tcp_ray/pyproject.toml
@@ -169,7 +186,7 @@ target/kernels/tools/refuse-tracing: tools/refuse-tracing/loader.c
 test-kernels: build $(REFUSE_TRACING)
 	KERNELS="$(KERNELS)" KERNEL_JOBS=$(KERNEL_JOBS) $(PY) scripts/kernels/matrix.py
 
-test: build test-logic test-rust test-python test-fuzz-and-kernels
+test: build traces test-traces test-logic test-rust test-python test-fuzz-and-kernels
 
 # The tests check behaviour at cellular rates, not speed: `make test` builds
 # without cross-crate LTO, which otherwise re-optimises every crate at each of
@@ -189,10 +206,10 @@ test-fuzz-and-kernels: build $(REFUSE_TRACING)
 	[ $$krc = 0 ] || echo "make test: the kernel matrix failed (above)"; \
 	[ $$frc = 0 ] && [ $$krc = 0 ]
 
-demo: build
+demo: build traces
 	./scripts/demo.sh
 
-bench: build
+bench: build traces
 	./scripts/bench.sh
 
 bench-emulator: build
@@ -200,7 +217,7 @@ bench-emulator: build
 
 # Installs exactly: bin/c2tcp, bin/webrtc-gcc, include/c2tcp.h, share/c2tcp/{scenarios,schemes,claims,traces};
 # `make uninstall` removes exactly that.
-install: build $(WEBRTC_GCC)
+install: build traces $(WEBRTC_GCC)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/c2tcp
 	install -D -m 755 $(WEBRTC_GCC) $(DESTDIR)$(PREFIX)/bin/webrtc-gcc
 	install -D -m 644 include/c2tcp.h $(DESTDIR)$(PREFIX)/include/c2tcp.h

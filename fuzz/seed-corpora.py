@@ -3,9 +3,12 @@
 """Seeds fuzz/corpus/<target>/ from the repository's real files (docs/fuzzing.md).
 
     fuzz/seed-corpora.py [--run RUN_DIR ...] [--reports DIR]
+    fuzz/seed-corpora.py --trace-slices DIR
 
-Traces, scenarios, scheme and claims files, and the docs' examples come from
-the repository. --run names run directories of a real `c2tcp run`/`bench`
+Scenarios, scheme and claims files, and the docs' examples come from the
+repository. Slices of the real traces are other projects' data, so they are
+never committed: `--trace-slices DIR` writes them into DIR (the fuzz pass's
+own output corpus under target/, from the traces `make traces` brought). --run names run directories of a real `c2tcp run`/`bench`
 (their run.json, metrics.json, job.json, the CSVs and the head of each log);
 --reports a directory of the UDP endpoints' JSON reports
 (`sprout-send.json`, `sprout-recv.json`, `verus-*.json`, `webrtc-*.json`,
@@ -32,10 +35,10 @@ DICT = ROOT / "fuzz" / "dict"
 NETASSIST_KEY = b"c2tcp fuzz key, 32 bytes long..!"
 
 
-def put(target, data):
+def put(target, data, corpus=CORPUS):
     if isinstance(data, str):
         data = data.encode()
-    d = CORPUS / target
+    d = corpus / target
     d.mkdir(parents=True, exist_ok=True)
     (d / hashlib.sha1(data).hexdigest()).write_bytes(data)
 
@@ -46,6 +49,23 @@ def head(path, lines):
     if data.startswith(b"\x1f\x8b"):
         data = gzip.decompress(data)
     return b"".join(data.splitlines(keepends=True)[:lines])
+
+
+def trace_slices(out):
+    """The heads of a few real traces (one gzip, one two-member gzip) into
+    out/trace; the traces missing (no `make traces`), none."""
+    traces = ROOT / "traces"
+    names = ["mahimahi/ATT-LTE-driving.down", "mahimahi/TMobile-UMTS-driving.up",
+             "mahimahi/Verizon-EVDO-driving.down", "observatory-synthetic/2.64mbps-poisson.trace"]
+    for name in names:
+        if (traces / name).is_file():
+            put("trace", head(traces / name, 300), out)
+    orange = traces / "orange/orange-4G-traces-A-up.pps.gz"
+    if orange.is_file():
+        text = head(orange, 300)
+        put("trace", gzip.compress(text, mtime=0), out)
+        # `cat a.gz b.gz`: two members, one trace
+        put("trace", gzip.compress(text[:600], mtime=0) + gzip.compress(text[600:1200], mtime=0), out)
 
 
 def udpflow(magic, version, kind, length, session):
@@ -103,7 +123,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--run", action="append", default=[], type=pathlib.Path)
     ap.add_argument("--reports", type=pathlib.Path)
+    ap.add_argument("--trace-slices", type=pathlib.Path, metavar="DIR",
+                    help="write only the real traces' slices, into DIR/trace")
     a = ap.parse_args()
+    if a.trace_slices:
+        trace_slices(a.trace_slices)
+        return
 
     for p in sprout():
         put("sprout_wire", p)
@@ -113,15 +138,6 @@ def main():
         put("saturator_wire", p)
     for p in netassist():
         put("netassist_wire", p)
-
-    traces = ROOT / "traces"
-    for name in ["mahimahi/ATT-LTE-driving.down", "mahimahi/TMobile-UMTS-driving.up",
-                 "mahimahi/Verizon-EVDO-driving.down", "observatory-synthetic/2.64mbps-poisson.trace"]:
-        put("trace", head(traces / name, 300))
-    orange = head(traces / "orange/orange-4G-traces-A-up.pps.gz", 300)
-    put("trace", gzip.compress(orange, mtime=0))
-    # `cat a.gz b.gz`: two members, one trace
-    put("trace", gzip.compress(orange[:600], mtime=0) + gzip.compress(orange[600:1200], mtime=0))
 
     # Delay traces: mm-file-delay (one column) and intervals; byte 0 picks
     # the resolution (0: 1 ms, 2: 0.5 ms, 3: 10 ms).

@@ -9,7 +9,7 @@
 #   full-length   Table I's headline schemes over each whole trace (hours)
 #   orange        Table I's schemes over the Orange 4G traces in traces/orange
 #   5g            Table I's schemes over 5G downlinks (traces/5g, the UCC dataset,
-#                 added by scripts/import-ucc-5g.sh), the authors' 100-packet
+#                 brought by make traces), the authors' 100-packet
 #                 buffer (5g) and a 1 000-packet one (5g-deep); C2TCP at Target
 #                 50 and 25 ms (docs/5g.md)
 #   mobile-edge   C2TCP Fig. 17: 4 ms RTT, Target 10 ms, the trace scaled 3x
@@ -65,7 +65,7 @@ PARTS=${BENCH_PARTS:-"table1 ablation full-length orange 5g mobile-edge target-s
 TRACES=${C2TCP_TRACES:-traces}
 
 [ "$(id -u)" = 0 ] || { echo "make bench needs root (BPF, network namespaces, TUN): run it with sudo" >&2; exit 1; }
-[ -d "$TRACES/mahimahi" ] || { echo "make bench needs the traces in $TRACES/mahimahi (set C2TCP_TRACES)" >&2; exit 1; }
+[ -d "$TRACES/mahimahi" ] || { echo "make bench needs the traces in $TRACES/mahimahi: run make traces (or set C2TCP_TRACES)" >&2; exit 1; }
 mkdir -p "$OUT"
 
 part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
@@ -98,19 +98,13 @@ bench full-length c2tcp-variants --schemes cubic,bbr,cubic-codel,c2tcp \
 # downlinks are not in this repository: traces/README.md), gzip read directly.
 bench orange c2tcp-variants \
   --traces "$TRACES/orange/orange-4G-traces-A-up.pps.gz,$TRACES/orange/orange-4G-traces-highway-up.pps.gz"
-# Table I's schemes over 5G (docs/5g.md). The traces are not shipped: they
-# are imported from the UCC dataset's zip (traces/README.md, "5G"). Sprout's
-# rate model tops out at 30 Mbit/s by default; 100 is the most it takes.
+# Table I's schemes over 5G (docs/5g.md), the UCC dataset's traces (make
+# traces brings them: traces/README.md, "5G"). Sprout's rate model tops out
+# at 30 Mbit/s by default; 100 is the most it takes.
 if part 5g; then
-  if [ -d "$TRACES/5g" ]; then
-    bench 5g 5g --set max_rate_mbps=100
-    run_bench 5g-deep 5g-deep --set max_rate_mbps=100
-  else
-    msg="part 5g needs the 5G traces in $TRACES/5g: add them with scripts/import-ucc-5g.sh 5G-production-dataset.zip (traces/README.md, \"5G\")"
-    # Asked for by name, it is an error; in the default list it is skipped.
-    if [ -n "${BENCH_PARTS:-}" ]; then echo "make bench: $msg" >&2; exit 1; fi
-    echo "== 5g: skipped: $msg" >&2
-  fi
+  [ -d "$TRACES/5g" ] || { echo "make bench: part 5g needs the 5G traces in $TRACES/5g: run make traces" >&2; exit 1; }
+  bench 5g 5g --set max_rate_mbps=100
+  run_bench 5g-deep 5g-deep --set max_rate_mbps=100
 fi
 # Fig. 17 on the trace scaled 3x, as the paper's (c2tcp trace scale).
 if part mobile-edge; then

@@ -26,8 +26,6 @@ BIN=${BIN:-target/release/c2tcp}
 
 zip=${1:?usage: scripts/import-ucc-5g.sh 5G-production-dataset.zip [TRACES_DIR]}
 traces=${2:-traces}
-[ -x "$BIN" ] || { echo "import-ucc-5g: no $BIN: build it first (make build)" >&2; exit 1; }
-[ -f "$traces/MANIFEST.tsv" ] || { echo "import-ucc-5g: $traces/MANIFEST.tsv not found" >&2; exit 1; }
 got=$(sha256sum "$zip" | cut -d' ' -f1)
 if [ "$got" != "$ZIP_SHA256" ]; then
   echo "import-ucc-5g: $zip has SHA-256 $got, not the dataset's $ZIP_SHA256" \
@@ -35,6 +33,8 @@ if [ "$got" != "$ZIP_SHA256" ]; then
   exit 1
 fi
 
+[ -x "$BIN" ] || { echo "import-ucc-5g: no $BIN: build it first (make build)" >&2; exit 1; }
+[ -f "$traces/MANIFEST.tsv" ] || { echo "import-ucc-5g: $traces/MANIFEST.tsv not found" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 unzip -q "$zip" '5G-production-dataset/Download/*.csv' -d "$work"

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! The repository stands on its own: no tracked file reads a folder beside
-//! it, every source file names its licence, and `make install` gives a
-//! binary that finds its scenarios and traces from any directory.
+//! it (but `make traces`, which may copy the traces from one), it carries no
+//! trace data (only their manifest), a missing trace is named with the
+//! command that brings it, every source file names its licence, and `make
+//! install` gives a binary that finds its scenarios and traces from any
+//! directory.
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -44,8 +47,12 @@ fn no_tracked_file_refers_to_a_folder_beside_the_repository() {
     };
     // Spelled in two parts so that this file does not match itself.
     let beside = format!("{}/{}", "..", "shared");
+    // `make traces` copies the traces from there when it exists (its
+    // TRACES_FROM default, nothing else), and documents may say so.
+    let may_name_it = |f: &str| f == "Makefile" || f == "scripts/traces.py" || f.ends_with(".md");
     let offenders: Vec<_> = files
         .iter()
+        .filter(|f| !may_name_it(f))
         .filter(|f| {
             std::fs::read(repository().join(f))
                 .map(|b| String::from_utf8_lossy(&b).contains(&beside))
@@ -56,6 +63,60 @@ fn no_tracked_file_refers_to_a_folder_beside_the_repository() {
         offenders.is_empty(),
         "these tracked files refer to {beside}: {offenders:?}"
     );
+}
+
+/// Traces are other projects' data: git carries only what describes them.
+#[test]
+fn the_tree_carries_no_trace_data() {
+    let Some(files) = tracked_files("the_tree_carries_no_trace_data") else {
+        return;
+    };
+    let traces: Vec<_> = files.iter().filter(|f| f.starts_with("traces/")).collect();
+    assert_eq!(
+        traces,
+        ["traces/MANIFEST.tsv", "traces/README.md"],
+        "only the manifest and README of traces/ belong in git (`make traces` brings the files)"
+    );
+}
+
+/// Where the traces were never brought (a fresh clone before `make
+/// traces`), `run`, `bench` and `trace stats` name the trace and the command.
+#[test]
+fn a_missing_trace_is_named_with_make_traces() {
+    let bare = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        repository().join("traces/MANIFEST.tsv"),
+        bare.path().join("MANIFEST.tsv"),
+    )
+    .unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let run_out = out_dir.path().join("run");
+    let bench_out = out_dir.path().join("bench");
+    let scenario = repository().join("scenarios/c2tcp-default.toml");
+    let cases: [(&str, Vec<&str>); 3] = [
+        (
+            "TMobile-LTE-short.down",
+            vec!["run", "--scheme", "cubic", "--downlink", "TMobile-LTE-short.down", "--out", run_out.to_str().unwrap()],
+        ),
+        (
+            "TMobile-LTE-driving.down",
+            vec!["bench", scenario.to_str().unwrap(), "--schemes", "cubic", "--out", bench_out.to_str().unwrap()],
+        ),
+        ("Verizon-LTE-short.down", vec!["trace", "stats", "Verizon-LTE-short.down"]),
+    ];
+    for (trace, args) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_c2tcp"))
+            .env("C2TCP_TRACES", bare.path())
+            .args(&args)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "c2tcp {args:?} ran without its trace");
+        assert!(
+            text.contains(trace) && text.contains("make traces") && !text.contains("panicked"),
+            "c2tcp {args:?}: {text}"
+        );
+    }
 }
 
 #[test]

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! The repository's `traces/MANIFEST.tsv` stays true: every trace file is
+//! The repository's `traces/MANIFEST.tsv` stays true (the files are not in
+//! git: `make traces` brings them, this checks them as brought): every trace file is
 //! listed, its size and line count match, it parses, and the manifest's
 //! duration and mean rate are the file's. A `.gz` file is checked as the
 //! text it decompresses to (lines, bytes and the source's blob SHA-1 are
@@ -88,7 +89,8 @@ fn every_trace_is_listed_and_matches_its_manifest_row() {
             assert!(!f[c].trim().is_empty(), "{at}: empty `{}`", header[c]);
         }
         let path = root.join(f[file]);
-        let text = emu::trace::read_text(&path).unwrap_or_else(|e| panic!("{at}: {e}"));
+        let text = emu::trace::read_text(&path)
+            .unwrap_or_else(|e| panic!("{at}: {e} (`make traces` brings the files)"));
         if f[file].ends_with(".gz") {
             // The blob SHA-1 names the upstream file: check it against the text.
             let blob = git_blob_sha1(text.as_bytes());

@@ -120,17 +120,38 @@ pub fn resolve_trace(name: &str, scenario_dir: Option<&Path>) -> Result<PathBuf>
         }
         tried.push(c.display().to_string());
     }
-    let hint = if name.starts_with("5g/") {
-        // The 5G traces are added by a command, not shipped (traces/README.md).
-        "; the 5G traces are not in the repository until they are imported: \
-         scripts/import-ucc-5g.sh 5G-production-dataset.zip (traces/README.md, \"5G\")"
-    } else {
-        ""
-    };
     bail!(
-        "trace `{name}` not found (looked in: {}){hint}",
-        tried.join(", ")
+        "trace `{name}` not found (looked in: {}); {}",
+        tried.join(", "),
+        missing_trace_hint(name)
     )
+}
+
+/// What to do about a trace that is not there. The project's traces are
+/// other projects' data, not in git: `make traces` brings them (verified
+/// against `traces/MANIFEST.tsv`), so a name the manifest lists is one that
+/// was never brought.
+fn missing_trace_hint(name: &str) -> String {
+    let listed = traces_dir()
+        .ok()
+        .and_then(|dir| std::fs::read_to_string(dir.join("MANIFEST.tsv")).ok())
+        .and_then(|manifest| {
+            manifest
+                .lines()
+                .skip(1)
+                .filter_map(|l| l.split('\t').next())
+                .find(|f| *f == name || f.strip_prefix("mahimahi/") == Some(name))
+                .map(str::to_string)
+        });
+    match listed {
+        Some(file) => format!(
+            "it is the project's traces/{file}, not brought here yet: run `make traces` \
+             in the repository (traces/README.md)"
+        ),
+        None => "the project's own traces come with `make traces` (traces/README.md); \
+                 C2TCP_TRACES=DIR reads traces from another folder"
+            .to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -175,7 +196,9 @@ mod tests {
             resolve_trace("no-such.down", Some(Path::new("/tmp"))).unwrap_err()
         );
         assert!(
-            e.contains("no-such.down") && e.contains("/tmp/no-such.down"),
+            e.contains("no-such.down")
+                && e.contains("/tmp/no-such.down")
+                && e.contains("make traces"),
             "{e}"
         );
     }

@@ -34,7 +34,7 @@ pub fn traces_dir(test: &str) -> Option<PathBuf> {
         .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../traces")));
     if dir.join("mahimahi").is_dir() {
         Some(dir)
-    } else if skip_or_fail(test, &format!("the traces are not at {}", dir.display())) {
+    } else if skip_or_fail(test, &format!("the traces are not at {} (make traces)", dir.display())) {
         unreachable!()
     } else {
         None

@@ -104,7 +104,8 @@ struct ConcatArgs {
 #[derive(clap::Args)]
 struct StatsArgs {
     /// Trace files (one delivery-opportunity timestamp in ms per line; plain
-    /// or .gz) or rate specs (constant:MBPS, steps:START_S:MBPS,...@PERIOD_S)
+    /// or .gz; a name such as TMobile-LTE-short.down is looked up as `run`
+    /// looks it up) or rate specs (constant:MBPS, steps:START_S:MBPS,...@PERIOD_S)
     #[arg(required = true)]
     traces: Vec<String>,
     /// Print JSON instead of a table
@@ -289,7 +290,12 @@ fn seconds_ms(flag: &str, secs: f64) -> Result<u64> {
 fn stats(a: StatsArgs) -> Result<ExitCode> {
     let mut rows = Vec::new();
     for path in &a.traces {
-        let summary = emu::rate_spec::load(path)?.summary();
+        let summary = match emu::rate_spec::parse(path)? {
+            Some(rate) => rate.summary(),
+            // A trace by path, else by name as `run` finds it (traces/).
+            None if Path::new(path).is_file() => Trace::load(Path::new(path))?.summary(),
+            None => Trace::load(&harness::data::resolve_trace(path, None)?)?.summary(),
+        };
         rows.push((path.clone(), summary));
     }
     if a.json {
