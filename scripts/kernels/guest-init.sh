@@ -20,7 +20,10 @@ mount -t devtmpfs dev /dev
 # Nothing here reads the console: a command that would is given nothing.
 exec </dev/null
 mkdir -p /dev/pts /dev/shm && mount -t devpts devpts /dev/pts
-mount -t tmpfs tmp /tmp && mount -t tmpfs run /run
+# /tmp and /run stay the initramfs's own directories, on its RAM filesystem
+# (the kernel's rootfs, writable): a tmpfs mounted over them would hide what
+# the host put there, the binaries and data at the paths they were built at,
+# which are under /tmp when the checkout is (matrix.py, build_initramfs).
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 mount -t bpf bpf /sys/fs/bpf
 mount -t securityfs securityfs /sys/kernel/security

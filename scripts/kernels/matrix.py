@@ -349,6 +349,10 @@ def build_initramfs(config: Config, kernel: Kernel, kroot: Path, g: GuestFiles) 
     for d in ("usr/bin", "usr/sbin", "usr/lib", "usr/lib64", "usr/local/bin", "proc", "sys", "dev",
               "tmp", "run", "root", "etc", "matrix", "sys/fs/cgroup", "sys/fs/bpf"):
         (root / d).mkdir(parents=True, exist_ok=True)
+    # The guest mounts nothing over /tmp or /run (guest-init.sh), so files at
+    # their build paths stay visible wherever the checkout is; /tmp is
+    # everyone's, as on a host (a test drops to nobody).
+    (root / "tmp").chmod(0o1777)
     for link in ("bin", "sbin", "lib", "lib64"):
         (root / link).symlink_to(f"usr/{link}")
     # The kernel's files where its packages put them: /boot/config-R (up to
