@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{c2tcp, metrics, registered, serial};
+use common::{c2tcp, metrics, serial};
 
 /// One flow of `scheme`; the run's aggregate downlink metrics.
 fn run(dir: &Path, scheme: &str, downlink: &str, seconds: &str) -> serde_json::Value {
@@ -46,9 +46,11 @@ fn abc_keeps_the_queue_short_at_nearly_cubics_throughput() {
     }
     let _serial = serial();
     let tmp = tempfile::tempdir().unwrap();
+    let before = testkit::Registrations::now();
     let cubic = run(tmp.path(), "cubic", "Verizon-LTE-short.down", "20");
     let abc = run(tmp.path(), "abc", "Verizon-LTE-short.down", "20");
-    assert!(!registered("abc"), "the run left abc registered");
+    // The run unloads what it loaded (abc, if a user had not loaded it).
+    before.assert_left_as_found(&["abc"]);
     let (qa, qc) = (
         num(&abc, "avg_queue_delay_ms"),
         num(&cubic, "avg_queue_delay_ms"),

@@ -32,7 +32,8 @@ fn text(o: &Output) -> String {
     )
 }
 
-/// Unloads `ccs` (the test starts from them not loaded, and leaves them so).
+/// Unloads `ccs`: what a half-finished earlier test left (the test starts
+/// from them not registered, and leaves them so).
 fn unload(ccs: &[&str]) {
     let mut args = vec!["unload"];
     args.extend_from_slice(ccs);
@@ -55,6 +56,10 @@ fn c2tcp_without_its_iterator_loads_and_top_says_why() {
         return;
     }
     let _serial = serial();
+    // Each loads its own form of them: not over a user's.
+    if testkit::Registrations::now().held_by_someone_else("c2tcp_without_its_iterator_loads_and_top_says_why", &["c2tcp"]) {
+        return;
+    }
     unload(&["c2tcp"]);
     let refused = "sk_storage_iterator";
     let o = c2tcp_assuming(refused, &["load", "c2tcp"]);
@@ -119,6 +124,10 @@ fn struct_ops_maps_without_links_stay_registered_until_unload() {
         return;
     }
     let _serial = serial();
+    // Each loads its own form of them: not over a user's.
+    if testkit::Registrations::now().held_by_someone_else("struct_ops_maps_without_links_stay_registered_until_unload", &["c2tcp", "westwood"]) {
+        return;
+    }
     unload(&["c2tcp", "westwood"]);
     let o = c2tcp_assuming("struct_ops_link", &["load", "c2tcp", "westwood"]);
     assert!(o.status.success(), "{}", text(&o));
@@ -144,6 +153,10 @@ fn the_socket_option_without_set_retval_refuses_with_eperm() {
         return;
     }
     let _serial = serial();
+    // Each loads its own form of them: not over a user's.
+    if testkit::Registrations::now().held_by_someone_else("the_socket_option_without_set_retval_refuses_with_eperm", &["c2tcp"]) {
+        return;
+    }
     unload(&["c2tcp"]);
     let o = c2tcp_assuming("set_retval", &["load", "c2tcp"]);
     assert!(o.status.success(), "{}", text(&o));
@@ -163,6 +176,10 @@ fn a_refused_congestion_control_leaves_nothing_and_stops_no_other() {
         return;
     }
     let _serial = serial();
+    // Each loads its own form of them: not over a user's.
+    if testkit::Registrations::now().held_by_someone_else("a_refused_congestion_control_leaves_nothing_and_stops_no_other", &["westwood", "vivace"]) {
+        return;
+    }
     unload(&["westwood", "vivace"]);
     // vivace calls no kfunc; westwood does.
     let o = c2tcp_assuming("tcp_kfuncs", &["load", "westwood", "vivace"]);

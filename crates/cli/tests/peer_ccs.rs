@@ -14,6 +14,7 @@ fn westwood_and_vegas_load_as_a_subset_carry_traffic_and_unload() {
         return;
     }
     let _serial = serial();
+    let before = testkit::Registrations::now();
     {
         let _loaded = Loaded::new(&["westwood", "vegas"]);
         for cc in ["westwood", "vegas"] {
@@ -22,10 +23,8 @@ fn westwood_and_vegas_load_as_a_subset_carry_traffic_and_unload() {
                 "{cc} not selectable after load"
             );
         }
-        assert!(
-            !registered("c2tcp"),
-            "loading a subset must not load the others"
-        );
+        // Loading a subset must not load the others.
+        before.assert_none_new(&["c2tcp"]);
         for cc in ["westwood", "vegas"] {
             let (sent, received, got) = transfer_with(cc, Duration::from_millis(700));
             assert_eq!(got, cc);
@@ -46,15 +45,9 @@ fn westwood_and_vegas_load_as_a_subset_carry_traffic_and_unload() {
             assert!(!s["programs"].as_array().unwrap().is_empty(), "{s}");
         }
     }
-    for cc in ["westwood", "vegas"] {
-        assert!(!registered(cc) && !allowed(cc), "{cc} left registered");
-    }
-    for cc in ["westwood", "vegas"] {
-        assert!(
-            !Path::new("/sys/fs/bpf/c2tcp").join(cc).exists(),
-            "{cc}'s pins left behind"
-        );
-    }
+    // Unregistered, unpinned and no longer selectable, unless a user had
+    // loaded them before the test.
+    before.assert_left_as_found(&["westwood", "vegas"]);
 }
 
 #[test]
@@ -73,6 +66,7 @@ fn an_unknown_name_is_refused_with_the_known_ones() {
 
 fn run_scheme(dir: &Path, scenario: &Path, scheme: &str) -> serde_json::Value {
     let out = dir.join(scheme);
+    let before = testkit::Registrations::now();
     let (ok, text) = c2tcp(&[
         "run",
         scenario.to_str().unwrap(),
@@ -83,12 +77,10 @@ fn run_scheme(dir: &Path, scenario: &Path, scheme: &str) -> serde_json::Value {
         "-q",
     ]);
     assert!(ok, "c2tcp run --scheme {scheme}: {text}");
-    // A run loads the BPF congestion control it needs and unloads it as it ends.
+    // A run loads the BPF congestion control it needs and unloads it as it
+    // ends (one a user loaded before stays).
     if ["westwood", "vegas"].contains(&scheme) {
-        assert!(
-            !registered(scheme),
-            "{scheme} left loaded by its run: {text}"
-        );
+        before.assert_left_as_found(&[scheme]);
     }
     metrics(&out)["aggregate"].clone()
 }

@@ -15,6 +15,7 @@ fn vivace_loads_carries_traffic_and_unloads() {
         return;
     }
     let _serial = serial();
+    let before = testkit::Registrations::now();
     {
         let _loaded = Loaded::new(&["vivace"]);
         assert!(
@@ -39,18 +40,14 @@ fn vivace_loads_carries_traffic_and_unloads() {
         let progs = s["programs"].as_array().unwrap();
         assert!(progs.iter().any(|p| p["name"] == "vivace_cong_con"), "{s}");
     }
-    assert!(
-        !registered("vivace") && !allowed("vivace"),
-        "vivace left registered"
-    );
-    assert!(
-        !Path::new("/sys/fs/bpf/c2tcp/vivace").exists(),
-        "vivace's pins left behind"
-    );
+    // Unregistered, unpinned and no longer selectable, unless a user had
+    // loaded it before the test.
+    before.assert_left_as_found(&["vivace"]);
 }
 
 fn run_scheme(dir: &Path, scenario: &Path, scheme: &str) -> serde_json::Value {
     let out = dir.join(scheme);
+    let before = testkit::Registrations::now();
     let (ok, text) = c2tcp(&[
         "run",
         scenario.to_str().unwrap(),
@@ -62,10 +59,8 @@ fn run_scheme(dir: &Path, scenario: &Path, scheme: &str) -> serde_json::Value {
     ]);
     assert!(ok, "c2tcp run --scheme {scheme}: {text}");
     if scheme == "vivace" {
-        assert!(
-            !registered(scheme),
-            "{scheme} left loaded by its run: {text}"
-        );
+        // The run unloads what it loaded (one a user loaded before stays).
+        before.assert_left_as_found(&[scheme]);
     }
     metrics(&out)["aggregate"].clone()
 }

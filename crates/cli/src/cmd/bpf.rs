@@ -47,6 +47,9 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
         bail!("--variant: the load-time default must start with jsac or paper");
     }
     bpfload::sys::require_root("c2tcp load")?;
+    // An unknown name is refused at once, not after waiting for the lock
+    // (which a running bench holds for its whole life).
+    bpfload::cc::select(&args.names)?;
     let _lock = BpfLock::exclusive()?;
     let results = bpfload::load_each(&args.names, &opts)?;
     // Loaded on purpose now: runs must not unload them when they finish.
@@ -89,6 +92,7 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
 
 pub fn unload(args: UnloadArgs) -> Result<ExitCode> {
     bpfload::sys::require_root("c2tcp unload")?;
+    bpfload::cc::select(&args.names)?;
     let _lock = BpfLock::exclusive()?;
     let removed = bpfload::unload(&args.names)?;
     bpfload::usage::clear_marks(&removed);

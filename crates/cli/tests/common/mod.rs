@@ -105,22 +105,30 @@ pub fn allowed(name: &str) -> bool {
     listed("/proc/sys/net/ipv4/tcp_allowed_congestion_control", name)
 }
 
-/// Loads congestion controls for one test and unloads them afterwards, even
-/// on panic.
+/// Makes sure congestion controls are loaded for one test, and unloads
+/// afterwards, even on panic, those it loaded: a user's (`c2tcp load` before
+/// the tests) are used as they are, neither reconfigured nor unloaded
+/// (`testkit::Registrations`).
 pub struct Loaded(Vec<String>);
 
 impl Loaded {
     pub fn new(names: &[&str]) -> Self {
-        let mut args = vec!["load"];
-        args.extend_from_slice(names);
-        let (ok, out) = c2tcp(&args);
-        assert!(ok, "c2tcp load failed: {out}");
-        Loaded(names.iter().map(|n| n.to_string()).collect())
+        let ours: Vec<&str> = names.iter().copied().filter(|n| !registered(n)).collect();
+        if !ours.is_empty() {
+            let mut args = vec!["load"];
+            args.extend_from_slice(&ours);
+            let (ok, out) = c2tcp(&args);
+            assert!(ok, "c2tcp load failed: {out}");
+        }
+        Loaded(ours.iter().map(|n| n.to_string()).collect())
     }
 }
 
 impl Drop for Loaded {
     fn drop(&mut self) {
+        if self.0.is_empty() {
+            return;
+        }
         let mut args = vec!["unload"];
         args.extend(self.0.iter().map(String::as_str));
         let (ok, out) = c2tcp(&args);
