@@ -304,7 +304,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         fetcher, rows = run(a, dest, local, log)
     except Unreachable as e:
-        tried = f"{local} (files missing there), then " if local else ""
+        shared = ROOT.parent / "shared" / "traces"
+        tried = (f"{local} (files missing there), then " if local else
+                 f"no local copy (TRACES_FROM is empty: there is no {shared} beside this "
+                 f"checkout, as in a clone made elsewhere), then ")
         print(f"traces: cannot bring the traces: tried {tried}their sources at {a.base_url}, "
               f"and {e}.\ntraces: {HINT}.", file=sys.stderr)
         return 1

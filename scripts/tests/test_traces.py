@@ -166,6 +166,14 @@ class MakeTraces(unittest.TestCase):
         self.assertIn("TRACES_FROM", err)
         self.assertIn(closed.url, err)
         self.assertEqual(self.files_left(), [])
+        # No copy at all (a clone made where no shared folder sits beside
+        # it): the message says there was none, and where it looked.
+        rc, err = self.make_traces("--from", "", base=closed.url)
+        self.assertEqual(rc, 1)
+        self.assertIn("TRACES_FROM is empty", err)
+        self.assertIn(str(Path(traces.ROOT).parent / "shared" / "traces"), err)
+        self.assertIn("TRACES_FROM=/path/to/traces", err)
+        self.assertEqual(self.files_left(), [])
 
     def test_a_local_copy_is_used_and_checked(self):
         self.manifest(row("mahimahi/a.down", "traces/a.down", PLAIN))
