@@ -140,4 +140,11 @@ fn claims_report_over_a_real_two_scheme_bench() {
     // The repository's own claims files parse through the CLI.
     let (ok, text) = c2tcp(&["claims", "--check"]);
     assert!(ok && text.contains("c2tcp:"), "{text}");
+    // One file, given as --check reads files; given as a bench root, the
+    // file would be ignored and every file checked: refused instead.
+    let natcp = concat!(env!("CARGO_MANIFEST_DIR"), "/../../claims/natcp.toml");
+    let (ok, text) = c2tcp(&["claims", "--check", "--claims", natcp]);
+    assert!(ok && text.contains("natcp:") && !text.contains("c2tcp:"), "{text}");
+    let (ok, text) = c2tcp(&["claims", "--check", natcp]);
+    assert!(!ok && text.contains("--check"), "{text}");
 }

@@ -19,11 +19,12 @@ questions (`ours = true`) apart. Exits 1 when a claim differs without a note say
 ratio (claims/README.md, Bounds), a paper's claim without the paper's figure, and every misfit of the \
 format.\n\n\
 Examples:\n  c2tcp claims bench-out\n  c2tcp claims bench-out --claims claims/c2tcp.toml --out /tmp/claims\n  \
-c2tcp claims --check claims/natcp.toml"
+c2tcp claims --check --claims claims/natcp.toml"
 )]
 pub struct Args {
-    /// The bench root (not needed with --check)
-    #[arg(required_unless_present = "check")]
+    /// The bench root (not with --check, which reads only the claims files: give them with
+    /// --claims)
+    #[arg(required_unless_present = "check", conflicts_with = "check")]
     bench_root: Option<PathBuf>,
     /// Claims files or directories of them (default: the repository's or installed claims/)
     #[arg(long = "claims", value_name = "PATH")]
