@@ -120,7 +120,9 @@ fuzz-pass: traces
 traces:
 	@$(PY) scripts/traces.py --from "$(TRACES_FROM)" --bin $(BIN)
 
-# scripts/traces.py's download path against a fixture served on loopback.
+# scripts/traces.py's download path against a fixture served on loopback,
+# and every link and repository path in README.md, DESIGN.md and docs/
+# (scripts/tests/test_doc_links.py).
 test-traces:
 	$(PY) -m unittest discover -s scripts/tests -p 'test_*.py'
 
