@@ -164,6 +164,8 @@ impl KernelForm {
                     map.set_map_flags(map.map_flags() & !link)
                         .context("clearing BPF_F_LINK (this kernel has no struct_ops links)")?;
                 }
+                // Of `X` and `X_pre610`, the one whose `cong_control` this
+                // kernel calls is created; libbpf loads its programs only.
                 let older = name.strip_suffix(PRE_610).is_some_and(has);
                 if older || has(&format!("{name}{PRE_610}")) {
                     map.set_autocreate(older != self.cong_control_ack_flag)
@@ -173,11 +175,15 @@ impl KernelForm {
                 let Some(data) = map.initial_value_mut() else {
                     continue;
                 };
+                // Read-only data is frozen at load: set now.
                 for (var, at, size) in &layout.rodata {
+                    let Some(bytes) = data.get_mut(*at..at + size) else {
+                        continue;
+                    };
                     if var.ends_with("_hz") && *size == 4 {
-                        data[*at..at + 4].copy_from_slice(&self.hz.to_ne_bytes());
+                        bytes.copy_from_slice(&self.hz.to_ne_bytes());
                     } else if var.ends_with("_writes_cwnd_stamp") && *size == 1 {
-                        data[*at] = self.cong_control_ack_flag.into();
+                        bytes[0] = self.cong_control_ack_flag.into();
                     }
                 }
             }
