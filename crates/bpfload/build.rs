@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Compiles every `bpf/*.bpf.c` with clang and generates a libbpf-rs skeleton
-//! for it. `vmlinux.h` is dumped from the running kernel's BTF by bpftool, so
+//! for it, each a module of `skels.rs` (the crate's `skel`). `vmlinux.h` is dumped from the running kernel's BTF by bpftool, so
 //! struct_ops and CO-RE types match the kernel the programs will load into.
 use std::env;
 use std::ffi::OsString;
@@ -56,6 +56,9 @@ fn main() {
         .filter(|p| p.to_string_lossy().ends_with(".bpf.c"))
         .collect();
     sources.sort();
+    // One module per skeleton, which the crate's `skel` includes: an
+    // object added to bpf/ is a skeleton without a line of Rust.
+    let mut modules = String::new();
     for src in &sources {
         let stem = src
             .file_name()
@@ -80,7 +83,11 @@ fn main() {
             .build_and_generate(&skel)
             .unwrap_or_else(|e| panic!("building {}: {e:#}", src.display()));
         println!("cargo:rerun-if-changed={}", src.display());
+        modules.push_str(&format!(
+            "pub mod {stem} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{stem}.skel.rs\")); }}\n"
+        ));
     }
+    fs::write(out.join("skels.rs"), modules).expect("write skels.rs");
     // Example objects (no skeleton): what a user's own `bpf` scheme file
     // names, for the tests and docs/schemes.md.
     let examples = bpf_dir.join("examples");

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! The project's BPF congestion controls, and how each is loaded.
+//! The project's BPF congestion controls: what each is, what it needs of
+//! the kernel, how its object is attached; and C2TCP's attach.
 //!
 //! A congestion control is registered through a struct_ops *link* (or, on
 //! kernels before 6.4, its registered struct_ops map: `struct_ops.rs`),
@@ -9,23 +10,29 @@
 //! unregisters the congestion control and detaches the programs. Sockets
 //! already using it keep their reference and finish normally.
 //!
-//! Each object is loaded in the form the running kernel takes, decided from
-//! `features::probe()` (what each needs and adapts to is in its `CcSpec`).
+//! Each one is a [`CcSpec`] in [`CCS`], its one owner: its summary (the
+//! scheme of the same name shows it), the kernel features it requires and
+//! adapts to (`doctor` and docs/kernels.md's tables read them) and the
+//! function that loads its object. Every object is loaded in the form the
+//! running kernel takes (`kernel_form.rs`, from `features::probe()`, once
+//! per process), so a congestion control that is nothing but a struct_ops
+//! map is one entry here and its `bpf/<name>.bpf.c` (docs/schemes.md).
 use std::fs::{self, File};
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, AsRawFd};
 use std::path::Path;
-use std::thread;
-use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use libbpf_rs::skel::{OpenSkel, SkelBuilder};
-use libbpf_rs::{MapCore, MapFlags, MapHandle, OpenObject};
+use libbpf_rs::skel::{Skel, SkelBuilder};
+use libbpf_rs::{MapCore, MapFlags, MapHandle};
 
-use crate::explain;
-use crate::features::{probe, Feature};
+use crate::features::{probe, Feature, Presence};
+use crate::kernel_form::KernelForm;
 use crate::leftovers;
-use crate::skel::c2tcp::{C2tcpSkel, C2tcpSkelBuilder, OpenC2tcpSkel};
+use crate::map_bytes::{map_bytes, MapBytes};
+use crate::netassist;
+use crate::skel;
+use crate::skel::c2tcp::types::c2tcp_config;
 use crate::struct_ops;
 use crate::sys;
 
@@ -50,27 +57,28 @@ pub enum LoadOutcome {
 
 /// One BPF congestion control of the project.
 pub struct CcSpec {
-    /// Name the kernel knows it by (`TCP_CONGESTION`, sysctl, `iperf3 -C`).
+    /// Name the kernel knows it by (`TCP_CONGESTION`, sysctl, `iperf3 -C`),
+    /// and the name of its scheme.
     pub name: &'static str,
+    /// What it does, in a sentence (`c2tcp status`, `run --list-schemes`).
     pub summary: &'static str,
     /// Kernel features it cannot load without.
     pub requires: &'static [Feature],
     /// Kernel features it uses where present and works without (`features.rs`
     /// says how).
     pub adapts: &'static [Feature],
-    /// Loads the object, attaches and pins everything into the directory.
-    attach: fn(&LoadOptions, &Path) -> Result<()>,
-    /// Loads the object as `attach` would and releases it, attaching
-    /// nothing (`c2tcp doctor`).
-    trial: fn() -> Result<()>,
+    /// Loads its object in the kernel's form; given a directory, attaches
+    /// it and pins there what keeps it (else releases it: `c2tcp doctor`).
+    load: fn(&KernelForm, &LoadOptions, Option<&Path>) -> Result<()>,
     /// Applies new options to a loaded instance; returns whether they changed.
     reconfigure: fn(&LoadOptions, &Path) -> Result<bool>,
 }
 
 impl CcSpec {
-    /// Loads the object into the kernel and releases it.
+    /// Loads the object into the kernel, in the form `load` would use,
+    /// and releases it.
     pub fn trial_load(&self) -> Result<()> {
-        (self.trial)()
+        (self.load)(&probe().form, &LoadOptions::default(), None)
     }
 
     /// The required features this kernel lacks or refuses.
@@ -100,56 +108,24 @@ impl CcSpec {
     }
 }
 
-/// The kernel functions our struct_ops programs call (bpf/tcp_ca_common.h),
-/// besides Cubic's idle-restart hook, whose name depends on the kernel
-/// (`Feature::CwndEventTxStart`).
-pub const KFUNCS: &[&str] = &[
-    "cubictcp_init",
-    "cubictcp_recalc_ssthresh",
-    "cubictcp_cong_avoid",
-    "cubictcp_state",
-    "cubictcp_acked",
-    "tcp_reno_undo_cwnd",
-    "tcp_reno_ssthresh",
-    "tcp_reno_cong_avoid",
-    "tcp_slow_start",
-    "tcp_cong_avoid_ai",
-];
-
 /// What every congestion control needs, and adapts to.
 const BASE: &[Feature] = &[Feature::StructOps];
 const WITH_KFUNCS: &[Feature] = &[Feature::StructOps, Feature::TcpKfuncs];
 const LINK: &[Feature] = &[Feature::StructOpsLink];
 const LINK_TX_START: &[Feature] = &[Feature::StructOpsLink, Feature::CwndEventTxStart];
 
-/// Before loading an object that sets 7.1's `cwnd_event_tx_start`: the
-/// skeleton's copy of its struct_ops holds every program it names, and
-/// libbpf refuses a set member the kernel lacks, so before 7.1 that member
-/// is unset and its program not loaded. From 7.1, Cubic has no
-/// `cwnd_event` kfunc: an object whose `cwnd_event` only forwards to Cubic's
-/// (`cubic_cwnd_event`) has that member unset and that program unloaded
-/// instead, and its `cwnd_event_tx_start` serves.
-pub(crate) fn tx_start_hooks(
-    cwnd_event: &mut *mut libbpf_rs::libbpf_sys::bpf_program,
-    tx_start: &mut *mut libbpf_rs::libbpf_sys::bpf_program,
-    cubic_cwnd_event: Option<&mut libbpf_rs::OpenProgramMut<'_>>,
-    tx_start_program: &mut libbpf_rs::OpenProgramMut<'_>,
-) {
-    if probe().has(Feature::CwndEventTxStart) {
-        if let Some(p) = cubic_cwnd_event {
-            *cwnd_event = std::ptr::null_mut();
-            p.set_autoload(false);
-        }
-    } else {
-        *tx_start = std::ptr::null_mut();
-        tx_start_program.set_autoload(false);
-    }
-}
+/// NATCP, NACubic and TG: links, and before 6.10 a `cong_control` without
+/// the ACK's flags (their `<cc>_pre610` struct_ops); Cubic's idle hook.
+const NETASSIST: &[Feature] = &[
+    Feature::StructOpsLink,
+    Feature::CongControlAckFlag,
+    Feature::CwndEventTxStart,
+];
 
 pub static CCS: &[CcSpec] = &[
     CcSpec {
         name: "c2tcp",
-        summary: "C2TCP over the kernel's Cubic, with the SOL_C2TCP socket option",
+        summary: "C2TCP (BPF) over the kernel's Cubic, its Target and variant set per socket (SOL_C2TCP), per cgroup or at load",
         requires: &[Feature::StructOps, Feature::TcpKfuncs, Feature::CgroupSockopt],
         adapts: &[
             Feature::StructOpsLink,
@@ -157,98 +133,87 @@ pub static CCS: &[CcSpec] = &[
             Feature::SkStorageIterator,
             Feature::CwndEventTxStart,
         ],
-        trial: trial_c2tcp,
-        attach: attach_c2tcp,
+        load: load_c2tcp,
         reconfigure: reconfigure_c2tcp,
     },
     CcSpec {
         name: "westwood",
-        summary: "TCP Westwood+ (bandwidth estimate, ssthresh = BWE x RTTmin)",
+        summary: "TCP Westwood+ (BPF): Reno growth, ssthresh = BWE x RTTmin after a loss",
         requires: WITH_KFUNCS,
         adapts: LINK,
-        trial: trial_westwood,
-        attach: attach_westwood,
+        load: struct_ops_cc::<skel::westwood::WestwoodSkelBuilder>,
         reconfigure: no_options,
     },
     CcSpec {
         name: "vegas",
-        summary: "TCP Vegas (alpha 2, beta 4, gamma 1 packets)",
+        summary: "TCP Vegas (BPF): keeps 2-4 packets queued (alpha 2, beta 4, gamma 1)",
         requires: WITH_KFUNCS,
         adapts: LINK_TX_START,
-        trial: trial_vegas,
-        attach: attach_vegas,
+        load: struct_ops_cc::<skel::vegas::VegasSkelBuilder>,
         reconfigure: no_options,
     },
     CcSpec {
         name: "vivace",
-        summary: "PCC Vivace (rate-based, paced: gradient ascent on u = x^0.9 - 900 x dRTT/dT - 11.35 x L)",
+        summary: "PCC Vivace (BPF): paced rate from gradient ascent on a latency-and-loss utility, u = x^0.9 - 900 x dRTT/dT - 11.35 x L",
         requires: BASE,
         adapts: LINK,
-        trial: trial_vivace,
-        attach: attach_vivace,
+        load: struct_ops_cc::<skel::vivace::VivaceSkelBuilder>,
         reconfigure: no_options,
     },
     CcSpec {
         name: "ledbat",
-        summary: "LEDBAT (RFC 6817): one-way delay from TCP timestamps against a 10-minute base history, 100 ms target, gain 1",
+        summary: "LEDBAT (BPF, RFC 6817): scavenger holding its one-way queueing delay (from TCP timestamps, against a 10-minute base) at 100 ms, yields to loss-based TCP",
         requires: WITH_KFUNCS,
         adapts: &[Feature::StructOpsLink, Feature::TcpUsecTs],
-        trial: trial_ledbat,
-        attach: attach_ledbat,
+        load: struct_ops_cc::<skel::ledbat::LedbatSkelBuilder>,
         reconfigure: no_options,
     },
     CcSpec {
         name: "compound",
-        summary: "Compound TCP: Reno loss window + delay window (alpha 1/8, k 3/4, gamma 30 packets)",
+        summary: "Compound TCP (BPF): Reno's loss window plus a delay window that retreats as the queue grows (alpha 1/8, k 3/4, gamma 30 packets)",
         requires: WITH_KFUNCS,
         adapts: LINK_TX_START,
-        trial: trial_compound,
-        attach: attach_compound,
+        load: struct_ops_cc::<skel::compound::CompoundSkelBuilder>,
         reconfigure: no_options,
     },
     CcSpec {
         name: "abc",
-        summary: "ABC's sender (NSDI'20): cwnd +1 per accelerate (ECT) ACKed, -1 per brake (CE), paced; Reno halving on loss",
+        summary: "ABC's sender (BPF, NSDI'20): cwnd +1 per accelerate (ECT) ACKed, -1 per brake (CE), paced; Reno halving on loss",
         requires: BASE,
         adapts: LINK,
-        trial: trial_abc,
-        attach: attach_abc,
+        load: struct_ops_cc::<skel::abc::AbcSkelBuilder>,
         reconfigure: no_options,
     },
     CcSpec {
         name: "prague",
-        summary: "TCP Prague (L4S): DCTCP-style alpha from the CE fraction per RTT, cwnd x (1 - alpha/2) on CE, paced; Reno halving on loss",
+        summary: "TCP Prague (BPF, L4S): DCTCP-style alpha from the CE fraction per RTT, cwnd x (1 - alpha/2) on CE, paced; Reno halving on loss",
         requires: BASE,
         adapts: LINK,
-        trial: trial_prague,
-        attach: attach_prague,
+        load: struct_ops_cc::<skel::prague::PragueSkelBuilder>,
         reconfigure: no_options,
     },
     CcSpec {
         name: "natcp",
-        summary: "NATCP: cwnd = 2 x minRTT x bandwidth / flows from NetAssist feedback, paced; Cubic without feedback",
+        summary: "NATCP (BPF): cwnd = 2 x minRTT x bandwidth / flows with BBR's headroom, paced, from NetAssist feedback; Cubic without it",
         requires: WITH_KFUNCS,
-        adapts: crate::netassist::ADAPTS,
-        trial: crate::netassist::trial_natcp,
-        attach: crate::netassist::attach_natcp,
+        adapts: NETASSIST,
+        load: netassist_cc::<skel::natcp::NatcpSkelBuilder>,
         reconfigure: no_options,
     },
     CcSpec {
         name: "nacubic",
-        summary: "NACubic: Cubic with cwnd capped by NetAssist feedback (eq. 1), paced; Cubic without feedback",
+        summary: "NACubic (BPF): the kernel's Cubic capped at eq. 1 and paced by live NetAssist feedback; Cubic without it",
         requires: WITH_KFUNCS,
-        adapts: crate::netassist::ADAPTS,
-        trial: crate::netassist::trial_nacubic,
-        attach: crate::netassist::attach_nacubic,
+        adapts: NETASSIST,
+        load: netassist_cc::<skel::nacubic::NacubicSkelBuilder>,
         reconfigure: no_options,
     },
     CcSpec {
         name: "tg",
-        summary: "TG (throughput guidance): cwnd = NetAssist bandwidth x own smoothed RTT, paced; Cubic without feedback",
+        summary: "TG, throughput guidance (BPF): cwnd = NetAssist bandwidth x the sender's own smoothed RTT, paced at that bandwidth; Cubic without it",
         requires: WITH_KFUNCS,
-        adapts: crate::netassist::ADAPTS,
-        trial: crate::netassist::trial_tg,
-        attach: crate::netassist::attach_tg,
+        adapts: NETASSIST,
+        load: netassist_cc::<skel::tg::TgSkelBuilder>,
         reconfigure: no_options,
     },
 ];
@@ -321,12 +286,12 @@ fn load_one(cc: &CcSpec, opts: &LoadOptions) -> Result<LoadOutcome> {
     }
     // Half-loaded (a crash between steps) or registered by someone else.
     struct_ops::unregister(&dir)?;
-    remove_pins(&dir)?;
+    struct_ops::remove_pins(&dir)?;
     if sys::is_registered(cc.name) {
         leftovers::unregister(cc.name)?;
     }
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let attached = (cc.attach)(opts, &dir).and_then(|()| {
+    let attached = (cc.load)(&probe().form, opts, Some(&dir)).and_then(|()| {
         if sys::is_registered(cc.name) {
             Ok(())
         } else {
@@ -340,8 +305,8 @@ fn load_one(cc: &CcSpec, opts: &LoadOptions) -> Result<LoadOutcome> {
         // Nothing left behind: not the registration, not a pin, not an
         // empty directory.
         let _ = struct_ops::unregister(&dir);
-        let _ = remove_pins(&dir);
-        release_pin_root();
+        let _ = struct_ops::remove_pins(&dir);
+        struct_ops::release_pin_root();
         return Err(e.context(format!("loading {}", cc.name)));
     }
     Ok(LoadOutcome::Loaded)
@@ -355,10 +320,8 @@ pub fn describe_missing(missing: &[Feature]) -> String {
         .map(|f| {
             let i = crate::features::info(*f);
             let why = match p.presence(*f) {
-                crate::features::Presence::Present => String::new(),
-                crate::features::Presence::Missing(d)
-                | crate::features::Presence::Refused(d)
-                | crate::features::Presence::Unknown(d) => d.clone(),
+                Presence::Present => String::new(),
+                Presence::Missing(d) | Presence::Refused(d) | Presence::Unknown(d) => d.clone(),
             };
             format!("it needs {} (Linux {}): {why}", i.what, i.first_kernel)
         })
@@ -373,11 +336,11 @@ pub fn unload(names: &[String]) -> Result<Vec<&'static str>> {
     let specs = select(names)?;
     let mut removed = Vec::new();
     for cc in specs {
-        if unload_one(cc.name)? {
+        if struct_ops::unload(cc.name)? {
             removed.push(cc.name);
         }
     }
-    release_pin_root();
+    struct_ops::release_pin_root();
     Ok(removed)
 }
 
@@ -393,169 +356,42 @@ pub fn unload_any(names: &[String]) -> Result<Vec<String>> {
                 "`{name}` is neither one of c2tcp's congestion controls nor a loaded bpf scheme's"
             );
         }
-        if unload_one(name)? {
+        if struct_ops::unload(name)? {
             removed.push(name.clone());
         }
     }
-    release_pin_root();
+    struct_ops::release_pin_root();
     Ok(removed)
 }
 
-/// Unregisters one congestion control by removing its pins; true when it
-/// was there.
-fn unload_one(name: &str) -> Result<bool> {
-    let dir = sys::pin_dir(name);
-    let was_there = dir.exists() || sys::is_registered(name);
-    // The default congestion control holds a reference that would keep
-    // new sockets on the old programs: hand the default back to Cubic.
-    if sys::default_cc() == name {
-        sys::set_default_cc("cubic")?;
-    }
-    // A registered map (kernels before 6.4) stays registered without its pin.
-    struct_ops::unregister(&dir)?;
-    remove_pins(&dir)?;
-    if !wait_unregistered(name, Duration::from_secs(2)) {
-        leftovers::unregister(name)?;
-    }
-    if !wait_unregistered(name, Duration::from_secs(2)) {
-        bail!(
-            "{name} is still registered: something outside c2tcp holds it (see `bpftool struct_ops show`)"
-        );
-    }
-    Ok(was_there)
-}
+// ---- the loaders ----
 
-pub(crate) fn release_pin_root() {
-    // Leave no empty directory, and no bpffs we mounted, behind.
-    if fs::remove_dir(sys::PIN_ROOT).is_ok() || !std::path::Path::new(sys::PIN_ROOT).exists() {
-        sys::release_bpffs();
+/// A congestion control that is nothing but its struct_ops map: loaded in
+/// `form`; given a directory, registered, what keeps it pinned as `ops`.
+fn struct_ops_cc<B>(form: &KernelForm, _: &LoadOptions, dir: Option<&Path>) -> Result<()>
+where
+    B: for<'obj> SkelBuilder<'obj> + Default,
+{
+    let mut storage = MaybeUninit::uninit();
+    let mut skel = form.load::<B>("the BPF object", &mut storage, |_| Ok(()))?;
+    match dir {
+        Some(dir) => struct_ops::register_created(skel.object_mut(), dir),
+        None => Ok(()),
     }
 }
 
-fn wait_unregistered(name: &str, limit: Duration) -> bool {
-    let start = Instant::now();
-    while sys::is_registered(name) {
-        if start.elapsed() > limit {
-            return false;
-        }
-        thread::sleep(Duration::from_millis(10));
-    }
-    true
+/// NATCP, NACubic, TG: as [`struct_ops_cc`] (the struct_ops whose
+/// `cong_control` this kernel calls), their NetAssist maps pinned first.
+fn netassist_cc<B>(form: &KernelForm, _: &LoadOptions, dir: Option<&Path>) -> Result<()>
+where
+    B: for<'obj> SkelBuilder<'obj> + Default,
+{
+    let mut storage = MaybeUninit::uninit();
+    let mut skel = form.load::<B>("the BPF object", &mut storage, |_| Ok(()))?;
+    let Some(dir) = dir else { return Ok(()) };
+    netassist::pin_maps(skel.object_mut(), dir)?;
+    struct_ops::register_created(skel.object_mut(), dir)
 }
-
-/// Removing a pin drops the kernel object it kept alive.
-pub(crate) fn remove_pins(dir: &Path) -> Result<()> {
-    if !dir.exists() {
-        return Ok(());
-    }
-    for entry in fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
-        let path = entry?.path();
-        fs::remove_file(&path).with_context(|| format!("removing pin {}", path.display()))?;
-    }
-    fs::remove_dir(dir).with_context(|| format!("removing {}", dir.display()))
-}
-
-// ---- congestion controls that are nothing but a struct_ops ----
-
-/// For a skeleton whose only job is one struct_ops map: `$load` opens it in
-/// the running kernel's form and loads it, `$trial` loads and releases it,
-/// `$attach` registers it and pins what keeps it registered as `ops`.
-macro_rules! struct_ops_only {
-    ($load:ident, $trial:ident, $attach:ident, $builder:path, $map:ident) => {
-        struct_ops_only!($load, $trial, $attach, $builder, $map, |_open| {});
-    };
-    // `$tx_start`: the object's 7.1 `cwnd_event_tx_start` program, and the
-    // accessor of its struct_ops in the skeleton.
-    ($load:ident, $trial:ident, $attach:ident, $builder:path, $map:ident,
-     tx_start = $tx_start:ident, $map_mut:ident) => {
-        struct_ops_only!($load, $trial, $attach, $builder, $map, |open| {
-            let ops = open.struct_ops.$map_mut();
-            tx_start_hooks(
-                &mut ops.cwnd_event,
-                &mut ops.cwnd_event_tx_start,
-                None,
-                &mut open.progs.$tx_start,
-            );
-        });
-    };
-    ($load:ident, $trial:ident, $attach:ident, $builder:path, $map:ident, |$open:ident| $configure:block) => {
-        fn $load(
-            storage: &mut MaybeUninit<OpenObject>,
-        ) -> Result<<<$builder as SkelBuilder<'_>>::Output as OpenSkel<'_>>::Output> {
-            let mut $open = <$builder>::default()
-                .open(storage)
-                .context("opening the BPF object")?;
-            struct_ops::prepare(&mut $open.maps.$map)?;
-            $configure
-            explain::load(stringify!($map), || $open.load())
-        }
-
-        fn $trial() -> Result<()> {
-            let mut storage = MaybeUninit::uninit();
-            $load(&mut storage).map(drop)
-        }
-
-        fn $attach(_opts: &LoadOptions, dir: &Path) -> Result<()> {
-            let mut storage = MaybeUninit::uninit();
-            let mut skel = $load(&mut storage)?;
-            struct_ops::register_pinned(&mut skel.maps.$map, dir)
-        }
-    };
-}
-
-struct_ops_only!(
-    load_westwood,
-    trial_westwood,
-    attach_westwood,
-    crate::skel::westwood::WestwoodSkelBuilder,
-    westwood
-);
-struct_ops_only!(
-    load_vegas,
-    trial_vegas,
-    attach_vegas,
-    crate::skel::vegas::VegasSkelBuilder,
-    vegas,
-    tx_start = vegas_cwnd_event_tx_start,
-    vegas_mut
-);
-struct_ops_only!(
-    load_vivace,
-    trial_vivace,
-    attach_vivace,
-    crate::skel::vivace::VivaceSkelBuilder,
-    vivace
-);
-struct_ops_only!(
-    load_ledbat,
-    trial_ledbat,
-    attach_ledbat,
-    crate::skel::ledbat::LedbatSkelBuilder,
-    ledbat
-);
-struct_ops_only!(
-    load_compound,
-    trial_compound,
-    attach_compound,
-    crate::skel::compound::CompoundSkelBuilder,
-    compound,
-    tx_start = compound_cwnd_event_tx_start,
-    compound_mut
-);
-struct_ops_only!(
-    load_abc,
-    trial_abc,
-    attach_abc,
-    crate::skel::abc::AbcSkelBuilder,
-    abc
-);
-struct_ops_only!(
-    load_prague,
-    trial_prague,
-    attach_prague,
-    crate::skel::prague::PragueSkelBuilder,
-    prague
-);
 
 fn no_options(_opts: &LoadOptions, _dir: &Path) -> Result<bool> {
     Ok(false)
@@ -563,71 +399,34 @@ fn no_options(_opts: &LoadOptions, _dir: &Path) -> Result<bool> {
 
 // ---- c2tcp ----
 
-/// `struct c2tcp_config` (bpf/c2tcp_sockopt.h).
-fn c2tcp_config_bytes(opts: &LoadOptions) -> [u8; 8] {
-    let mut b = [0u8; 8];
-    b[..4].copy_from_slice(&opts.default_target_us.to_ne_bytes());
-    b[4..].copy_from_slice(&opts.default_variant.to_raw().to_ne_bytes());
-    b
-}
+// The configuration map's value is the skeleton's `struct c2tcp_config`
+// (bpf/c2tcp_sockopt.h), every field listed (a test checks they cover it).
+map_bytes!(c2tcp_config {
+    default_target_us,
+    default_variant
+});
 
-/// The kernel's HZ: its coarse clocks tick once a jiffy, so their
-/// resolution is 1/HZ (no kernel config file needed).
-pub fn kernel_hz() -> u32 {
-    nix::time::clock_getres(nix::time::ClockId::CLOCK_MONOTONIC_COARSE)
-        .ok()
-        .map(|r| r.tv_sec() as i128 * 1_000_000_000 + r.tv_nsec() as i128)
-        .filter(|ns| *ns > 0 && *ns <= 100_000_000)
-        .map_or(250, |ns| (1_000_000_000 / ns) as u32)
-}
-
-/// C2TCP's object opened in the running kernel's form: HZ from the loader,
-/// the struct_ops map with or without a link, the setsockopt program with or
-/// without `bpf_set_retval`, the connections iterator only where the kernel
-/// lets tracing programs load.
-pub(crate) fn configure_c2tcp(open: &mut OpenC2tcpSkel<'_>) -> Result<()> {
-    let p = probe();
-    if let Some(ro) = open.maps.rodata_data.as_deref_mut() {
-        ro.c2tcp_hz = kernel_hz();
+/// `struct c2tcp_config` from `c2tcp load`'s options.
+pub(crate) fn c2tcp_config_of(opts: &LoadOptions) -> c2tcp_config {
+    c2tcp_config {
+        default_target_us: opts.default_target_us,
+        default_variant: opts.default_variant.to_raw(),
     }
-    struct_ops::prepare(&mut open.maps.c2tcp)?;
-    let ops = open.struct_ops.c2tcp_mut();
-    tx_start_hooks(
-        &mut ops.cwnd_event,
-        &mut ops.cwnd_event_tx_start,
-        Some(&mut open.progs.c2tcp_cwnd_event),
-        &mut open.progs.c2tcp_cwnd_event_tx_start,
-    );
-    let retval = p.has(Feature::SetRetval);
-    open.progs.c2tcp_setsockopt.set_autoload(retval);
-    open.progs.c2tcp_setsockopt_eperm.set_autoload(!retval);
-    open.progs
-        .c2tcp_connections
-        .set_autoload(p.has(Feature::SkStorageIterator));
-    Ok(())
 }
 
-fn load_c2tcp(storage: &mut MaybeUninit<OpenObject>) -> Result<C2tcpSkel<'_>> {
-    let mut open = C2tcpSkelBuilder::default()
-        .open(storage)
-        .context("opening the BPF object")?;
-    configure_c2tcp(&mut open)?;
-    explain::load("c2tcp", || open.load())
-}
-
-fn trial_c2tcp() -> Result<()> {
+/// C2TCP: its object in the kernel's form (HZ, the link, the setsockopt
+/// program with or without `bpf_set_retval`, the iterator where tracing
+/// programs may load, Cubic's idle hook); given a directory, its
+/// configuration written and everything attached and pinned there.
+fn load_c2tcp(form: &KernelForm, opts: &LoadOptions, dir: Option<&Path>) -> Result<()> {
     let mut storage = MaybeUninit::uninit();
-    load_c2tcp(&mut storage).map(drop)
-}
-
-fn attach_c2tcp(opts: &LoadOptions, dir: &Path) -> Result<()> {
-    let mut storage = MaybeUninit::uninit();
-    let mut skel = load_c2tcp(&mut storage)?;
+    let mut skel = form.load::<skel::c2tcp::C2tcpSkelBuilder>("c2tcp", &mut storage, |_| Ok(()))?;
+    let Some(dir) = dir else { return Ok(()) };
 
     let key = 0u32.to_ne_bytes();
     skel.maps
         .c2tcp_config_map
-        .update(&key, &c2tcp_config_bytes(opts), MapFlags::ANY)
+        .update(&key, &c2tcp_config_of(opts).to_bytes(), MapFlags::ANY)
         .context("writing the configuration map")?;
     skel.maps
         .c2tcp_config_map
@@ -639,7 +438,8 @@ fn attach_c2tcp(opts: &LoadOptions, dir: &Path) -> Result<()> {
     let cgroup_path = sys::cgroup2_root()?;
     let cgroup =
         File::open(&cgroup_path).with_context(|| format!("opening {}", cgroup_path.display()))?;
-    let setsockopt = if probe().has(Feature::SetRetval) {
+    // The one of the two programs the form loaded.
+    let setsockopt = if form.set_retval {
         &skel.progs.c2tcp_setsockopt
     } else {
         &skel.progs.c2tcp_setsockopt_eperm
@@ -669,8 +469,8 @@ fn attach_c2tcp(opts: &LoadOptions, dir: &Path) -> Result<()> {
     create.pin(dir.join("sock_create"))?;
 
     // `c2tcp top` reads this pinned iterator: each read walks the storage
-    // map. Optional: left out where the kernel refuses tracing programs.
-    if probe().has(Feature::SkStorageIterator) {
+    // map. Left out (not loaded) where the kernel refuses tracing programs.
+    if form.iterators {
         let mut iter = skel
             .progs
             .c2tcp_connections
@@ -686,7 +486,7 @@ fn reconfigure_c2tcp(opts: &LoadOptions, dir: &Path) -> Result<bool> {
     let map = MapHandle::from_pinned_path(dir.join("config"))
         .context("opening the pinned configuration map")?;
     let key = 0u32.to_ne_bytes();
-    let want = c2tcp_config_bytes(opts);
+    let want = c2tcp_config_of(opts).to_bytes();
     let have = map.lookup(&key, MapFlags::ANY)?.unwrap_or_default();
     if have.as_slice() == want.as_slice() {
         return Ok(false);
@@ -699,10 +499,10 @@ fn reconfigure_c2tcp(opts: &LoadOptions, dir: &Path) -> Result<bool> {
 pub fn c2tcp_load_options() -> Option<LoadOptions> {
     let map = MapHandle::from_pinned_path(sys::pin_dir("c2tcp").join("config")).ok()?;
     let v = map.lookup(&0u32.to_ne_bytes(), MapFlags::ANY).ok()??;
-    let word = |i: usize| Some(u32::from_ne_bytes(v.get(i..i + 4)?.try_into().ok()?));
+    let config = c2tcp_config::from_bytes(&v)?;
     Some(LoadOptions {
-        default_target_us: word(0)?,
-        default_variant: sockopt::Variant::from_raw(word(4).unwrap_or(0))?,
+        default_target_us: config.default_target_us,
+        default_variant: sockopt::Variant::from_raw(config.default_variant)?,
     })
 }
 
@@ -710,4 +510,66 @@ pub fn c2tcp_load_options() -> Option<LoadOptions> {
 /// (0: 2 x min RTT), or None when it is not loaded.
 pub fn c2tcp_default_target_us() -> Option<u32> {
     c2tcp_load_options().map(|o| o.default_target_us)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `struct c2tcp_config` is the skeleton's, every byte a listed field,
+    /// the same in `c2tcp cost`'s object; load options survive the trip.
+    #[test]
+    fn c2tcp_config_is_the_skeletons() {
+        use std::mem::size_of;
+        assert_eq!(
+            (size_of::<c2tcp_config>(), c2tcp_config::listed_bytes()),
+            (8, 8)
+        );
+        assert_eq!(size_of::<skel::cost_c2tcp::types::c2tcp_config>(), 8);
+        let opts = LoadOptions {
+            default_target_us: 50_000,
+            default_variant: sockopt::Variant::PAPER,
+        };
+        let b = c2tcp_config_of(&opts).to_bytes();
+        assert_eq!(b[..4], 50_000u32.to_ne_bytes());
+        assert_eq!(b[4..], sockopt::Variant::PAPER.to_raw().to_ne_bytes());
+        let back = c2tcp_config::from_bytes(&b).unwrap();
+        assert_eq!(
+            (back.default_target_us, back.default_variant),
+            (50_000, sockopt::Variant::PAPER.to_raw())
+        );
+    }
+
+    #[test]
+    fn names_are_unique_and_the_kernels() {
+        for cc in CCS {
+            assert_eq!(CCS.iter().filter(|c| c.name == cc.name).count(), 1);
+            assert!(cc.name.len() <= 15, "TCP_CA_NAME_MAX: {}", cc.name);
+            assert!(cc.requires.contains(&Feature::StructOps), "{}", cc.name);
+            assert!(!cc.summary.is_empty());
+        }
+        assert!(spec("c2tcp").is_ok());
+        let e = spec("nope").err().unwrap().to_string();
+        assert!(e.contains("this build has: c2tcp, westwood"), "{e}");
+    }
+
+    /// Loading each object runs the verifier over every program it loads
+    /// on this kernel; nothing is registered or attached, so no lock.
+    #[test]
+    fn every_cc_passes_the_verifier() {
+        if !sys::is_root() {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "CI=true requires root"
+            );
+            eprintln!("skipped: needs root to load BPF programs");
+            return;
+        }
+        for cc in CCS {
+            if cc.missing().is_empty() {
+                cc.trial_load()
+                    .unwrap_or_else(|e| panic!("{} does not load: {e:#}", cc.name));
+            }
+        }
+    }
 }

@@ -14,15 +14,20 @@
 //!
 //! Nothing is pinned: the two registrations (`cost_cubic`, `cost_c2tcp`) are
 //! links held by this process and end with [`session`] (or with the
-//! process); the shared `c2tcp` is never touched.
+//! process); the shared `c2tcp` is never touched. Both objects are loaded in
+//! the running kernel's form as every other (`kernel_form.rs`: HZ, Cubic's
+//! idle-restart hook, the link).
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 
 use anyhow::{bail, Context, Result};
-use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
+use libbpf_rs::skel::{OpenSkel, Skel};
 use libbpf_rs::{AsRawLibbpf, MapCore, MapFlags};
 use serde::Serialize;
 
+use crate::features::probe;
+use crate::map_bytes::MapBytes;
+use crate::skel::c2tcp::types::c2tcp_config;
 use crate::skel::cost_c2tcp::CostC2tcpSkelBuilder;
 use crate::skel::cost_cubic::CostCubicSkelBuilder;
 
@@ -209,19 +214,12 @@ fn enable_stats() -> Result<OwnedFd> {
 pub fn session<R>(opts: SessionOptions, f: impl FnOnce(&Session) -> Result<R>) -> Result<R> {
     let stats = enable_stats()?;
 
+    let form = &probe().form;
     let mut cubic_storage = MaybeUninit::uninit();
-    let mut cubic_open = CostCubicSkelBuilder::default()
-        .open(&mut cubic_storage)
-        .context("opening the Cubic timing object")?;
-    crate::struct_ops::prepare(&mut cubic_open.maps.cost_cubic_ops)?;
-    let ops = cubic_open.struct_ops.cost_cubic_ops_mut();
-    crate::cc::tx_start_hooks(
-        &mut ops.cwnd_event,
-        &mut ops.cwnd_event_tx_start,
-        Some(&mut cubic_open.progs.cost_cu_cwnd_event),
-        &mut cubic_open.progs.cost_cu_cwnd_event_tx_start,
-    );
-    let mut cubic = crate::explain::load("the Cubic timing object", || cubic_open.load())?;
+    let mut cubic =
+        form.load::<CostCubicSkelBuilder>("the Cubic timing object", &mut cubic_storage, |_| {
+            Ok(())
+        })?;
     let cubic_link = cubic
         .maps
         .cost_cubic_ops
@@ -233,39 +231,27 @@ pub fn session<R>(opts: SessionOptions, f: impl FnOnce(&Session) -> Result<R>) -
         })?;
 
     let mut c2_storage = MaybeUninit::uninit();
-    let mut open = CostC2tcpSkelBuilder::default()
-        .open(&mut c2_storage)
-        .context("opening C2TCP's object")?;
-    // Only the congestion control: no cgroup hooks, no iterator.
-    for mut p in open.open_object_mut().progs_mut() {
-        if p.prog_type() != libbpf_rs::ProgramType::StructOps {
-            p.set_autoload(false);
-        }
-    }
-    let ack_event = open.progs.cost_c2_ack_event.as_libbpf_object().as_ptr();
-    {
-        let ops = open.struct_ops.cost_c2tcp_ops_mut();
-        ops.name = cc_name(C2TCP_CC);
-        ops.in_ack_event = ack_event;
-    }
-    if let Some(ro) = open.maps.rodata_data.as_deref_mut() {
-        ro.cost_c2_hz = crate::cc::kernel_hz();
-    }
-    crate::struct_ops::prepare(&mut open.maps.cost_c2tcp_ops)?;
-    let ops = open.struct_ops.cost_c2tcp_ops_mut();
-    crate::cc::tx_start_hooks(
-        &mut ops.cwnd_event,
-        &mut ops.cwnd_event_tx_start,
-        Some(&mut open.progs.cost_c2_cwnd_event),
-        &mut open.progs.cost_c2_cwnd_event_tx_start,
-    );
-    let mut c2 = crate::explain::load("C2TCP's timing object", || open.load())?;
-    let mut config = [0u8; 8];
-    config[..4].copy_from_slice(&opts.c2tcp_target_us.to_ne_bytes());
-    config[4..].copy_from_slice(&opts.c2tcp_variant.to_ne_bytes());
+    let mut c2 =
+        form.load::<CostC2tcpSkelBuilder>("C2TCP's timing object", &mut c2_storage, |open| {
+            // Only the congestion control: no cgroup hooks, no iterator.
+            for mut p in open.open_object_mut().progs_mut() {
+                if p.prog_type() != libbpf_rs::ProgramType::StructOps {
+                    p.set_autoload(false);
+                }
+            }
+            let ack_event = open.progs.cost_c2_ack_event.as_libbpf_object().as_ptr();
+            let ops = open.struct_ops.cost_c2tcp_ops_mut();
+            ops.name = cc_name(C2TCP_CC);
+            ops.in_ack_event = ack_event;
+            Ok(())
+        })?;
+    let config = c2tcp_config {
+        default_target_us: opts.c2tcp_target_us,
+        default_variant: opts.c2tcp_variant,
+    };
     c2.maps
         .cost_c2_config
-        .update(&0u32.to_ne_bytes(), &config, MapFlags::ANY)
+        .update(&0u32.to_ne_bytes(), &config.to_bytes(), MapFlags::ANY)
         .context("writing the C2TCP instance's configuration")?;
     let c2_link = c2
         .maps

@@ -11,7 +11,7 @@ use std::process::Command;
 use serde::Serialize;
 
 use crate::cc::CCS;
-use crate::features::{self, probe, Feature, Presence};
+use crate::features::{self, probe, Feature, Presence, Release};
 use crate::sys;
 
 #[derive(Debug, Serialize)]
@@ -44,7 +44,7 @@ pub struct FeatureReport {
     pub present: bool,
     /// `present`, `missing`, `refused` or `unknown`.
     pub state: &'static str,
-    pub first_kernel: &'static str,
+    pub first_kernel: Release,
     pub what: &'static str,
     pub detail: String,
     /// Whether anything is lost without it (else an older form does the same).

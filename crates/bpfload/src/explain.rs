@@ -15,6 +15,13 @@ use std::sync::{Mutex, OnceLock};
 use anyhow::anyhow;
 use libbpf_rs::PrintLevel;
 
+/// The helper number libbpf writes over an instruction whose CO-RE
+/// relocation failed (a field or type this kernel's BTF lacks): 0xbad2310,
+/// "bad relo" (libbpf's `bpf_core_poison_insn`, src/relo_core.c). When the
+/// instruction is reachable the verifier refuses it as `invalid func
+/// unknown#195896080`, and libbpf's log names the relocation beside it.
+const POISONED_CORE_RELO: u32 = 0xbad2310;
+
 /// The lines libbpf printed while a capture was open (None: not capturing).
 static CAPTURED: Mutex<Option<Vec<String>>> = Mutex::new(None);
 /// One capture at a time (libbpf's print callback is process-wide).
@@ -169,9 +176,15 @@ pub fn explain(lines: &[String], error: &str) -> String {
             "the kernel has no kfunc `{name}` (libbpf stopped before loading anything)"
         );
     }
-    if let Some((line, _)) =
-        after(lines, "member ").filter(|(l, _)| l.contains("not found in kernel"))
-    {
+    // A struct_ops member the kernel lacks and the object sets (libbpf's
+    // warning); one it leaves unset is only skipped (an info line), and
+    // says nothing of why a load failed.
+    if let Some(line) = lines.iter().find(|l| {
+        l.contains("Cannot find member")
+            || (l.contains("member ")
+                && l.contains("not found in kernel")
+                && !l.contains("skipping"))
+    }) {
         return format!(
             "the kernel's struct_ops type lacks a member the object sets ({})",
             line.trim_start_matches("libbpf: ").trim()
@@ -204,7 +217,7 @@ pub fn explain(lines: &[String], error: &str) -> String {
         }
         if log
             .iter()
-            .any(|l| l.contains("invalid func unknown#195896080"))
+            .any(|l| l.contains(&format!("invalid func unknown#{POISONED_CORE_RELO}")))
             || lines
                 .iter()
                 .any(|l| l.contains("failed to resolve CO-RE relocation"))
@@ -313,6 +326,26 @@ mod tests {
         );
         assert!(e.contains("field or type"), "{e}");
         assert!(e.contains("tcp_usec_ts"), "{e}");
+    }
+
+    /// libbpf skipping an unset member the kernel lacks is not the failure;
+    /// a set one is.
+    #[test]
+    fn a_skipped_member_is_not_the_reason() {
+        let e = explain(
+            &log("libbpf: struct_ops natcp_pre610: member cwnd_event_tx_start not found in kernel, skipping it as it's set to zero\nlibbpf: prog 'natcp_cong_control_pre610': BPF program load failed: -EACCES\nlibbpf: prog 'natcp_cong_control_pre610': -- BEGIN PROG LOAD LOG --\n0: R1=ctx() R10=fp0\nR2 invalid mem access 'scalar'\nprocessed 9 insns (limit 1000000)\n-- END PROG LOAD LOG --"),
+            "",
+        );
+        assert!(
+            e.starts_with("the verifier rejected program `natcp_cong_control_pre610`"),
+            "{e}"
+        );
+        let e = explain(
+            &log("libbpf: struct_ops init_kern vegas: Cannot find member cwnd_event_tx_start in kernel BTF\nlibbpf: failed to load object 'vegas_bpf'"),
+            "",
+        );
+        assert!(e.contains("lacks a member the object sets"), "{e}");
+        assert!(e.contains("cwnd_event_tx_start"), "{e}");
     }
 
     #[test]

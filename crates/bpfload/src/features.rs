@@ -3,12 +3,16 @@
 //! between the kernels people run, the first mainline kernel that has it,
 //! what we do without it, and a probe of the running kernel for each.
 //!
-//! The probes run once per process ([`probe`]) and every decision is taken
-//! from them in one place: `cc.rs` loads each object in the form the kernel
-//! takes (a struct_ops map without `BPF_F_LINK`, the setsockopt program
+//! The probes run once per process ([`probe`]), and the form every object
+//! is loaded in follows from them there, once: [`Probes::form`], a
+//! `kernel_form::KernelForm`, which `KernelForm::apply` puts an opened
+//! object in (a struct_ops map without `BPF_F_LINK`, the setsockopt program
 //! without `bpf_set_retval`, NetAssist's pre-6.10 `cong_control`, C2TCP
-//! without its iterator), `doctor.rs` prints them, and `docs/kernels.md`
-//! holds [`markdown_table`] (a test keeps the two equal).
+//! without its iterator, Cubic's idle-restart hook of the kernel's
+//! version). Which congestion control requires or adapts to which feature
+//! is in its `cc::CcSpec`; `doctor.rs` prints the probes, and
+//! `docs/kernels.md` holds the table (`kernel_tables.rs`, a test keeps the
+//! two equal).
 //!
 //! Most probes read the kernel's BTF (a type, a member, an enum value, a
 //! function's parameter count): they need no privileges and load nothing.
@@ -21,7 +25,9 @@ use std::sync::OnceLock;
 
 use libbpf_rs::btf::types::{Composite, Enum, Func, FuncProto};
 use libbpf_rs::btf::{Btf, ReferencesType};
-use serde::Serialize;
+use serde::{Serialize, Serializer};
+
+use crate::kernel_form::{self, KernelForm, CUBIC_CWND_EVENT, CUBIC_CWND_EVENT_TX_START, KFUNCS};
 
 /// A kernel feature some object or command needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
@@ -70,16 +76,35 @@ impl Feature {
     }
 }
 
+/// A mainline kernel release, `major.minor` (`5.13`; a string in JSON).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Release(pub u32, pub u32);
+
+impl std::fmt::Display for Release {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.0, self.1)
+    }
+}
+
+impl Serialize for Release {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 /// A feature's documentation: the first kernel and what we do without it.
 #[derive(Debug, Serialize)]
 pub struct FeatureInfo {
     pub feature: Feature,
     /// What it is, in a few words.
     pub what: &'static str,
+    /// Its name in a list of what a congestion control needs.
+    pub short: &'static str,
     /// The first mainline kernel that has it.
-    pub first_kernel: &'static str,
-    /// Who uses it.
-    pub used_by: &'static str,
+    pub first_kernel: Release,
+    /// What it serves, beside the congestion controls whose `CcSpec` names
+    /// it (who they are is derived from the list: `kernel_tables.rs`).
+    pub used_for: &'static str,
     /// What c2tcp does on a kernel without it.
     pub without: &'static str,
     /// Whether something is lost without it (else an older form does the
@@ -92,80 +117,90 @@ pub static FEATURES: &[FeatureInfo] = &[
     FeatureInfo {
         feature: Feature::StructOps,
         what: "BPF struct_ops congestion controls (`tcp_congestion_ops`)",
-        first_kernel: "5.6",
-        used_by: "every congestion control",
+        short: "struct_ops",
+        first_kernel: Release(5, 6),
+        used_for: "",
         without: "nothing loads; `doctor` names the missing program type",
         degrades: true,
     },
     FeatureInfo {
         feature: Feature::TcpKfuncs,
         what: "the kernel's Cubic and Reno functions as kfuncs to struct_ops programs",
-        first_kernel: "5.13",
-        used_by: "c2tcp, westwood, vegas, ledbat, compound, natcp, nacubic, tg",
+        short: "kfuncs",
+        first_kernel: Release(5, 13),
+        used_for: "",
         without: "each of those is refused, naming the function the kernel lacks",
         degrades: true,
     },
     FeatureInfo {
         feature: Feature::StructOpsLink,
         what: "struct_ops maps registered through a BPF link (`BPF_F_LINK`)",
-        first_kernel: "6.4",
-        used_by: "every congestion control",
+        short: "struct_ops links",
+        first_kernel: Release(6, 4),
+        used_for: "",
         without: "the map itself is registered and pinned; `unload` deletes its element, which unregisters it",
         degrades: false,
     },
     FeatureInfo {
         feature: Feature::CgroupSockopt,
         what: "cgroup setsockopt/getsockopt programs",
-        first_kernel: "5.3",
-        used_by: "c2tcp (the SOL_C2TCP socket option)",
+        short: "cgroup sockopt",
+        first_kernel: Release(5, 3),
+        used_for: "the SOL_C2TCP socket option",
         without: "c2tcp is refused",
         degrades: true,
     },
     FeatureInfo {
         feature: Feature::SetRetval,
         what: "`bpf_set_retval` in cgroup sockopt programs",
-        first_kernel: "5.18",
-        used_by: "c2tcp (the socket option's errors)",
+        short: "`bpf_set_retval`",
+        first_kernel: Release(5, 18),
+        used_for: "the socket option's errors",
         without: "a refused SOL_C2TCP value fails with EPERM instead of EINVAL or ENOPROTOOPT",
         degrades: true,
     },
     FeatureInfo {
         feature: Feature::SkStorageIterator,
         what: "an iterator over a socket-storage map (a tracing program), and a host that allows tracing programs",
-        first_kernel: "5.9",
-        used_by: "c2tcp's connections iterator (`c2tcp top`)",
+        short: "the connections iterator",
+        first_kernel: Release(5, 9),
+        used_for: "its connections iterator, `c2tcp top`",
         without: "c2tcp loads without it; `top` says why it cannot run",
         degrades: true,
     },
     FeatureInfo {
         feature: Feature::TcpUsecTs,
         what: "`tcp_sock.tcp_usec_ts` (microsecond TCP timestamps)",
-        first_kernel: "6.7",
-        used_by: "ledbat (the unit of its one-way delay)",
+        short: "`tcp_usec_ts`",
+        first_kernel: Release(6, 7),
+        used_for: "the unit of its one-way delay",
         without: "every TCP timestamp is in milliseconds, which ledbat then assumes",
         degrades: false,
     },
     FeatureInfo {
         feature: Feature::CongControlAckFlag,
         what: "`cong_control(sk, ack, flag, rs)`",
-        first_kernel: "6.10",
-        used_by: "natcp, nacubic, tg",
+        short: "the 4-argument `cong_control`",
+        first_kernel: Release(6, 10),
+        used_for: "",
         without: "their `<cc>_pre610` form: `cong_control(sk, rs)`, the ACK flags derived from the socket",
         degrades: false,
     },
     FeatureInfo {
         feature: Feature::BpfStats,
         what: "`BPF_ENABLE_STATS` (run time and count of BPF programs)",
-        first_kernel: "5.8",
-        used_by: "`c2tcp cost`",
+        short: "`BPF_ENABLE_STATS`",
+        first_kernel: Release(5, 8),
+        used_for: "`c2tcp cost`",
         without: "`cost` cannot time the programs and says so",
         degrades: true,
     },
     FeatureInfo {
         feature: Feature::CwndEventTxStart,
         what: "`tcp_congestion_ops.cwnd_event_tx_start` and `cubictcp_cwnd_event_tx_start` (Cubic's restart after idle, out of `cwnd_event`)",
-        first_kernel: "7.1",
-        used_by: "c2tcp, natcp, nacubic, tg (Cubic's hook), vegas, compound",
+        short: "7.1's `cwnd_event_tx_start`",
+        first_kernel: Release(7, 1),
+        used_for: "Cubic's restart after idle; Vegas's and Compound's own",
         without: "the restart after idle through `cwnd_event` and `cubictcp_cwnd_event`, as before 7.1",
         degrades: false,
     },
@@ -197,12 +232,15 @@ impl Presence {
     }
 }
 
-/// Every feature's presence on the running kernel.
+/// Every feature's presence on the running kernel, and the form it takes
+/// our objects in.
 #[derive(Debug, Serialize)]
 pub struct Probes {
     /// `uname -r`.
     pub kernel: String,
     pub features: Vec<(Feature, Presence)>,
+    /// What the presences make of every object (`kernel_form.rs`).
+    pub form: KernelForm,
 }
 
 impl Probes {
@@ -240,7 +278,7 @@ fn probe_now() -> Probes {
     let assumed: Vec<String> = std::env::var(ASSUME_REFUSED)
         .map(|v| v.split(',').map(|s| s.trim().to_string()).collect())
         .unwrap_or_default();
-    let features = FEATURES
+    let features: Vec<(Feature, Presence)> = FEATURES
         .iter()
         .map(|fi| {
             let f = fi.feature;
@@ -257,7 +295,20 @@ fn probe_now() -> Probes {
             (f, p)
         })
         .collect();
-    Probes { kernel, features }
+    let has = |f: Feature| features.iter().any(|(g, p)| *g == f && p.is_present());
+    let form = KernelForm {
+        struct_ops_link: has(Feature::StructOpsLink),
+        set_retval: has(Feature::SetRetval),
+        iterators: has(Feature::SkStorageIterator),
+        cong_control_ack_flag: has(Feature::CongControlAckFlag),
+        cwnd_event_tx_start: has(Feature::CwndEventTxStart),
+        hz: kernel_form::kernel_hz(),
+    };
+    Probes {
+        kernel,
+        features,
+        form,
+    }
 }
 
 fn probe_one(f: Feature, btf: &Btf<'_>, kernel: &str) -> Presence {
@@ -277,23 +328,26 @@ fn probe_one(f: Feature, btf: &Btf<'_>, kernel: &str) -> Presence {
         }
         Feature::TcpKfuncs => {
             let has = |k: &str| btf.type_by_name::<Func<'_>>(k).is_some();
-            let mut absent: Vec<&str> = crate::cc::KFUNCS
+            let mut absent: Vec<String> = KFUNCS
                 .iter()
-                .copied()
                 .filter(|k| !has(k))
+                .map(|k| k.to_string())
                 .collect();
             // One or the other, by kernel (CwndEventTxStart).
-            if !has("cubictcp_cwnd_event") && !has("cubictcp_cwnd_event_tx_start") {
-                absent.push("cubictcp_cwnd_event (or 7.1's cubictcp_cwnd_event_tx_start)");
+            if !has(CUBIC_CWND_EVENT) && !has(CUBIC_CWND_EVENT_TX_START) {
+                absent.push(format!(
+                    "{CUBIC_CWND_EVENT} (or 7.1's {CUBIC_CWND_EVENT_TX_START})"
+                ));
             }
+            let first = info(f).first_kernel;
             if !absent.is_empty() {
                 Presence::Missing(format!(
                     "the kernel has no {} (built without CONFIG_TCP_CONG_CUBIC=y?)",
                     absent.join(", ")
                 ))
-            } else if release_at_least(kernel, (5, 13)) == Some(false) {
+            } else if release_at_least(kernel, first) == Some(false) {
                 Presence::Missing(format!(
-                    "Linux {kernel} does not export them as kfuncs (5.13 and later do)"
+                    "Linux {kernel} does not export them as kfuncs ({first} and later do)"
                 ))
             } else {
                 Presence::Present
@@ -389,11 +443,11 @@ fn cong_control_params(btf: &Btf<'_>) -> Option<usize> {
 
 /// Whether `uname -r` (e.g. `6.1.0-50-amd64`) is at least `want`; None when
 /// it does not parse.
-pub fn release_at_least(release: &str, want: (u32, u32)) -> Option<bool> {
+pub fn release_at_least(release: &str, want: Release) -> Option<bool> {
     let mut parts = release.split(|c: char| !c.is_ascii_digit());
     let major: u32 = parts.next()?.parse().ok()?;
     let minor: u32 = parts.next()?.parse().ok()?;
-    Some((major, minor) >= want)
+    Some(Release(major, minor) >= want)
 }
 
 /// Loads the smallest iterator over socket-storage maps (`r0 = 0; exit`)
@@ -465,31 +519,28 @@ fn probe_iterator(btf: &Btf<'_>) -> Presence {
     }
 }
 
-/// The table `docs/kernels.md` carries, generated from [`FEATURES`].
-pub fn markdown_table() -> String {
-    let mut s = String::from(
-        "| feature | first kernel | used by | without it |\n| --- | --- | --- | --- |\n",
-    );
-    for f in FEATURES {
-        s.push_str(&format!(
-            "| {} | {} | {} | {} |\n",
-            f.what, f.first_kernel, f.used_by, f.without
-        ));
-    }
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn releases_compare_by_major_and_minor() {
-        assert_eq!(release_at_least("6.1.0-50-amd64", (5, 13)), Some(true));
-        assert_eq!(release_at_least("5.10.0-30-amd64", (5, 13)), Some(false));
-        assert_eq!(release_at_least("7.2.13+deb14-amd64", (6, 10)), Some(true));
-        assert_eq!(release_at_least("6.9", (6, 10)), Some(false));
-        assert_eq!(release_at_least("garbage", (6, 10)), None);
+        assert_eq!(
+            release_at_least("6.1.0-50-amd64", Release(5, 13)),
+            Some(true)
+        );
+        assert_eq!(
+            release_at_least("5.10.0-30-amd64", Release(5, 13)),
+            Some(false)
+        );
+        assert_eq!(
+            release_at_least("7.2.13+deb14-amd64", Release(6, 10)),
+            Some(true)
+        );
+        assert_eq!(release_at_least("6.9", Release(6, 10)), Some(false));
+        assert_eq!(release_at_least("garbage", Release(6, 10)), None);
+        assert_eq!(Release(5, 13).to_string(), "5.13");
+        assert!(Release(5, 9) < Release(5, 13) && Release(6, 10) < Release(7, 1));
     }
 
     #[test]
@@ -502,21 +553,6 @@ mod tests {
                 f.feature
             );
         }
-    }
-
-    /// docs/kernels.md carries the table exactly as the code knows it.
-    #[test]
-    fn docs_kernels_md_holds_the_table() {
-        let doc = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../docs/kernels.md"
-        ))
-        .expect("docs/kernels.md");
-        let table = markdown_table();
-        assert!(
-            doc.contains(&table),
-            "docs/kernels.md's feature table differs from crates/bpfload/src/features.rs; put this in it:\n{table}"
-        );
     }
 
     /// On the kernel these tests run on, the BTF probes agree with its
@@ -532,12 +568,7 @@ mod tests {
             if fi.feature == Feature::SkStorageIterator {
                 continue; // a policy too, not only a version
             }
-            let want: Vec<u32> = fi
-                .first_kernel
-                .split('.')
-                .map(|x| x.parse().unwrap())
-                .collect();
-            if release_at_least(&p.kernel, (want[0], want[1])) == Some(true) {
+            if release_at_least(&p.kernel, fi.first_kernel) == Some(true) {
                 assert!(
                     p.has(fi.feature) || std::env::var_os(ASSUME_REFUSED).is_some(),
                     "{:?} should be present on {}: {:?}",

@@ -7,11 +7,14 @@ use anyhow::{bail, Result};
 use libbpf_rs::query::MapInfoIter;
 use libbpf_rs::{MapCore, MapHandle, MapType};
 
-/// The names our struct_ops maps for `cc` may carry: its own, and
-/// NetAssist's pre-6.10 form (`<cc>_pre610`), cut at BPF_OBJ_NAME_LEN - 1.
+use crate::kernel_form::PRE_610;
+
+/// The names our struct_ops maps for `cc` may carry: its own, and its
+/// pre-6.10 form (`<cc>_pre610`, `kernel_form.rs`), cut at
+/// BPF_OBJ_NAME_LEN - 1.
 fn map_names(cc: &str) -> [String; 2] {
     let cut = |s: String| s.chars().take(15).collect::<String>();
-    [cut(cc.to_string()), cut(format!("{cc}_pre610"))]
+    [cut(cc.to_string()), cut(format!("{cc}{PRE_610}"))]
 }
 
 /// Unregisters every plain struct_ops map named like the congestion control.

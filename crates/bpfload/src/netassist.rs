@@ -1,23 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! The kernel side of NATCP, NACubic and TG as seen from userspace: loading them,
-//! the feedback map the server agent writes, and the per-flow state the
-//! programs export (`bpf/netassist.h`, `docs/netassist.md`).
+//! The kernel side of NATCP, NACubic and TG as seen from userspace: their
+//! maps pinned at load, the feedback map the server agent writes, and the
+//! per-flow state the programs export (`bpf/netassist.h`, `docs/netassist.md`).
 //!
 //! Each of the three congestion controls is its own BPF object with its own
 //! maps, pinned under `/sys/fs/bpf/c2tcp/<cc>/`: `feedback` (per UE, written
 //! by the agent) and `flows` (per connection, written by the programs). The
-//! agent writes every loaded one's `feedback`, so a run may use both.
-use std::mem::MaybeUninit;
+//! agent writes every loaded one's `feedback`, so a run may use both. Their
+//! objects are loaded like every other (`cc.rs`, `kernel_form.rs`: the
+//! `<cc>_pre610` struct_ops before 6.10).
 use std::net::Ipv4Addr;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use libbpf_rs::skel::{OpenSkel, SkelBuilder};
-use libbpf_rs::{MapCore, MapFlags, MapHandle, OpenObject};
+use libbpf_rs::{MapCore, MapFlags, MapHandle, Object};
 
-use crate::explain;
-use crate::features::{probe, Feature};
-use crate::struct_ops;
 use crate::sys;
 
 /// The congestion controls that read NetAssist feedback.
@@ -76,113 +73,23 @@ map_bytes!(na_flow_state {
 });
 map_bytes!(na_flow_key { daddr, dport, pad });
 
-/// What NATCP, NACubic and TG adapt to: links, and before 6.10 a
-/// `cong_control` without the ACK's flags (their `<cc>_pre610` struct_ops).
-pub const ADAPTS: &[Feature] = &[
-    Feature::StructOpsLink,
-    Feature::CongControlAckFlag,
-    Feature::CwndEventTxStart,
-];
+/// The pins of a NetAssist object's maps in its directory: the feedback
+/// the agent writes (`na_feedback`), the flow state the programs export
+/// (`na_flows`).
+const FEEDBACK_PIN: &str = "feedback";
+const FLOWS_PIN: &str = "flows";
 
-/// For each of the three: `$load` opens the object in the running kernel's
-/// form (the struct_ops map whose `cong_control` this kernel calls, the
-/// other one never created) and loads it, `$trial` loads and releases it,
-/// `$attach` pins its maps and registers it.
-macro_rules! netassist_cc {
-    ($load:ident, $trial:ident, $attach:ident, $builder:path, $ops:ident, $pre610:ident,
-     $ops_mut:ident, $pre610_mut:ident, $cwnd_event:ident, $tx_start:ident) => {
-        fn $load(
-            storage: &mut MaybeUninit<OpenObject>,
-        ) -> Result<<<$builder as SkelBuilder<'_>>::Output as OpenSkel<'_>>::Output> {
-            let mut open = <$builder>::default()
-                .open(storage)
-                .context("opening the BPF object")?;
-            let current = probe().has(Feature::CongControlAckFlag);
-            open.maps.$ops.set_autocreate(current)?;
-            open.maps.$pre610.set_autocreate(!current)?;
-            if let Some(ro) = open.maps.rodata_data.as_deref_mut() {
-                ro.na_writes_cwnd_stamp = current;
-            }
-            let ops = open.struct_ops.$ops_mut();
-            crate::cc::tx_start_hooks(
-                &mut ops.cwnd_event,
-                &mut ops.cwnd_event_tx_start,
-                Some(&mut open.progs.$cwnd_event),
-                &mut open.progs.$tx_start,
-            );
-            let ops = open.struct_ops.$pre610_mut();
-            crate::cc::tx_start_hooks(
-                &mut ops.cwnd_event,
-                &mut ops.cwnd_event_tx_start,
-                Some(&mut open.progs.$cwnd_event),
-                &mut open.progs.$tx_start,
-            );
-            struct_ops::prepare(&mut open.maps.$ops)?;
-            struct_ops::prepare(&mut open.maps.$pre610)?;
-            explain::load(stringify!($ops), || open.load())
-        }
-
-        pub(crate) fn $trial() -> Result<()> {
-            let mut storage = MaybeUninit::uninit();
-            $load(&mut storage).map(drop)
-        }
-
-        pub(crate) fn $attach(_opts: &crate::LoadOptions, dir: &Path) -> Result<()> {
-            let mut storage = MaybeUninit::uninit();
-            let mut skel = $load(&mut storage)?;
-            skel.maps
-                .na_feedback
-                .pin(dir.join("feedback"))
-                .context("pinning the feedback map")?;
-            skel.maps
-                .na_flows
-                .pin(dir.join("flows"))
-                .context("pinning the flow-state map")?;
-            if probe().has(Feature::CongControlAckFlag) {
-                struct_ops::register_pinned(&mut skel.maps.$ops, dir)
-            } else {
-                struct_ops::register_pinned(&mut skel.maps.$pre610, dir)
-            }
-        }
-    };
+/// Pins a loaded NetAssist object's maps into its directory.
+pub(crate) fn pin_maps(obj: &mut Object, dir: &Path) -> Result<()> {
+    for (map, pin) in [("na_feedback", FEEDBACK_PIN), ("na_flows", FLOWS_PIN)] {
+        obj.maps_mut()
+            .find(|m| m.name() == map)
+            .with_context(|| format!("the object has no map {map}"))?
+            .pin(dir.join(pin))
+            .with_context(|| format!("pinning the {map} map"))?;
+    }
+    Ok(())
 }
-
-netassist_cc!(
-    load_natcp,
-    trial_natcp,
-    attach_natcp,
-    crate::skel::natcp::NatcpSkelBuilder,
-    natcp,
-    natcp_pre610,
-    natcp_mut,
-    natcp_pre610_mut,
-    natcp_cwnd_event,
-    natcp_cwnd_event_tx_start
-);
-netassist_cc!(
-    load_nacubic,
-    trial_nacubic,
-    attach_nacubic,
-    crate::skel::nacubic::NacubicSkelBuilder,
-    nacubic,
-    nacubic_pre610,
-    nacubic_mut,
-    nacubic_pre610_mut,
-    nacubic_cwnd_event,
-    nacubic_cwnd_event_tx_start
-);
-netassist_cc!(
-    load_tg,
-    trial_tg,
-    attach_tg,
-    crate::skel::tg::TgSkelBuilder,
-    tg,
-    tg_pre610,
-    tg_mut,
-    tg_pre610_mut,
-    tg_cwnd_event,
-    tg_cwnd_event_tx_start
-);
 
 /// The agent's handle on the `feedback` maps of the loaded NetAssist
 /// congestion controls.
@@ -205,7 +112,7 @@ impl FeedbackMaps {
             if self.maps.iter().any(|(n, _)| n == cc) {
                 continue;
             }
-            if let Ok(h) = MapHandle::from_pinned_path(sys::pin_dir(cc).join("feedback")) {
+            if let Ok(h) = MapHandle::from_pinned_path(sys::pin_dir(cc).join(FEEDBACK_PIN)) {
                 self.maps.push((cc, h));
             }
         }
@@ -241,7 +148,7 @@ impl FeedbackMaps {
 
 /// What connection `ue:port` using `cc` last exported, if anything.
 pub fn flow_state(cc: &str, ue: Ipv4Addr, port: u16) -> Option<FlowState> {
-    let map = MapHandle::from_pinned_path(sys::pin_dir(cc).join("flows")).ok()?;
+    let map = MapHandle::from_pinned_path(sys::pin_dir(cc).join(FLOWS_PIN)).ok()?;
     flow_state_in(&map, ue, port)
 }
 
@@ -259,7 +166,7 @@ pub fn flow_state_in(map: &MapHandle, ue: Ipv4Addr, port: u16) -> Option<FlowSta
 
 /// Opens `cc`'s pinned flow-state map.
 pub fn flows_map(cc: &str) -> Result<MapHandle> {
-    let path = sys::pin_dir(cc).join("flows");
+    let path = sys::pin_dir(cc).join(FLOWS_PIN);
     MapHandle::from_pinned_path(&path)
         .with_context(|| format!("opening {} (is {cc} loaded?)", path.display()))
 }
@@ -312,27 +219,5 @@ mod tests {
             pad: 0,
         };
         assert_eq!(key.to_bytes(), [10, 0, 0, 2, 0x17, 0x70, 0, 0]);
-    }
-}
-
-#[cfg(test)]
-mod verifier {
-    use super::*;
-
-    /// Loading the objects runs the verifier over every program; nothing is
-    /// registered (that needs the struct_ops link), so no lock is needed.
-    #[test]
-    fn natcp_nacubic_and_tg_pass_the_verifier() {
-        if !crate::sys::is_root() {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "CI=true requires root"
-            );
-            eprintln!("skipped: needs root to load BPF programs");
-            return;
-        }
-        trial_natcp().expect("natcp verifies");
-        trial_nacubic().expect("nacubic verifies");
-        trial_tg().expect("tg verifies");
     }
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! A user's own compiled struct_ops congestion control (a `.bpf.o` named by
 //! a `bpf` scheme file), handled exactly as ours are: checked before anything
-//! runs, registered through a struct_ops link pinned beside ours
+//! runs, loaded in the running kernel's form by the same conventions
+//! (`kernel_form.rs`: without `BPF_F_LINK` before 6.4, ...), registered
+//! through a struct_ops link pinned beside ours
 //! (`/sys/fs/bpf/c2tcp/<cc>/ops`), unloaded by removing that pin, and
 //! refcounted by `usage::BpfUse` like ours (auto-loaded, unloaded by the
 //! last user).
@@ -16,11 +18,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use libbpf_rs::{MapCore, MapType, ObjectBuilder};
+use libbpf_rs::{MapType, ObjectBuilder};
 
+use crate::cc::{self, LoadOutcome};
+use crate::features::probe;
+use crate::struct_ops::{self, register_created, release_pin_root, remove_pins};
 use crate::sys::{self, ops_pin};
-
-use crate::LoadOutcome;
 
 /// A user's struct_ops object and the congestion-control name it registers.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -68,7 +71,7 @@ pub fn is_loaded(cc: &str) -> bool {
 /// hold the exclusive [`BpfLock`](crate::lock::BpfLock).
 pub fn load(obj: &UserObject) -> Result<LoadOutcome> {
     sys::require_root("loading a BPF congestion control")?;
-    if crate::cc::spec(&obj.cc).is_ok() {
+    if cc::spec(&obj.cc).is_ok() {
         bail!(
             "`{}` is one of c2tcp's own congestion controls; give your object another name",
             obj.cc
@@ -80,7 +83,7 @@ pub fn load(obj: &UserObject) -> Result<LoadOutcome> {
         });
     }
     let dir = sys::pin_dir(&obj.cc);
-    crate::cc::remove_pins(&dir)?; // half-loaded by a crashed run
+    remove_pins(&dir)?; // half-loaded by a crashed run
     if sys::is_registered(&obj.cc) {
         bail!(
             "a congestion control named `{}` is already registered by something else (see `bpftool struct_ops show`); \
@@ -93,14 +96,14 @@ pub fn load(obj: &UserObject) -> Result<LoadOutcome> {
     sys::ensure_bpffs()?;
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     if let Err(e) = attach(obj, &dir) {
-        let _ = crate::struct_ops::unregister(&dir);
-        let _ = crate::cc::remove_pins(&dir);
-        crate::cc::release_pin_root();
+        let _ = struct_ops::unregister(&dir);
+        let _ = remove_pins(&dir);
+        release_pin_root();
         return Err(e.context(format!("loading {}", obj.path.display())));
     }
     if !sys::is_registered(&obj.cc) {
-        let _ = crate::struct_ops::unregister(&dir);
-        let _ = crate::cc::remove_pins(&dir);
+        let _ = struct_ops::unregister(&dir);
+        let _ = remove_pins(&dir);
         bail!(
             "{} registered a congestion control, but not one named `{}`: give its tcp_congestion_ops .name as `cc`",
             obj.path.display(),
@@ -111,18 +114,11 @@ pub fn load(obj: &UserObject) -> Result<LoadOutcome> {
 }
 
 fn attach(obj: &UserObject, dir: &Path) -> Result<()> {
-    let mut open = ObjectBuilder::default()
+    let open = ObjectBuilder::default()
         .open_file(&obj.path)
         .context("opening the BPF object")?;
-    for mut map in open.maps_mut() {
-        crate::struct_ops::prepare(&mut map)?;
-    }
-    let mut loaded = crate::explain::load(&obj.cc, || open.load())?;
-    let mut map = loaded
-        .maps_mut()
-        .find(|m| m.map_type() == MapType::StructOps)
-        .context("no struct_ops map")?;
-    crate::struct_ops::register_pinned(&mut map, dir)
+    let mut loaded = probe().form.load_object(&obj.cc, open)?;
+    register_created(&mut loaded, dir)
 }
 
 #[cfg(test)]

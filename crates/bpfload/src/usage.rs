@@ -11,9 +11,9 @@
 use std::fs;
 use std::path::PathBuf;
 
+use crate::cc::{LoadOptions, LoadOutcome};
 use crate::lock::BpfLock;
 use crate::object::{self, UserObject};
-use crate::{LoadOptions, LoadOutcome};
 use anyhow::Result;
 
 const AUTOLOAD_DIR: &str = "/run/c2tcp/autoload";

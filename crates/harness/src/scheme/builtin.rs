@@ -4,6 +4,12 @@
 //! Sprout, Verus, the AQM schemes). Every other scheme is a file under
 //! `schemes/` (see `file.rs`). One entry is a few lines: a name, a sentence,
 //! its kind and its knobs.
+//!
+//! Every BPF congestion control of `bpfload::CCS` is a scheme of its name:
+//! a plain `Kind::Bpf` one with no knobs and its `CcSpec`'s summary, unless
+//! an entry here gives it knobs or another kind (`c2tcp`, NetAssist's, ABC's
+//! and Prague's). A scheme that is one congestion control takes that
+//! control's summary from its `CcSpec`, the summary's one owner.
 use emu::queue::QueueKind;
 
 use super::knobs::*;
@@ -19,43 +25,42 @@ pub(super) struct Entry {
     knobs: &'static [Knob],
 }
 
+/// The summary of one of bpfload's congestion controls.
+fn cc_summary(cc: &str) -> &'static str {
+    bpfload::cc::spec(cc)
+        .map(|s| s.summary)
+        .expect("a congestion control of bpfload::CCS")
+}
+
+/// Every built-in scheme: first one per BPF congestion control, in
+/// `bpfload::CCS`'s order (its own entry, or a plain `Bpf` one), then the
+/// others.
 pub(super) fn registry() -> Vec<Entry> {
+    let mut own = entries();
+    let mut all: Vec<Entry> = bpfload::CCS
+        .iter()
+        .map(|cc| match own.iter().position(|e| e.name == cc.name) {
+            Some(i) => own.remove(i),
+            None => Entry {
+                name: cc.name,
+                summary: cc.summary,
+                kind: Kind::Bpf { cc: cc.name },
+                knobs: &[],
+            },
+        })
+        .collect();
+    all.extend(own);
+    all
+}
+
+/// The schemes that are not a plain BPF congestion control.
+fn entries() -> Vec<Entry> {
     vec![
         Entry {
             name: "c2tcp",
-            summary: "C2TCP over the kernel's Cubic (BPF)",
+            summary: cc_summary("c2tcp"),
             kind: Kind::Bpf { cc: "c2tcp" },
             knobs: C2TCP_KNOBS,
-        },
-        Entry {
-            name: "westwood",
-            summary: "TCP Westwood+ (BPF): Reno growth, ssthresh = BWE x RTTmin after a loss",
-            kind: Kind::Bpf { cc: "westwood" },
-            knobs: &[],
-        },
-        Entry {
-            name: "vegas",
-            summary: "TCP Vegas (BPF): keeps 2-4 packets queued",
-            kind: Kind::Bpf { cc: "vegas" },
-            knobs: &[],
-        },
-        Entry {
-            name: "vivace",
-            summary: "PCC Vivace (BPF): paced rate from gradient ascent on a latency-and-loss utility",
-            kind: Kind::Bpf { cc: "vivace" },
-            knobs: &[],
-        },
-        Entry {
-            name: "ledbat",
-            summary: "LEDBAT (BPF, RFC 6817): scavenger holding its one-way queueing delay at 100 ms, yields to loss-based TCP",
-            kind: Kind::Bpf { cc: "ledbat" },
-            knobs: &[],
-        },
-        Entry {
-            name: "compound",
-            summary: "Compound TCP (BPF): Reno's loss window plus a delay window that retreats as the queue grows",
-            kind: Kind::Bpf { cc: "compound" },
-            knobs: &[],
         },
         Entry {
             name: "sprout",
@@ -84,19 +89,19 @@ pub(super) fn registry() -> Vec<Entry> {
         },
         Entry {
             name: "natcp",
-            summary: "NATCP (BPF): cwnd = 2 x minRTT x bandwidth / flows with BBR's headroom, paced, from NetAssist feedback; Cubic without it",
+            summary: cc_summary("natcp"),
             kind: Kind::NetAssisted { cc: "natcp" },
             knobs: NATCP_KNOBS,
         },
         Entry {
             name: "nacubic",
-            summary: "NACubic (BPF): the kernel's Cubic capped at eq. 1 and paced by live NetAssist feedback; Cubic without it",
+            summary: cc_summary("nacubic"),
             kind: Kind::NetAssisted { cc: "nacubic" },
             knobs: NETASSISTED_KNOBS,
         },
         Entry {
             name: "tg",
-            summary: "TG, throughput guidance (BPF): cwnd = NetAssist bandwidth x the sender's own smoothed RTT, paced at that bandwidth; Cubic without it",
+            summary: cc_summary("tg"),
             kind: Kind::NetAssisted { cc: "tg" },
             knobs: NETASSISTED_KNOBS,
         },
@@ -180,4 +185,27 @@ pub(super) fn find(name: &str) -> Option<Scheme> {
             kind: e.kind,
             knobs: e.knobs.to_vec(),
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every BPF congestion control is a scheme of its name, once; one that
+    /// is its scheme's whole sender shows its `CcSpec`'s summary.
+    #[test]
+    fn every_bpf_cc_is_a_scheme_with_its_summary() {
+        let all = registry();
+        for cc in bpfload::CCS {
+            let e: Vec<&Entry> = all.iter().filter(|e| e.name == cc.name).collect();
+            assert_eq!(e.len(), 1, "{}", cc.name);
+            if matches!(e[0].kind, Kind::Bpf { .. } | Kind::NetAssisted { .. }) {
+                assert_eq!(e[0].summary, cc.summary, "{}", cc.name);
+            }
+        }
+        let names: Vec<&str> = all.iter().map(|e| e.name).collect();
+        for (i, n) in names.iter().enumerate() {
+            assert!(!names[i + 1..].contains(n), "{n} twice");
+        }
+    }
 }
