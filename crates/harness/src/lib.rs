@@ -7,7 +7,6 @@
 //! the result.
 #![forbid(unsafe_code)]
 pub mod analysis;
-mod aqm_schemes;
 pub mod bench;
 pub mod data;
 pub mod ect1;
