@@ -12,6 +12,7 @@ pub mod emulator;
 pub mod gso;
 pub mod import;
 pub mod link;
+pub mod link_spec;
 pub mod log;
 pub mod loss;
 pub mod packet;
@@ -28,6 +29,7 @@ pub mod transform;
 pub mod tso;
 pub mod tun;
 
+pub use link_spec::LinkSpec;
 pub use emulator::{DirectionConfig, Emulator, EmulatorConfig, EmulatorStats, RunningEmulator};
 pub use queue::QueueSpec;
 pub use stats::DirectionStats;

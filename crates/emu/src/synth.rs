@@ -116,10 +116,10 @@ fn close_period(out: &mut Vec<u64>, duration_ms: u64) {
     }
 }
 
-/// A piecewise-constant rate: `(start_s, mbps)` segments, sorted by start,
-/// the first at 0, the last lasting until `duration_ms`. Opportunities are
-/// spread evenly (fractions carry over), so the trace holds the rate exactly.
-pub fn from_rate(schedule: &[(f64, f64)], duration_ms: u64) -> Result<Vec<u64>> {
+/// Checks a rate schedule as [`from_rate`] takes it, without making the
+/// trace: the segments, the rates, the length and the number of
+/// opportunities it would hold. Returns that number.
+pub fn check_schedule(schedule: &[(f64, f64)], duration_ms: u64) -> Result<f64> {
     if schedule.is_empty() || duration_ms == 0 {
         bail!("a rate schedule needs at least one segment and a duration > 0");
     }
@@ -167,6 +167,17 @@ pub fn from_rate(schedule: &[(f64, f64)], duration_ms: u64) -> Result<Vec<u64>> 
              a trace may hold in memory (e.g. 1 Gbit/s for 20 minutes): shorten its period"
         );
     }
+    if total < 1.0 - 1e-9 {
+        bail!("the schedule has no capacity at all (every rate is 0)");
+    }
+    Ok(total)
+}
+
+/// A piecewise-constant rate: `(start_s, mbps)` segments, sorted by start,
+/// the first at 0, the last lasting until `duration_ms`. Opportunities are
+/// spread evenly (fractions carry over), so the trace holds the rate exactly.
+pub fn from_rate(schedule: &[(f64, f64)], duration_ms: u64) -> Result<Vec<u64>> {
+    let total = check_schedule(schedule, duration_ms)?;
     let mut out = Vec::with_capacity(total as usize + 2);
     let mut credit = 0.0f64;
     let mut seg = 0;

@@ -370,7 +370,7 @@ fn execute(
             // The flows inside the tunnel, from its ends' records; the
             // link's own view (the tunnel's datagrams) aside in link/.
             let (down, up) = crate::tunnel::write_logs(&opts.out)?;
-            crate::tunnel::analyze_link(sc, &opts.out)?;
+            crate::tunnel::analyze_link(sc.link.warmup_s, sc.link.duration_s, &opts.out)?;
             crate::analysis::analyze_logs(sc, &opts.out, &outcomes, &down, &up)?
         }
     };

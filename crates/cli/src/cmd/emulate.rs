@@ -139,14 +139,15 @@ fn direction(
     log: Option<PathBuf>,
 ) -> Result<DirectionConfig> {
     let loss: LossModel = loss.parse().with_context(|| format!("--{what}-loss"))?;
-    // A trace, a rate spec, or CellReplay's pair (emu::cellreplay).
-    let (trace, cellreplay) =
-        emu::cellreplay::load_link(trace).with_context(|| format!("--{what}"))?;
-    if let Some(w) = emu::rate_spec::rate_warning(&trace) {
+    // A trace, a rate spec, or CellReplay's pair, its files as given.
+    let link = emu::LinkSpec::parse(trace)
+        .and_then(|l| l.load(&|f| Ok(PathBuf::from(f))))
+        .with_context(|| format!("--{what}"))?;
+    if let Some(w) = emu::rate_spec::rate_warning(&link.trace) {
         eprintln!("c2tcp emulate: --{what}: {w}");
     }
-    let mut d = DirectionConfig::new(trace);
-    d.cellreplay = cellreplay.map(std::sync::Arc::new);
+    let mut d = DirectionConfig::new(link.trace);
+    d.cellreplay = link.cellreplay.map(std::sync::Arc::new);
     d.queue = queue;
     d.loss = loss;
     d.log = log;
