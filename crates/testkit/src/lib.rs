@@ -5,6 +5,8 @@
 //! they skip with the reason when the capability is missing; with `CI=true`
 //! the missing capability is a failure, so CI can never pass by skipping.
 #![forbid(unsafe_code)]
+pub mod modules;
+
 use std::fs::{File, OpenOptions};
 use std::path::PathBuf;
 
