@@ -20,6 +20,7 @@ pub mod pcap;
 pub mod pipeline;
 pub mod queue;
 pub mod rate_spec;
+mod forward;
 mod relay;
 pub mod stats;
 pub mod synth;
