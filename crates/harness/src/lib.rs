@@ -15,6 +15,7 @@ pub mod identity;
 pub mod measured;
 pub mod ownership;
 pub mod plan;
+mod run_files;
 pub mod runner;
 pub mod scenario;
 pub mod scheme;

@@ -17,7 +17,6 @@
 //! `netassist.json` and `netassist-flow<N>.csv`, and the analysis
 //! (`metrics.json`, ...).
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -27,13 +26,12 @@ use anyhow::{Context, Result};
 use bpfload::usage::BpfUse;
 use emu::{DirectionConfig, Emulator, EmulatorConfig};
 use netns::Netns;
-use serde::Serialize;
 
 use results::{RunId, RunInfo, RunStatus};
 
 use crate::flows::{self, FlowOutcome};
 use crate::plan::{CheckedScenario, Needs, Plan, HOST_ECN_SYSCTL};
-use crate::scenario::Scenario;
+use crate::run_files::{write_flow_files, write_json, Setup};
 use crate::trace_ref::{self, TraceRef};
 
 /// How a run executes, beside its scenario.
@@ -73,29 +71,6 @@ impl RunOptions {
             traces: Vec::new(),
         }
     }
-}
-
-/// `setup.json`: what the run resolved its scenario to, and what the
-/// emulator counted.
-#[derive(Serialize)]
-struct Setup<'a> {
-    scenario: &'a Scenario,
-    seed: u64,
-    downlink_trace: String,
-    uplink_trace: String,
-    downlink_queue: String,
-    uplink_queue: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    emulator: Option<emu::EmulatorStats>,
-    /// Packets the ECT(1) tc program rewrote (runs with Prague's flows).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    ect1_rewritten: Option<u64>,
-}
-
-/// A result file, whole or not at all (`wholefile`).
-fn write_json(path: &Path, v: &impl Serialize) -> Result<()> {
-    let text = serde_json::to_string_pretty(v)? + "\n";
-    wholefile::write(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))
 }
 
 /// Runs the checked scenario into `opts.out`. Returns Done, or Interrupted
@@ -543,67 +518,5 @@ fn wait_until(
     if let Some(p) = progress {
         p(total.min(start.elapsed().as_secs_f64()), total);
     }
-    Ok(())
-}
-
-/// `flows.json` (what each flow's endpoints saw) and `tcpinfo.csv`.
-fn write_flow_files(out: &Path, outcomes: &[FlowOutcome]) -> Result<()> {
-    write_json(&out.join(results::FLOWS_JSON), &outcomes)?;
-    let path = out.join(results::TCPINFO_CSV);
-    wholefile::write_with(&path, |f| {
-        tcpinfo_rows(csv::Writer::from_writer(f), outcomes)
-    })
-    .with_context(|| format!("writing {}", path.display()))
-}
-
-fn tcpinfo_rows<W: Write>(
-    mut w: csv::Writer<W>,
-    outcomes: &[FlowOutcome],
-) -> Result<(), csv::Error> {
-    w.write_record([
-        "flow",
-        "t_s",
-        "cwnd",
-        "ssthresh",
-        "srtt_ms",
-        "min_rtt_ms",
-        "retrans",
-        "delivery_rate_mbps",
-        "bytes_acked",
-        "delivered",
-        "delivered_ce",
-        "c2tcp_alpha",
-        "c2tcp_setpoint_ms",
-        "c2tcp_condition",
-        "c2tcp_bad_events",
-        "c2tcp_avg_rtt_ms",
-        "c2tcp_skipped_samples",
-    ])?;
-    for o in outcomes {
-        for s in &o.samples {
-            let c = s.c2tcp.as_ref();
-            let opt = |v: Option<String>| v.unwrap_or_default();
-            w.write_record([
-                o.index.to_string(),
-                format!("{:.3}", s.t_s),
-                s.cwnd.to_string(),
-                s.ssthresh.to_string(),
-                format!("{:.3}", s.srtt_us as f64 / 1000.0),
-                format!("{:.3}", s.min_rtt_us as f64 / 1000.0),
-                s.total_retrans.to_string(),
-                format!("{:.3}", s.delivery_rate_bps as f64 / 1e6),
-                s.bytes_acked.to_string(),
-                s.delivered.to_string(),
-                s.delivered_ce.to_string(),
-                opt(c.map(|c| format!("{:.2}", c.alpha_pct as f64 / 100.0))),
-                opt(c.map(|c| format!("{:.3}", c.setpoint_us as f64 / 1000.0))),
-                opt(c.map(|c| c.condition.to_string())),
-                opt(c.map(|c| c.bad_events.to_string())),
-                opt(c.map(|c| format!("{:.3}", c.last_avg_rtt_us as f64 / 1000.0))),
-                opt(c.map(|c| c.skipped_samples.to_string())),
-            ])?;
-        }
-    }
-    w.flush()?;
     Ok(())
 }
