@@ -260,11 +260,18 @@ mod tests {
             ("steps:0:24,30:6@20", "not inside"),
             ("steps:1:24@20", "start at 0"),
             ("steps:0:0@5", "no capacity"),
+            // 1.25 opportunities a ms over 0.8 ms, but no whole ms of it.
+            ("steps:0:0,0.0012:15@0.002", "no capacity"),
         ] {
             let e = err(spec);
             assert!(e.contains(spec) && e.contains(says), "{spec}: {e}");
         }
         assert!(err("/nonexistent/x.down").contains("/nonexistent/x.down"));
+        // Refused when parsed, before any trace is made.
+        assert!(RateSpec::parse("steps:0:0,0.0012:15@0.002").is_err());
+        assert!(RateSpec::parse("steps:0:0,0.001:15@0.002")
+            .unwrap()
+            .is_some());
     }
 
     #[test]

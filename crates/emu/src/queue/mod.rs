@@ -6,7 +6,7 @@
 //! --downlink-queue-args packets=100`.
 //!
 //! A new discipline is its file (the queue type, `impl Queue`, `impl
-//! Discipline`) and one line in [`disciplines!`] below
+//! Discipline`) and one line in `disciplines!` below
 //! (docs/schemes.md walks through one).
 use std::collections::VecDeque;
 
