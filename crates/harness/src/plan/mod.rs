@@ -9,11 +9,11 @@
 //!     │ CheckedScenario::check, once: schemes looked up, each flow's
 //!     │   parameters resolved into typed FlowParams (scheme/params.rs),
 //!     │   directions, the one receiver-side rule, the namespaces' sysctls,
-//!     │   the queues as emu::QueueSpec (an AQM scheme's applied), every
-//!     │   sweep value valid
+//!     │   the queues as emu::QueueSpec (an AQM scheme's applied), the
+//!     │   link's directions as emu::LinkSpec, every sweep value valid
 //!     ▼
 //!  CheckedScenario ── needs() ─► BPF CCs, NetAssist, rxctl, sysctls
-//!     │ Plan::resolve: the traces loaded (link.rs: `.down` → `.up`), length
+//!     │ Plan::resolve: the LinkSpecs loaded (link.rs: `.down` → `.up`), length
 //!     ▼
 //!  Plan { checked, link } ─► runner::run ─► flows (typed), emulator
 //! ```
