@@ -90,8 +90,9 @@ c2tcp run scenarios/sprout-competing.toml --tunnel sprout --out out/via-sprout\n
 Schemes: built in, or files (docs/schemes.md): schemes/*.toml of the repository or PREFIX/share/c2tcp, \
 $C2TCP_SCHEMES (a folder of them), --scheme-file.\n\n\
 ";
-    let after = "Traces: a Mahimahi file (looked up as given, then in \
-$C2TCP_TRACES and $C2TCP_TRACES/mahimahi) or constant:MBPS. Flags given with a scenario override it.";
+    let after = "Traces (--downlink, --uplink, a scenario's link): a Mahimahi file (looked up as given, \
+then in $C2TCP_TRACES and $C2TCP_TRACES/mahimahi), constant:MBPS, steps:START_S:MBPS,...@PERIOD_S, or \
+CellReplay's cellreplay:LIGHT,HEAVY[,offsets=FILE][,idle=MS]. Flags given with a scenario override it.";
     format!("{before}{}\n{after}", emu::queue::help())
 }
 
