@@ -146,8 +146,10 @@ def main():
     put("delay_trace", b"\x00# START_MS DELAY_MS\n0 20\n5000 80\n10000.5 20.25\n")
     put("delay_trace", b"\x02" + gzip.compress(b"0 10\n100 60000\n", mtime=0))
 
+    # Link specs (emu::LinkSpec): rates, a file, CellReplay's pair.
     for spec in ["constant:12", "constant:100", "constant:0.5", "steps:0:24,10:6,20:0,21:12@30",
-                 "steps:0:1000,0.5:10@1", "TMobile-LTE-short.down"]:
+                 "steps:0:1000,0.5:10@1", "TMobile-LTE-short.down",
+                 "cellreplay:light,constant:12,offsets=lo,idle=5"]:
         put("rate_spec", spec)
 
     # Throughput logs (synthetic; byte 0 picks: 0 plain, 1 G-NetTrack, 2 every State).

@@ -19,7 +19,6 @@
 //! println!("{} packets delivered downlink", stats.downlink.departures);
 //! # Ok(()) }
 //! ```
-use std::io::ErrorKind;
 use std::net::Ipv4Addr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,19 +29,18 @@ use anyhow::{Context, Result};
 use netns::Netns;
 use serde::Serialize;
 
-use crate::clock::{now_us, set_minimal_timer_slack, set_realtime, Micros};
+use crate::clock::{now_us, set_realtime, Micros};
 use crate::delay::{DelayLine, DelayTrace};
-use crate::gso::Batcher;
+use crate::forward::forward;
 use crate::link::{Link, OPPORTUNITY_BYTES};
 use crate::log::{Log, LogHeader, LogHealth};
 use crate::loss::{Loss, LossModel};
-use crate::packet::{Packet, Pool, BUF_SIZE, HDR};
+use crate::packet::Pool;
 use crate::pipeline::{Pipeline, MTU};
-use crate::queue::{DropReason, QueueSpec};
-use crate::stats::{Counters, DirectionStats, ErrorHistogram, SchedError};
+use crate::queue::QueueSpec;
+use crate::stats::{Counters, DirectionStats, SchedError};
 use crate::topology::Slot;
 use crate::trace::{Cursor, Trace};
-use crate::tso::{GSO_NONE, MAX_FRAME};
 use crate::tun::Tun;
 
 /// One direction: its trace, queue, loss and optional log file.
@@ -211,60 +209,7 @@ impl Emulator {
             ("uplink", &cfg.uplink, in_tun, out_tun, out_addr),
         ];
         for (i, (name, d, from, to, dst)) in directions.into_iter().enumerate() {
-            let cursor = Cursor::new(&d.trace, cfg.trace_offset_ms, cfg.once)?;
-            let log = match &d.log {
-                Some(path) => {
-                    let queue = d.queue.to_string();
-                    // With a delay trace: its smallest delay (the log's
-                    // one-way delays are then lower bounds; docs/emulator.md).
-                    // With CellReplay: the light trace's smallest base delay.
-                    let delay_us = match (&d.cellreplay, &d.delay_trace) {
-                        (Some(c), _) => c.light.min_delay_us(),
-                        (None, Some(t)) => t.min_us(),
-                        (None, None) => cfg.delay_us,
-                    };
-                    let header = LogHeader::emu(
-                        start / 1000,
-                        name,
-                        OPPORTUNITY_BYTES,
-                        delay_us as f64 / 1000.0,
-                        &queue,
-                        d.loss.mean_loss(),
-                    );
-                    let log = Log::create(path, start, &header)?;
-                    guard.logs.push(log.health());
-                    Some(log)
-                }
-                None => None,
-            };
-            let seed = cfg.seed.wrapping_mul(2).wrapping_add(i as u64);
-            let delay = match (&d.cellreplay, &d.delay_trace) {
-                (Some(c), _) => DelayLine::cellreplay(c.stage(start)),
-                (None, Some(t)) => DelayLine::from_trace(t.clone(), start),
-                (None, None) => DelayLine::new(cfg.delay_us),
-            };
-            let pipeline = Pipeline::new(
-                delay,
-                Loss::new(d.loss, seed),
-                d.queue.build(seed ^ 0x9e37_79b9),
-                Link::new(cursor, start),
-                log,
-                guard.counters[i].clone(),
-                Pool::new(1024, cfg.max_packets),
-                Some(dst),
-            );
-            let mut pipeline = pipeline;
-            if let Some(path) = &d.pcap {
-                let about = format!(
-                    "c2tcp emulate {name}: trace {}, queue {}, loss {}",
-                    d.trace.path.display(),
-                    d.queue,
-                    d.loss
-                );
-                let capture = crate::pcap::Capture::create(path, &about, start)?;
-                guard.logs.push(capture.health());
-                pipeline.set_capture(capture);
-            }
+            let pipeline = pipeline(&cfg, name, d, i, start, dst, &mut guard)?;
             let stop = guard.stop.clone();
             let realtime = cfg.realtime;
             let gso = cfg.gso;
@@ -283,6 +228,76 @@ impl Emulator {
     }
 }
 
+/// Direction `i`'s pipeline (`name`, `d`, towards `dst`): its trace from
+/// the offset, its log (whose header says what the link is) and capture,
+/// its delay line (fixed, a delay trace, or CellReplay's light stage), loss
+/// and queue, each seeded from the run's seed; trace time 0 at `start`.
+/// The log's and capture's health go to `guard`, as do its counters.
+fn pipeline(
+    cfg: &EmulatorConfig,
+    name: &str,
+    d: &DirectionConfig,
+    i: usize,
+    start: Micros,
+    dst: Ipv4Addr,
+    guard: &mut RunningEmulator,
+) -> Result<Pipeline> {
+    let cursor = Cursor::new(&d.trace, cfg.trace_offset_ms, cfg.once)?;
+    let log = match &d.log {
+        Some(path) => {
+            let queue = d.queue.to_string();
+            // With a delay trace: its smallest delay (the log's one-way
+            // delays are then lower bounds; docs/emulator.md). With
+            // CellReplay: the light trace's smallest base delay.
+            let delay_us = match (&d.cellreplay, &d.delay_trace) {
+                (Some(c), _) => c.light.min_delay_us(),
+                (None, Some(t)) => t.min_us(),
+                (None, None) => cfg.delay_us,
+            };
+            let header = LogHeader::emu(
+                start / 1000,
+                name,
+                OPPORTUNITY_BYTES,
+                delay_us as f64 / 1000.0,
+                &queue,
+                d.loss.mean_loss(),
+            );
+            let log = Log::create(path, start, &header)?;
+            guard.logs.push(log.health());
+            Some(log)
+        }
+        None => None,
+    };
+    let seed = cfg.seed.wrapping_mul(2).wrapping_add(i as u64);
+    let delay = match (&d.cellreplay, &d.delay_trace) {
+        (Some(c), _) => DelayLine::cellreplay(c.stage(start)),
+        (None, Some(t)) => DelayLine::from_trace(t.clone(), start),
+        (None, None) => DelayLine::new(cfg.delay_us),
+    };
+    let mut pipeline = Pipeline::new(
+        delay,
+        Loss::new(d.loss, seed),
+        d.queue.build(seed ^ 0x9e37_79b9),
+        Link::new(cursor, start),
+        log,
+        guard.counters[i].clone(),
+        Pool::new(1024, cfg.max_packets),
+        Some(dst),
+    );
+    if let Some(path) = &d.pcap {
+        let about = format!(
+            "c2tcp emulate {name}: trace {}, queue {}, loss {}",
+            d.trace.path.display(),
+            d.queue,
+            d.loss
+        );
+        let capture = crate::pcap::Capture::create(path, &about, start)?;
+        guard.logs.push(capture.health());
+        pipeline.set_capture(capture);
+    }
+    Ok(pipeline)
+}
+
 /// How long a closed TUN device may take to disappear: a forked child's
 /// copy of its descriptor lives until that child's exec, milliseconds even on
 /// a loaded machine.
@@ -291,11 +306,11 @@ const DEVICE_GONE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(
 /// Waits until network device `name` no longer exists in `ns`; one thread
 /// in the namespace polls, every 5 ms.
 fn wait_until_gone(ns: &Netns, name: &str) -> Result<()> {
-    let cname = std::ffi::CString::new(name).expect("device names have no NUL");
     let deadline = std::time::Instant::now() + DEVICE_GONE_TIMEOUT;
-    // SAFETY: if_nametoindex reads a NUL-terminated name we own.
-    let gone = ns.run(|| loop {
-        if unsafe { libc::if_nametoindex(cname.as_ptr()) } == 0 {
+    let owned = name.to_string();
+    let gone = ns.run(move || loop {
+        // No index for the name: the device is gone.
+        if nix::net::if_::if_nametoindex(owned.as_str()).is_err() {
             return true;
         }
         if std::time::Instant::now() >= deadline {
@@ -336,145 +351,6 @@ fn make_tun(ns: &Netns, name: &str, local: Ipv4Addr, peer: Ipv4Addr, tso: bool) 
         name,
     ])?;
     Ok(tun)
-}
-
-/// Packets read per wake-up before the link is served again.
-const READ_BATCH: usize = 64;
-/// Longest sleep: bounds how late a stop request is seen and how much idle
-/// trace is caught up at once.
-const MAX_SLEEP_US: Micros = 10_000;
-/// Deadlines nearer than this are waited for by polling rather than
-/// sleeping: a wake-up from ppoll can come ~50 µs late.
-const SPIN_US: Micros = 60;
-
-/// Writes departures as they come out of the pipeline and measures how
-/// late each write is compared with its opportunity.
-struct Sender<'a> {
-    to: &'a Tun,
-    batcher: Batcher,
-    hist: ErrorHistogram,
-    outbox: Vec<(Packet, Micros)>,
-}
-
-impl Sender<'_> {
-    /// Runs the pipeline up to `now` and writes whatever departs.
-    fn advance(&mut self, pl: &mut Pipeline, now: Micros) {
-        let outbox = &mut self.outbox;
-        pl.advance(now, &mut |p, t| outbox.push((p, t)));
-        if self.outbox.is_empty() {
-            return;
-        }
-        let (to, hist) = (self.to, &mut self.hist);
-        let mut errors = 0;
-        self.batcher.for_each_write(
-            &mut self.outbox,
-            |frame| {
-                let now = now_us();
-                if to.writev(frame).is_err() {
-                    errors += 1;
-                }
-                now
-            },
-            |pkts, now| {
-                for (_, t) in pkts {
-                    hist.record(now.saturating_sub(*t));
-                }
-            },
-        );
-        for (p, _) in self.outbox.drain(..) {
-            pl.pool.put(p.buf);
-        }
-        if errors > 0 {
-            pl.count_write_errors(errors);
-        }
-    }
-}
-
-/// One direction's thread: read `from`, run the pipeline, write `to`.
-fn forward(
-    mut pl: Pipeline,
-    from: &Tun,
-    to: &Tun,
-    stop: &AtomicBool,
-    gso: bool,
-) -> Result<Option<SchedError>> {
-    set_minimal_timer_slack();
-    let mut tx = Sender {
-        to,
-        batcher: Batcher::new(gso),
-        hist: ErrorHistogram::default(),
-        outbox: Vec::with_capacity(4096),
-    };
-    let mut scratch = vec![0u8; BUF_SIZE];
-    // Where a read continues past the packet buffer: a TSO super-packet (or
-    // an oversize packet), made contiguous here before it is split. One
-    // allocation for the thread's life.
-    let mut frame = vec![0u8; BUF_SIZE.max(MAX_FRAME)].into_boxed_slice();
-    while !stop.load(Ordering::Relaxed) {
-        for _ in 0..READ_BATCH {
-            let (mut buf, pooled) = match pl.pool.get() {
-                Some(b) => (b, true),
-                None => (std::mem::take(&mut scratch).into_boxed_slice(), false),
-            };
-            // Straight into the packet buffer; what does not fit goes on in `frame`.
-            let read = from.read2(&mut buf, &mut frame[BUF_SIZE..]);
-            let now = now_us();
-            // Everything due before this packet came in happens first.
-            tx.advance(&mut pl, now);
-            match read {
-                Ok(n) if n >= HDR && n <= BUF_SIZE && buf[1] == GSO_NONE => {
-                    if pooled {
-                        pl.arrive(Packet::new(buf, (n - HDR) as u32, now), now);
-                        continue;
-                    }
-                    // Every buffer is in use: the emulator is full.
-                    pl.drop_unqueued(&buf[HDR..n], (n - HDR) as u32, now, DropReason::Tail);
-                }
-                Ok(n) if n >= HDR => {
-                    // A super-packet (or a packet larger than a buffer): its
-                    // start is in `buf`, the rest already in place behind it.
-                    frame[..BUF_SIZE].copy_from_slice(&buf);
-                    pl.arrive_frame(&frame[..n], now);
-                }
-                Ok(_) => {}
-                Err(ref e)
-                    if e.raw_os_error() == Some(libc::EFAULT)
-                        || e.raw_os_error() == Some(libc::EINVAL) =>
-                {
-                    // Larger than our buffers: the kernel discarded it; size unknown (logged as 0).
-                    pl.drop_unqueued(&[], 0, now, DropReason::Oversize);
-                }
-                Err(ref e)
-                    if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {}
-                Err(e) => return Err(e).with_context(|| format!("reading from {}", from.name())),
-            }
-            let would_block = matches!(read, Err(ref e) if e.kind() == ErrorKind::WouldBlock);
-            if pooled {
-                pl.pool.put(buf);
-            } else {
-                scratch = buf.into_vec();
-            }
-            if would_block {
-                break;
-            }
-        }
-        tx.advance(&mut pl, now_us());
-        let now = now_us();
-        pl.tick(now);
-        let wait = pl
-            .next_deadline()
-            .map_or(MAX_SLEEP_US, |d| d.saturating_sub(now).min(MAX_SLEEP_US));
-        if wait > SPIN_US {
-            plumbing::wait::sleep(
-                from,
-                plumbing::PollFlags::POLLIN,
-                std::time::Duration::from_micros(wait - SPIN_US / 2),
-            );
-        }
-        // Else: loop straight back (a non-blocking read, then the deadline).
-    }
-    pl.finish()?;
-    Ok(tx.hist.summary())
 }
 
 impl RunningEmulator {

@@ -13,7 +13,7 @@
 //! Anything else names a trace file (plain or `.gz`). Rates above
 //! [`MAX_MBPS`] are refused (nothing has been measured there); rates above
 //! [`VALIDATED_MBPS`] are accepted with a warning ([`rate_warning`]).
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 
@@ -31,11 +31,6 @@ pub const MAX_MBPS: f64 = 10_000.0;
 /// of five runs at 4 Gbit/s, 0.81 at 8). Above it a run may measure the
 /// emulator rather than the link, so we warn.
 pub const VALIDATED_MBPS: f64 = 4_000.0;
-
-/// Whether `spec` is a rate spec rather than a file name.
-pub fn is_rate_spec(spec: &str) -> bool {
-    spec.starts_with("constant:") || spec.starts_with("steps:")
-}
 
 /// Checks one rate of a spec (or of `trace synth`): finite, ≥ 0 (> 0 when
 /// `positive`), at most [`MAX_MBPS`].
@@ -55,50 +50,115 @@ pub fn check_mbps(what: &str, mbps: f64, positive: bool) -> Result<()> {
     Ok(())
 }
 
+/// A rate spec taken apart and checked, its trace not made yet: the
+/// schedule and its period, and the spec as written (the trace's name).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RateSpec {
+    text: String,
+    schedule: Vec<(f64, f64)>,
+    period_ms: u64,
+}
+
+impl RateSpec {
+    /// Parses and checks `constant:…`/`steps:…` (everything the trace's
+    /// making would refuse, refused here); None when `spec` is not a rate
+    /// spec (a file name).
+    pub fn parse(spec: &str) -> Result<Option<RateSpec>> {
+        let (schedule, period_ms) = if let Some(mbps) = spec.strip_prefix("constant:") {
+            let mbps: f64 = mbps
+                .trim()
+                .parse()
+                .with_context(|| format!("`{spec}`: constant:<Mbit/s> needs a number"))?;
+            check_mbps(spec, mbps, true)?;
+            (vec![(0.0, mbps)], constant_period_ms(mbps))
+        } else if let Some(body) = spec.strip_prefix("steps:") {
+            let Some((schedule, period)) = body.rsplit_once('@') else {
+                bail!("`{spec}`: steps:START_S:MBPS,...@PERIOD_S needs its period, e.g. steps:0:24,10:6@20");
+            };
+            let period_s: f64 = period.trim().parse().with_context(|| {
+                format!("`{spec}`: period `{period}` is not a number of seconds")
+            })?;
+            if !(period_s.is_finite() && period_s >= 0.001) {
+                bail!("`{spec}`: the period must be at least 0.001 s, got {period_s}");
+            }
+            let schedule = synth::parse_schedule(spec, schedule)?;
+            for (t, mbps) in &schedule {
+                check_mbps(&format!("`{spec}` at {t} s"), *mbps, false)?;
+                if *t >= period_s {
+                    bail!("`{spec}`: the step at {t} s is not inside the {period_s} s period");
+                }
+            }
+            (schedule, (period_s * 1000.0).round() as u64)
+        } else {
+            return Ok(None);
+        };
+        synth::check_schedule(&schedule, period_ms).with_context(|| format!("`{spec}`"))?;
+        Ok(Some(RateSpec {
+            text: spec.to_string(),
+            schedule,
+            period_ms,
+        }))
+    }
+
+    /// The spec as written.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The trace, named by the spec.
+    pub fn trace(&self) -> Result<Trace> {
+        let opportunities = synth::from_rate(&self.schedule, self.period_ms)
+            .with_context(|| format!("`{}`", self.text))?;
+        Ok(Trace {
+            path: PathBuf::from(&self.text),
+            opportunities,
+        })
+    }
+}
+
 /// Parses `constant:…`/`steps:…` into a trace named by the spec; None when
 /// `spec` is not a rate spec (a file name).
 pub fn parse(spec: &str) -> Result<Option<Trace>> {
-    let opportunities = if let Some(mbps) = spec.strip_prefix("constant:") {
-        let mbps: f64 = mbps
-            .trim()
-            .parse()
-            .with_context(|| format!("`{spec}`: constant:<Mbit/s> needs a number"))?;
-        check_mbps(spec, mbps, true)?;
-        synth::constant(mbps, constant_period_ms(mbps)).with_context(|| format!("`{spec}`"))?
-    } else if let Some(body) = spec.strip_prefix("steps:") {
-        let Some((schedule, period)) = body.rsplit_once('@') else {
-            bail!("`{spec}`: steps:START_S:MBPS,...@PERIOD_S needs its period, e.g. steps:0:24,10:6@20");
-        };
-        let period_s: f64 = period
-            .trim()
-            .parse()
-            .with_context(|| format!("`{spec}`: period `{period}` is not a number of seconds"))?;
-        if !(period_s.is_finite() && period_s >= 0.001) {
-            bail!("`{spec}`: the period must be at least 0.001 s, got {period_s}");
-        }
-        let schedule = synth::parse_schedule(spec, schedule)?;
-        for (t, mbps) in &schedule {
-            check_mbps(&format!("`{spec}` at {t} s"), *mbps, false)?;
-            if *t >= period_s {
-                bail!("`{spec}`: the step at {t} s is not inside the {period_s} s period");
-            }
-        }
-        synth::from_rate(&schedule, (period_s * 1000.0).round() as u64)
-            .with_context(|| format!("`{spec}`"))?
-    } else {
-        return Ok(None);
-    };
-    Ok(Some(Trace {
-        path: PathBuf::from(spec),
-        opportunities,
-    }))
+    RateSpec::parse(spec)?.map(|r| r.trace()).transpose()
 }
 
-/// A rate spec, or else a trace file (plain or gzip).
-pub fn load(spec: &str) -> Result<Trace> {
-    match parse(spec)? {
-        Some(t) => Ok(t),
-        None => Ok(Trace::load(Path::new(spec))?),
+/// One trace as users name it: a rate spec, or a trace file (plain or
+/// gzip) named as given, found where the caller looks for traces.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TraceSpec {
+    Rate(RateSpec),
+    File(String),
+}
+
+impl TraceSpec {
+    /// A rate spec if it is one (checked), else a file name.
+    pub fn parse(spec: &str) -> Result<TraceSpec> {
+        Ok(match RateSpec::parse(spec)? {
+            Some(r) => TraceSpec::Rate(r),
+            None => TraceSpec::File(spec.to_string()),
+        })
+    }
+
+    /// The trace, a file found by `resolve` first; and its name: the
+    /// rate spec, or the file's path as found.
+    pub fn load(&self, resolve: &dyn Fn(&str) -> Result<PathBuf>) -> Result<(Trace, String)> {
+        match self {
+            TraceSpec::Rate(r) => Ok((r.trace()?, r.text.clone())),
+            TraceSpec::File(f) => {
+                let path = resolve(f)?;
+                Ok((Trace::load(&path)?, path.display().to_string()))
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for TraceSpec {
+    /// As written.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TraceSpec::Rate(r) => f.write_str(&r.text),
+            TraceSpec::File(name) => f.write_str(name),
+        }
     }
 }
 
@@ -131,6 +191,14 @@ pub fn rate_warning(trace: &Trace) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
+
+    /// A rate spec's trace, or a file's.
+    fn load(spec: &str) -> Result<Trace> {
+        TraceSpec::parse(spec)?
+            .load(&|f| Ok(PathBuf::from(f)))
+            .map(|(t, _)| t)
+    }
 
     fn err(spec: &str) -> String {
         format!("{:#}", load(spec).unwrap_err())
@@ -192,11 +260,18 @@ mod tests {
             ("steps:0:24,30:6@20", "not inside"),
             ("steps:1:24@20", "start at 0"),
             ("steps:0:0@5", "no capacity"),
+            // 1.25 opportunities a ms over 0.8 ms, but no whole ms of it.
+            ("steps:0:0,0.0012:15@0.002", "no capacity"),
         ] {
             let e = err(spec);
             assert!(e.contains(spec) && e.contains(says), "{spec}: {e}");
         }
         assert!(err("/nonexistent/x.down").contains("/nonexistent/x.down"));
+        // Refused when parsed, before any trace is made.
+        assert!(RateSpec::parse("steps:0:0,0.0012:15@0.002").is_err());
+        assert!(RateSpec::parse("steps:0:0,0.001:15@0.002")
+            .unwrap()
+            .is_some());
     }
 
     #[test]

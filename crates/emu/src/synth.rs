@@ -116,10 +116,10 @@ fn close_period(out: &mut Vec<u64>, duration_ms: u64) {
     }
 }
 
-/// A piecewise-constant rate: `(start_s, mbps)` segments, sorted by start,
-/// the first at 0, the last lasting until `duration_ms`. Opportunities are
-/// spread evenly (fractions carry over), so the trace holds the rate exactly.
-pub fn from_rate(schedule: &[(f64, f64)], duration_ms: u64) -> Result<Vec<u64>> {
+/// Checks a rate schedule as [`from_rate`] takes it, without making the
+/// trace: the segments, the rates, the length and the number of
+/// opportunities it would hold. Returns that number.
+pub fn check_schedule(schedule: &[(f64, f64)], duration_ms: u64) -> Result<f64> {
     if schedule.is_empty() || duration_ms == 0 {
         bail!("a rate schedule needs at least one segment and a duration > 0");
     }
@@ -167,6 +167,48 @@ pub fn from_rate(schedule: &[(f64, f64)], duration_ms: u64) -> Result<Vec<u64>> 
              a trace may hold in memory (e.g. 1 Gbit/s for 20 minutes): shorten its period"
         );
     }
+    // The credit from_rate's walk accumulates: each segment's rate over the
+    // ms its own test gives it (not its exact span), so that a schedule
+    // refused there for giving no opportunity is refused here too.
+    let mut credit = 0.0;
+    for (k, &(start, mbps)) in schedule.iter().enumerate() {
+        let from = if k == 0 {
+            1
+        } else {
+            first_ms(start, duration_ms)
+        };
+        let to = schedule
+            .get(k + 1)
+            .map_or(duration_ms + 1, |n| first_ms(n.0, duration_ms));
+        credit += per_ms(mbps) * to.saturating_sub(from) as f64;
+    }
+    if credit < 1.0 - 1e-9 {
+        bail!("the schedule has no capacity at all (every rate is 0)");
+    }
+    Ok(total)
+}
+
+/// The first ms (1-based, to `duration_ms` + 1) whose start time reaches
+/// `start_s` by [`from_rate`]'s own test: found near `start_s`, then
+/// stepped to where the test turns true.
+fn first_ms(start_s: f64, duration_ms: u64) -> u64 {
+    let reaches = |ms: u64| start_s <= (ms - 1) as f64 / 1000.0 + 1e-9;
+    let near = (start_s * 1000.0).floor().max(0.0) as u64 + 1;
+    let mut ms = near.clamp(1, duration_ms + 1);
+    while ms > 1 && reaches(ms - 1) {
+        ms -= 1;
+    }
+    while ms <= duration_ms && !reaches(ms) {
+        ms += 1;
+    }
+    ms
+}
+
+/// A piecewise-constant rate: `(start_s, mbps)` segments, sorted by start,
+/// the first at 0, the last lasting until `duration_ms`. Opportunities are
+/// spread evenly (fractions carry over), so the trace holds the rate exactly.
+pub fn from_rate(schedule: &[(f64, f64)], duration_ms: u64) -> Result<Vec<u64>> {
+    let total = check_schedule(schedule, duration_ms)?;
     let mut out = Vec::with_capacity(total as usize + 2);
     let mut credit = 0.0f64;
     let mut seg = 0;

@@ -7,7 +7,6 @@
 //! the result.
 #![forbid(unsafe_code)]
 pub mod analysis;
-mod aqm_schemes;
 pub mod bench;
 pub mod data;
 pub mod ect1;
@@ -16,6 +15,7 @@ pub mod identity;
 pub mod measured;
 pub mod ownership;
 pub mod plan;
+mod run_files;
 pub mod runner;
 pub mod scenario;
 pub mod scheme;

@@ -17,7 +17,6 @@
 //! `netassist.json` and `netassist-flow<N>.csv`, and the analysis
 //! (`metrics.json`, ...).
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -27,13 +26,12 @@ use anyhow::{Context, Result};
 use bpfload::usage::BpfUse;
 use emu::{DirectionConfig, Emulator, EmulatorConfig};
 use netns::Netns;
-use serde::Serialize;
 
 use results::{RunId, RunInfo, RunStatus};
 
 use crate::flows::{self, FlowOutcome};
-use crate::plan::{CheckedScenario, Plan, HOST_ECN_SYSCTL};
-use crate::scenario::Scenario;
+use crate::plan::{CheckedScenario, Needs, Plan, HOST_ECN_SYSCTL};
+use crate::run_files::{write_flow_files, write_json, Setup};
 use crate::trace_ref::{self, TraceRef};
 
 /// How a run executes, beside its scenario.
@@ -73,29 +71,6 @@ impl RunOptions {
             traces: Vec::new(),
         }
     }
-}
-
-/// `setup.json`: what the run resolved its scenario to, and what the
-/// emulator counted.
-#[derive(Serialize)]
-struct Setup<'a> {
-    scenario: &'a Scenario,
-    seed: u64,
-    downlink_trace: String,
-    uplink_trace: String,
-    downlink_queue: String,
-    uplink_queue: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    emulator: Option<emu::EmulatorStats>,
-    /// Packets the ECT(1) tc program rewrote (runs with Prague's flows).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    ect1_rewritten: Option<u64>,
-}
-
-/// A result file, whole or not at all (`wholefile`).
-fn write_json(path: &Path, v: &impl Serialize) -> Result<()> {
-    let text = serde_json::to_string_pretty(v)? + "\n";
-    wholefile::write(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))
 }
 
 /// Runs the checked scenario into `opts.out`. Returns Done, or Interrupted
@@ -154,22 +129,64 @@ pub fn run(
 
 /// `interrupt` is the outside world's stop request (Ctrl-C, SIGTERM); the
 /// flows have their own flag, raised when the run's time is up or it is
-/// interrupted.
+/// interrupted. The steps, in order: the BPF congestion controls held,
+/// the namespaces, the emulator, what runs beside the flows (NetAssist, a
+/// tunnel, the ECT(1) marker), the flows for the run's time, everything
+/// torn down, then the analysis.
 fn execute(
     plan: &Plan,
     opts: &RunOptions,
     interrupt: &AtomicBool,
     setup: &mut Setup<'_>,
 ) -> Result<Vec<String>> {
-    let (sc, link) = (plan.scenario(), &plan.link);
+    let sc = plan.scenario();
     let needs = plan.checked.needs();
-    let stop = Arc::new(AtomicBool::new(false));
     // BPF congestion controls the flows need stay loaded while we run.
     let _bpf = BpfUse::acquire_with(&needs.bpf, &needs.objects)?;
+    let (server, ue) = namespaces(&needs)?;
+    let emulator = Emulator::start(emulator_config(plan, opts), &server, &ue)?;
+    let beside = Beside::start(plan, opts, &needs, &server, &ue, &emulator)?;
+    let (outcomes, failure) = run_flows(plan, opts, interrupt, &server, &ue, &emulator, &beside);
+    // Everything is torn down whatever happened; the first failure is the
+    // one reported.
+    let torn = beside.stop(&opts.out);
+    let stopped = emulator.stop();
+    if let Ok(stats) = &stopped {
+        setup.emulator = Some(stats.clone());
+    }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    torn.netassist_written.transpose()?;
+    setup.ect1_rewritten = torn.ect1_detached.transpose()?;
+    let tunnel_reports = torn.tunnel_stopped.transpose()?;
+    stopped?;
+    write_flow_files(&opts.out, &outcomes)?;
+    let analysis = match tunnel_reports {
+        None => crate::analysis::analyze(sc, &opts.out, &outcomes)?,
+        Some(_) => {
+            // The flows inside the tunnel, from its ends' records; the
+            // link's own view (the tunnel's datagrams) aside in link/.
+            let (down, up) = crate::tunnel::write_logs(&opts.out)?;
+            crate::tunnel::analyze_link(sc.link.warmup_s, sc.link.duration_s, &opts.out)?;
+            crate::analysis::analyze_logs(sc, &opts.out, &outcomes, &down, &up)?
+        }
+    };
+    if interrupt.load(Ordering::Relaxed) {
+        return Ok(Vec::new()); // partial by design; `interrupted` says so
+    }
+    // Only now may the run call itself done: every flow ran and moved data.
+    crate::measured::check(&outcomes, setup.emulator.as_ref(), Some(&analysis))
+}
 
+/// The run's two namespaces, the server's and the UE's, with what the
+/// flows' schemes set in both: ECN, the receivers' congestion control, a
+/// scheme file's sysctls (only ever there: a sysctl that is not
+/// per-namespace does not exist inside one).
+fn namespaces(needs: &Needs) -> Result<(Netns, Netns)> {
     let server = Netns::new("server")?;
     let ue = Netns::new("ue")?;
-    // ECN is per namespace: both ends ask for it (or for Accurate ECN).
+    // ECN is per namespace: both ends ask for it.
     if let Some(ecn) = needs.host_ecn {
         for ns in [&server, &ue] {
             ns.sysctl(HOST_ECN_SYSCTL, &ecn.to_string())
@@ -177,21 +194,27 @@ fn execute(
         }
     }
     // Receivers that must run a congestion control (ABC's echo) get it as
-    // the namespaces' default; it is loaded (`_bpf`) for the whole run.
+    // the namespaces' default; it is loaded for the whole run.
     if let Some(cc) = needs.receiver_cc {
         for ns in [&server, &ue] {
             ns.sysctl("net.ipv4.tcp_congestion_control", cc)
                 .with_context(|| format!("making {cc} the receivers' congestion control"))?;
         }
     }
-    // A scheme file's knobs: only ever in the run's own namespaces (a
-    // sysctl that is not per-namespace does not exist there).
     for (name, value) in &needs.sysctls {
         for ns in [&server, &ue] {
             ns.sysctl(name, value)
                 .with_context(|| format!("setting {name} = {value} for the run's scheme"))?;
         }
     }
+    Ok((server, ue))
+}
+
+/// The emulator's two directions: the plan's traces and queues, the
+/// scenario's loss, delay and offset, the logs (and captures) in the run
+/// directory.
+fn emulator_config(plan: &Plan, opts: &RunOptions) -> EmulatorConfig {
+    let (sc, link) = (plan.scenario(), &plan.link);
     let mut down = DirectionConfig::new(link.downlink.clone());
     down.cellreplay = link.downlink_cellreplay.clone();
     down.queue = plan.checked.downlink_queue().clone();
@@ -210,66 +233,125 @@ fn execute(
     cfg.delay_us = (sc.link.delay_ms * 1000.0).round() as u64;
     cfg.trace_offset_ms = (sc.link.trace_offset_s * 1000.0).round() as u64;
     cfg.seed = opts.seed;
-    let (trace_offset_ms, delay_us) = (cfg.trace_offset_ms, cfg.delay_us);
-    let emulator = Emulator::start(cfg, &server, &ue)?;
-    // NATCP/NACubic flows need NetAssist, its agent and the UE's reporter.
-    let netassist = match needs.netassist {
-        false => None,
-        true => {
-            let model = netassist::LinkModel {
-                downlink: &link.downlink,
-                uplink: &link.uplink,
-                trace_offset_ms,
-                once: false,
-                delay_us,
-                start_us: emulator.start_us(),
-            };
-            let na_opts = plan
-                .checked
-                .netassist()
-                .cloned()
-                .context("a NetAssisted flow without NetAssist settings")?;
-            Some(
-                netassist::Deployment::start(
-                    &server,
-                    &ue,
-                    emulator.inside_addr(),
-                    &model,
-                    &na_opts,
-                )
-                .context("starting NetAssist")?,
-            )
-        }
-    };
+    cfg
+}
 
-    // A scenario's flows through a tunnel: its two ends around the link,
-    // the flows addressed to the tunnel's ends instead of the link's.
-    let tunnel = match &sc.tunnel {
-        None => None,
-        Some(t) => Some(
-            crate::tunnel::start(
-                t,
-                &server,
-                &ue,
-                emulator.outside_addr(),
-                emulator.inside_addr(),
-                &opts.helper_exe,
-                &opts.out,
-            )
-            .context("starting the tunnel")?,
-        ),
-    };
-    let (server_addr, ue_addr) = tunnel
+/// What runs beside the flows, each when a flow needs it: NetAssist (its
+/// agent and the UE's reporter), a tunnel the flows go through, the ECT(1)
+/// marker on the senders' devices.
+struct Beside<'a> {
+    netassist: Option<netassist::Deployment>,
+    tunnel: Option<crate::tunnel::Running>,
+    ect1: Option<crate::ect1::Ect1Marker<'a>>,
+}
+
+/// How tearing [`Beside`] down went, each part's result kept for the
+/// caller to report in its order.
+struct Torn {
+    netassist_written: Option<Result<()>>,
+    tunnel_stopped: Option<Result<crate::tunnel::Reports>>,
+    ect1_detached: Option<Result<u64>>,
+}
+
+impl<'a> Beside<'a> {
+    fn start(
+        plan: &Plan,
+        opts: &RunOptions,
+        needs: &Needs,
+        server: &'a Netns,
+        ue: &'a Netns,
+        emulator: &emu::RunningEmulator,
+    ) -> Result<Beside<'a>> {
+        let sc = plan.scenario();
+        // NATCP/NACubic flows need NetAssist, its agent and the UE's reporter.
+        let netassist = match plan.checked.netassist() {
+            Some(na_opts) if needs.netassist => {
+                let model = netassist::LinkModel {
+                    downlink: &plan.link.downlink,
+                    uplink: &plan.link.uplink,
+                    trace_offset_ms: (sc.link.trace_offset_s * 1000.0).round() as u64,
+                    once: false,
+                    delay_us: (sc.link.delay_ms * 1000.0).round() as u64,
+                    start_us: emulator.start_us(),
+                };
+                Some(
+                    netassist::Deployment::start(
+                        server,
+                        ue,
+                        emulator.inside_addr(),
+                        &model,
+                        na_opts,
+                    )
+                    .context("starting NetAssist")?,
+                )
+            }
+            None if needs.netassist => {
+                anyhow::bail!("a NetAssisted flow without NetAssist settings")
+            }
+            _ => None,
+        };
+        // A scenario's flows through a tunnel: its two ends around the link,
+        // the flows addressed to the tunnel's ends instead of the link's.
+        let tunnel = match &sc.tunnel {
+            None => None,
+            Some(t) => Some(
+                crate::tunnel::start(
+                    t,
+                    server,
+                    ue,
+                    emulator.outside_addr(),
+                    emulator.inside_addr(),
+                    &opts.helper_exe,
+                    &opts.out,
+                )
+                .context("starting the tunnel")?,
+            ),
+        };
+        // ECT(1) on the wire for the flows that send it (Prague's), set by a
+        // tc program on each sender's device.
+        let ect1 = ect1_marker(plan, server, ue, emulator)?;
+        Ok(Beside {
+            netassist,
+            tunnel,
+            ect1,
+        })
+    }
+
+    /// Stops each, whatever the others' results.
+    fn stop(self, out: &Path) -> Torn {
+        Torn {
+            netassist_written: self.netassist.map(|na| {
+                na.stop()
+                    .and_then(|s| write_json(&out.join(results::NETASSIST_JSON), &s))
+            }),
+            tunnel_stopped: self.tunnel.map(|t| t.stop()),
+            ect1_detached: self.ect1.map(|m| m.detach()),
+        }
+    }
+}
+
+/// Runs the flows, each from its start time, until the run's end (or an
+/// interrupt, or a failure: a flow that would not start, the emulator's
+/// log failing to write), then stops them and collects what they saw. The
+/// UE's receiver-side controller, when a flow needs it, lives as long.
+fn run_flows(
+    plan: &Plan,
+    opts: &RunOptions,
+    interrupt: &AtomicBool,
+    server: &Netns,
+    ue: &Netns,
+    emulator: &emu::RunningEmulator,
+    beside: &Beside<'_>,
+) -> (Vec<FlowOutcome>, Option<anyhow::Error>) {
+    let sc = plan.scenario();
+    let (server_addr, ue_addr) = beside
+        .tunnel
         .as_ref()
         .map_or((emulator.outside_addr(), emulator.inside_addr()), |t| {
             t.addrs()
         });
-    // ECT(1) on the wire for the flows that send it (Prague's), set by a tc
-    // program on each sender's device.
-    let ect1 = ect1_marker(plan, &server, &ue, &emulator)?;
-
     let run_start = Instant::now();
-    if let Some(na) = &netassist {
+    if let Some(na) = &beside.netassist {
         na.set_origin(emu::clock::now_us());
     }
     let run_end = run_start + Duration::from_secs_f64(sc.link.duration_s);
@@ -280,13 +362,17 @@ fn execute(
         Some(rule) => {
             let mut cfg = rxctl::Config::new(rule);
             cfg.epoch = run_start;
-            Some(Arc::new(ue.run(move || rxctl::Controller::spawn(cfg))??))
+            match ue.run(move || rxctl::Controller::spawn(cfg)) {
+                Ok(Ok(c)) => Some(Arc::new(c)),
+                Ok(Err(e)) | Err(e) => return (Vec::new(), Some(e)),
+            }
         }
         None => None,
     };
+    let stop = Arc::new(AtomicBool::new(false));
     let ctx = flows::RunCtx {
-        server: &server,
-        ue: &ue,
+        server,
+        ue,
         server_addr,
         ue_addr,
         run_start,
@@ -297,25 +383,7 @@ fn execute(
         sample_every: opts.sample_every,
         rxctl: rxctl.clone(),
     };
-    // Flows start in order of their start times (iperf3 waits for its own).
-    let mut order: Vec<usize> = (0..sc.flows.len()).collect();
-    order.sort_by(|a, b| sc.flows[*a].start_s.total_cmp(&sc.flows[*b].start_s));
-    let mut running = Vec::new();
-    // What ends the run early as failed: a flow that would not start, or
-    // the emulator's log failing to write (a full disk).
-    let mut failure = None;
-    for i in order {
-        if interrupt.load(Ordering::Relaxed) {
-            break;
-        }
-        match flows::start(&ctx, i, &sc.flows[i], &plan.checked.flows()[i]) {
-            Ok(f) => running.push(f),
-            Err(e) => {
-                failure = Some(e.context(format!("starting flow {i} ({})", sc.flows[i].scheme)));
-                break;
-            }
-        }
-    }
+    let (running, mut failure) = start_flows(&ctx, plan, interrupt);
     if failure.is_none() {
         failure = wait_until(
             run_end,
@@ -339,46 +407,40 @@ fn execute(
         })
         .collect();
     outcomes.sort_by_key(|o| o.index);
-    // Everything is torn down whatever happened; the first failure is the
-    // one reported.
-    let rxctl_written = rxctl.as_ref().map(|ctl| {
+    if let Some(ctl) = rxctl {
         // Every receiver has ended: stop() lets go of what is left.
-        rxctl::write_csv_file(&ctl.stop(), &opts.out.join(results::RXCTL_CSV))
-    });
-    let netassist_written = netassist.map(|na| {
-        na.stop()
-            .and_then(|s| write_json(&opts.out.join(results::NETASSIST_JSON), &s))
-    });
-    let tunnel_stopped = tunnel.map(|t| t.stop());
-    let ect1_detached = ect1.map(|m| m.detach());
-    let stopped = emulator.stop();
-    if let Ok(stats) = &stopped {
-        setup.emulator = Some(stats.clone());
-    }
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    rxctl_written.transpose()?;
-    netassist_written.transpose()?;
-    setup.ect1_rewritten = ect1_detached.transpose()?;
-    let tunnel_reports = tunnel_stopped.transpose()?;
-    stopped?;
-    write_flow_files(&opts.out, &outcomes)?;
-    let analysis = match tunnel_reports {
-        None => crate::analysis::analyze(sc, &opts.out, &outcomes)?,
-        Some(_) => {
-            // The flows inside the tunnel, from its ends' records; the
-            // link's own view (the tunnel's datagrams) aside in link/.
-            let (down, up) = crate::tunnel::write_logs(&opts.out)?;
-            crate::tunnel::analyze_link(sc, &opts.out)?;
-            crate::analysis::analyze_logs(sc, &opts.out, &outcomes, &down, &up)?
+        let written = rxctl::write_csv_file(&ctl.stop(), &opts.out.join(results::RXCTL_CSV));
+        if let Err(e) = written {
+            failure.get_or_insert(e);
         }
-    };
-    if interrupt.load(Ordering::Relaxed) {
-        return Ok(Vec::new()); // partial by design; `interrupted` says so
     }
-    // Only now may the run call itself done: every flow ran and moved data.
-    crate::measured::check(&outcomes, setup.emulator.as_ref(), Some(&analysis))
+    (outcomes, failure)
+}
+
+/// Starts the flows in order of their start times (iperf3 waits for its
+/// own), until one fails to start or the run is interrupted.
+fn start_flows(
+    ctx: &flows::RunCtx<'_>,
+    plan: &Plan,
+    interrupt: &AtomicBool,
+) -> (Vec<Box<dyn flows::RunningFlow>>, Option<anyhow::Error>) {
+    let sc = plan.scenario();
+    let mut order: Vec<usize> = (0..sc.flows.len()).collect();
+    order.sort_by(|a, b| sc.flows[*a].start_s.total_cmp(&sc.flows[*b].start_s));
+    let mut running = Vec::new();
+    for i in order {
+        if interrupt.load(Ordering::Relaxed) {
+            break;
+        }
+        match flows::start(ctx, i, &sc.flows[i], &plan.checked.flows()[i]) {
+            Ok(f) => running.push(f),
+            Err(e) => {
+                let e = e.context(format!("starting flow {i} ({})", sc.flows[i].scheme));
+                return (running, Some(e));
+            }
+        }
+    }
+    (running, None)
 }
 
 /// The ECT(1) tc program on the sender's device of every flow whose scheme
@@ -456,67 +518,5 @@ fn wait_until(
     if let Some(p) = progress {
         p(total.min(start.elapsed().as_secs_f64()), total);
     }
-    Ok(())
-}
-
-/// `flows.json` (what each flow's endpoints saw) and `tcpinfo.csv`.
-fn write_flow_files(out: &Path, outcomes: &[FlowOutcome]) -> Result<()> {
-    write_json(&out.join(results::FLOWS_JSON), &outcomes)?;
-    let path = out.join(results::TCPINFO_CSV);
-    wholefile::write_with(&path, |f| {
-        tcpinfo_rows(csv::Writer::from_writer(f), outcomes)
-    })
-    .with_context(|| format!("writing {}", path.display()))
-}
-
-fn tcpinfo_rows<W: Write>(
-    mut w: csv::Writer<W>,
-    outcomes: &[FlowOutcome],
-) -> Result<(), csv::Error> {
-    w.write_record([
-        "flow",
-        "t_s",
-        "cwnd",
-        "ssthresh",
-        "srtt_ms",
-        "min_rtt_ms",
-        "retrans",
-        "delivery_rate_mbps",
-        "bytes_acked",
-        "delivered",
-        "delivered_ce",
-        "c2tcp_alpha",
-        "c2tcp_setpoint_ms",
-        "c2tcp_condition",
-        "c2tcp_bad_events",
-        "c2tcp_avg_rtt_ms",
-        "c2tcp_skipped_samples",
-    ])?;
-    for o in outcomes {
-        for s in &o.samples {
-            let c = s.c2tcp.as_ref();
-            let opt = |v: Option<String>| v.unwrap_or_default();
-            w.write_record([
-                o.index.to_string(),
-                format!("{:.3}", s.t_s),
-                s.cwnd.to_string(),
-                s.ssthresh.to_string(),
-                format!("{:.3}", s.srtt_us as f64 / 1000.0),
-                format!("{:.3}", s.min_rtt_us as f64 / 1000.0),
-                s.total_retrans.to_string(),
-                format!("{:.3}", s.delivery_rate_bps as f64 / 1e6),
-                s.bytes_acked.to_string(),
-                s.delivered.to_string(),
-                s.delivered_ce.to_string(),
-                opt(c.map(|c| format!("{:.2}", c.alpha_pct as f64 / 100.0))),
-                opt(c.map(|c| format!("{:.3}", c.setpoint_us as f64 / 1000.0))),
-                opt(c.map(|c| c.condition.to_string())),
-                opt(c.map(|c| c.bad_events.to_string())),
-                opt(c.map(|c| format!("{:.3}", c.last_avg_rtt_us as f64 / 1000.0))),
-                opt(c.map(|c| c.skipped_samples.to_string())),
-            ])?;
-        }
-    }
-    w.flush()?;
     Ok(())
 }

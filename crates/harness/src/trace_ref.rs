@@ -65,33 +65,16 @@ impl Checksums {
     }
 }
 
-/// Whether a link spec names a file (not a rate spec such as `constant:MBPS`,
-/// nor CellReplay's `cellreplay:LIGHT,HEAVY`, whose files a bench's job
-/// names by path only: they are not checked by SHA-256).
-pub fn is_file_spec(spec: &str) -> bool {
-    !emu::rate_spec::is_rate_spec(spec) && !spec.starts_with(emu::cellreplay::PREFIX)
-}
-
 /// Checks that this machine has every trace `checked` reads with the
 /// content the job names, and returns it with each link field pointing at
 /// the file found (the same path, or one looked up by name here).
 pub fn verify(mut checked: CheckedScenario, traces: &[TraceRef]) -> Result<CheckedScenario> {
-    let link = &checked.scenario().link;
-    let (mut downlink, mut uplink) = (link.downlink.clone(), link.uplink.clone());
     for t in traces {
         let found = locate(t)?;
         if found != t.path {
-            let old = t.path.display().to_string();
-            let new = found.display().to_string();
-            if downlink == old {
-                downlink = new.clone();
-            }
-            if uplink.as_deref() == Some(old.as_str()) {
-                uplink = Some(new);
-            }
+            checked.relocate_file(&t.path.display().to_string(), &found.display().to_string());
         }
     }
-    checked.relocate_traces(downlink, uplink);
     Ok(checked)
 }
 

@@ -460,10 +460,10 @@ fn join(link_log: &Path, sending: &[Record], receiving: &[Record], dest: &Path) 
 /// What the link itself carried: the emulator's logs analysed for the
 /// tunnel's datagrams, written into `link/` (data downlink, the way back
 /// on the uplink's log).
-pub fn analyze_link(sc: &crate::scenario::Scenario, out: &Path) -> Result<()> {
+pub fn analyze_link(warmup_s: f64, duration_s: f64, out: &Path) -> Result<()> {
     let cfg = AnalysisConfig {
-        warmup_s: sc.link.warmup_s,
-        duration_s: Some(sc.link.duration_s - sc.link.warmup_s),
+        warmup_s,
+        duration_s: Some(duration_s - warmup_s),
         select: vec![FlowMatch::port(PORT)],
         groups: vec![FlowGroup {
             label: "sprout-tunnel".into(),

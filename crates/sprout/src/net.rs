@@ -7,7 +7,8 @@
 //! the JSON files into them), so a renamed field does not read as 0.
 //!
 //! The socket plumbing, the stop signals, the receiver's life and the
-//! report's shared words are `udpflow::endpoint`'s, as Verus's are.
+//! report's shared words are `udpflow::endpoint`'s, and the sender's loop
+//! `udpflow::sender`'s, as Verus's are.
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -16,9 +17,9 @@ use anyhow::Result;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use udpflow::endpoint::{
-    bind_receiver, connect_sender, drain, drain_from, mbps, send_retrying, wait, ReceiverLife,
-    SenderLife,
+    bind_receiver, connect_sender, drain_from, mbps, send_retrying, wait, ReceiverLife,
 };
+use udpflow::sender::{self, SenderLogic, WhenFull};
 use udpflow::PollFlags;
 
 pub use udpflow::endpoint::{
@@ -220,39 +221,7 @@ pub fn run_sender(opts: SenderOpts, stop: &AtomicBool) -> Result<SenderReport> {
     let sock = connect_sender(opts.connect, opts.bind)?;
     let local = sock.local_addr()?;
     let mut s = Sender::new(opts.config.clone());
-    let mut buf = vec![0u8; wire::MAX_DATAGRAM + 1];
-    let mut dropped = DropCounts::default();
-    let (mut unexpected, mut send_errors) = (0u64, 0u64);
-    let life = SenderLife::start(opts.duration);
-    let mut out = vec![0u8; opts.config.packet_size.max(wire::BYE_LEN)];
-    let ended_by = loop {
-        if let Some(why) = life.ended(stop) {
-            break why;
-        }
-        // The receiver not up yet (ICMP port unreachable) reads past:
-        // heartbeats go on.
-        drain(&sock, &mut buf, |bytes| match wire::parse(bytes) {
-            Ok(Packet::Feedback(fb)) => {
-                s.on_feedback(monotonic_us(), &fb);
-            }
-            Ok(_) => unexpected += 1,
-            Err(e) => dropped.record(&e),
-        })?;
-        let now = monotonic_us();
-        while let Some(n) = s.poll_transmit(now, &mut out) {
-            if send_retrying(&sock, &out[..n], None).is_err() {
-                send_errors += 1;
-            }
-        }
-        let deadline = s.next_event_us(monotonic_us()).min(life.end_us());
-        wait(&sock, PollFlags::POLLIN, deadline);
-    };
-    let duration_s = life.uptime_s();
-    // Three byes: one may be lost; the receiver also stops when idle.
-    let n = s.write_bye(&mut out);
-    for _ in 0..3 {
-        let _ = send_retrying(&sock, &out[..n], None);
-    }
+    let run = sender::run(&sock, &mut s, opts.duration, opts.config.packet_size, stop)?;
     let c = s.counters.clone();
     Ok(SenderReport {
         role: Role::Sender,
@@ -264,16 +233,46 @@ pub fn run_sender(opts: SenderOpts, stop: &AtomicBool) -> Result<SenderReport> {
         rtt_lookahead: opts.config.rtt_lookahead,
         drain: opts.config.drain,
         min_rtt_ms: s.min_rtt_us() as f64 / 1000.0,
-        duration_s,
-        ended_by,
+        duration_s: run.duration_s,
+        ended_by: run.ended_by,
         bytes_sent: s.bytes_sent(),
         packets_sent: s.packets_sent(),
         bytes_delivered: c.received_bytes,
-        throughput_mbps: mbps(c.received_bytes, duration_s),
-        malformed_dropped: dropped.total(),
-        dropped,
-        unexpected_kind: unexpected,
-        send_errors,
+        throughput_mbps: mbps(c.received_bytes, run.duration_s),
+        malformed_dropped: run.dropped.total(),
+        dropped: run.dropped,
+        unexpected_kind: run.unexpected,
+        send_errors: run.send_errors,
         counters: c,
     })
+}
+
+/// The sender's logic in udpflow's loop: it reads the receiver's forecasts,
+/// and a datagram the socket cannot take now waits for room (the forecast
+/// decided it; the heartbeats go on while the receiver is not up).
+impl SenderLogic for Sender {
+    type Protocol = wire::Format;
+    const WHEN_FULL: WhenFull = WhenFull::Retry;
+
+    fn on_datagram(&mut self, now_us: u64, bytes: &[u8]) -> Result<bool, wire::WireError> {
+        match wire::parse(bytes)? {
+            Packet::Feedback(fb) => {
+                self.on_feedback(now_us, &fb);
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    fn poll_transmit(&mut self, now_us: u64, out: &mut [u8]) -> Option<usize> {
+        Sender::poll_transmit(self, now_us, out)
+    }
+
+    fn next_event_us(&self, now_us: u64) -> u64 {
+        Sender::next_event_us(self, now_us)
+    }
+
+    fn write_bye(&self, out: &mut [u8]) -> usize {
+        Sender::write_bye(self, out)
+    }
 }

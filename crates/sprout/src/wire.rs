@@ -29,13 +29,16 @@
 //! (non-decreasing) for the next n ticks.
 //!
 //! **Bye** (sender → receiver at the end), 32 bytes: 4 zero bytes @12,
-//! packets sent `u64` @16, bytes sent `u64` @24.
+//! packets sent `u64` @16, bytes sent `u64` @24 (`udpflow::wire::Bye`, the
+//! kind every transport here shares).
 //!
 //! Anything else — short, foreign, another version, inconsistent — is an
 //! error value, never a panic. The header and its checks are the ones
 //! every transport here shares (`udpflow::wire`); the kinds are ours.
-pub use udpflow::wire::DropCounts;
-use udpflow::wire::{check_header, exact_len, u16_at, u32_at, u64_at, write_header, Protocol};
+use udpflow::wire::{
+    check_header, parse_bye, u16_at, u32_at, u64_at, write_header, Protocol, KIND_BYE,
+};
+pub use udpflow::wire::{Bye, DropCounts, BYE_LEN, MAX_DATAGRAM};
 
 use crate::MAX_HORIZON;
 
@@ -43,13 +46,9 @@ pub const MAGIC: [u8; 4] = *b"SPRT";
 pub const VERSION: u8 = 2;
 pub const DATA_HEADER: usize = 48;
 pub const FEEDBACK_HEADER: usize = 36;
-pub const BYE_LEN: usize = 32;
-/// Largest datagram either end sends or accepts.
-pub const MAX_DATAGRAM: usize = 65507;
 
 const KIND_DATA: u8 = 1;
 const KIND_FEEDBACK: u8 = 2;
-const KIND_BYE: u8 = 3;
 const FLAG_HEARTBEAT: u16 = 1;
 const FLAG_PAYLOAD: u16 = 2;
 
@@ -77,13 +76,6 @@ pub struct Feedback {
     pub n: usize,
     /// Cumulative bytes forecast by the end of each of the next `n` ticks.
     pub counts: [u64; MAX_HORIZON],
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Bye {
-    pub session: u32,
-    pub packets_sent: u64,
-    pub bytes_sent: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -177,17 +169,7 @@ pub fn parse(b: &[u8]) -> Result<Packet, WireError> {
                 counts,
             }))
         }
-        KIND_BYE => {
-            exact_len(b, BYE_LEN)?;
-            if b[12..16] != [0, 0, 0, 0] {
-                return Err(WireError::Field("reserved"));
-            }
-            Ok(Packet::Bye(Bye {
-                session,
-                packets_sent: u64_at(b, 16),
-                bytes_sent: u64_at(b, 24),
-            }))
-        }
+        KIND_BYE => parse_bye(b, session).map(Packet::Bye),
         k => Err(WireError::Kind(k)),
     }
 }
@@ -271,11 +253,7 @@ pub fn write_feedback(f: &Feedback, buf: &mut [u8]) -> usize {
 
 /// Writes a bye datagram; returns its length.
 pub fn write_bye(b: &Bye, buf: &mut [u8]) -> usize {
-    header(buf, KIND_BYE, BYE_LEN, b.session);
-    buf[12..16].fill(0);
-    buf[16..24].copy_from_slice(&b.packets_sent.to_be_bytes());
-    buf[24..32].copy_from_slice(&b.bytes_sent.to_be_bytes());
-    BYE_LEN
+    udpflow::wire::write_bye::<Format>(b, buf)
 }
 
 #[cfg(test)]

@@ -9,6 +9,8 @@
 //! with what they were before the test ([`Registrations`]), so that the suite
 //! holds, and leaves them alone, on a host where a user has loaded some.
 #![forbid(unsafe_code)]
+pub mod modules;
+
 use std::collections::BTreeSet;
 use std::fs::{File, OpenOptions};
 use std::path::PathBuf;

@@ -11,10 +11,13 @@
 //! - [`wire`]: the header (magic, version, kind, length, session), its
 //!   checks, and the error and drop-count types, named per protocol;
 //! - [`endpoint`]: socket set-up, receive-buffer sizing, send-with-retry,
-//!   waiting until a deadline, stop signals, and the words a report uses.
+//!   waiting until a deadline, stop signals, and the words a report uses;
+//! - [`sender`]: the sender's loop around the protocol's logic, to its
+//!   closing bye (the kind every protocol shares, `wire::Bye`).
 #![forbid(unsafe_code)]
 
 pub use plumbing::PollFlags;
 
 pub mod endpoint;
+pub mod sender;
 pub mod wire;

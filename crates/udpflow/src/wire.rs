@@ -14,7 +14,8 @@
 //! [`check_header`] applies the checks in one order — magic, then room for
 //! the header, then version, then the declared length against the
 //! datagram's — so a foreign datagram is `Foreign` before anything else.
-//! The kind byte is left to the protocol. Each protocol names itself through
+//! The kind byte is left to the protocol, but for the one kind all share,
+//! the sender's closing [`Bye`]. Each protocol names itself through
 //! [`Protocol`]: its magic, its version and the name its errors print, so a
 //! Sprout error says "not a Sprout datagram" and a Verus one "not a Verus
 //! datagram" though the code is one. Everything is generic and inlined: no
@@ -24,6 +25,9 @@ use std::marker::PhantomData;
 
 /// The header's length: after it, each kind's own fields.
 pub const HEADER_LEN: usize = 12;
+/// Largest datagram either end sends or accepts (an IPv4 UDP payload's
+/// most).
+pub const MAX_DATAGRAM: usize = 65507;
 
 /// One protocol's identity on the wire.
 pub trait Protocol {
@@ -223,6 +227,46 @@ pub fn write_header<P: Protocol>(buf: &mut [u8], kind: u8, len: usize, session: 
     buf[5] = kind;
     buf[6..8].copy_from_slice(&(len as u16).to_be_bytes());
     buf[8..12].copy_from_slice(&session.to_be_bytes());
+}
+
+/// The kind byte of a bye: 3 in every protocol here.
+pub const KIND_BYE: u8 = 3;
+/// A bye's length.
+pub const BYE_LEN: usize = 32;
+
+/// **Bye**, the datagram every sender here sends (three times) at its end,
+/// so its receiver stops at once and knows what was sent: after the
+/// header, 4 zero bytes @12, packets sent `u64` @16, bytes sent `u64` @24;
+/// 32 bytes in all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bye {
+    pub session: u32,
+    pub packets_sent: u64,
+    pub bytes_sent: u64,
+}
+
+/// Parses a bye whose header ([`check_header`]) said `session`.
+#[inline]
+pub fn parse_bye<P>(b: &[u8], session: u32) -> Result<Bye, WireError<P>> {
+    exact_len(b, BYE_LEN)?;
+    if b[12..16] != [0, 0, 0, 0] {
+        return Err(WireError::Field("reserved"));
+    }
+    Ok(Bye {
+        session,
+        packets_sent: u64_at(b, 16),
+        bytes_sent: u64_at(b, 24),
+    })
+}
+
+/// Writes `P`'s bye into `buf`; returns its length.
+#[inline]
+pub fn write_bye<P: Protocol>(b: &Bye, buf: &mut [u8]) -> usize {
+    write_header::<P>(buf, KIND_BYE, BYE_LEN, b.session);
+    buf[12..16].fill(0);
+    buf[16..24].copy_from_slice(&b.packets_sent.to_be_bytes());
+    buf[24..32].copy_from_slice(&b.bytes_sent.to_be_bytes());
+    BYE_LEN
 }
 
 /// Helpers for each protocol's own wire tests (feature `testing`).

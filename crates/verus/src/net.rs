@@ -10,8 +10,8 @@
 //! receiver acks whoever sent the first data packet.
 //!
 //! The socket plumbing, the stop signals, the receiver's life and the
-//! report's shared words are `udpflow::endpoint`'s, as Sprout's are.
-use std::io::ErrorKind;
+//! report's shared words are `udpflow::endpoint`'s, and the sender's loop
+//! `udpflow::sender`'s, as Sprout's are.
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -19,9 +19,9 @@ use std::time::Duration;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use udpflow::endpoint::{
-    bind_receiver, connect_sender, drain, drain_from, grow_receive_buffer, mbps, wait,
-    ReceiverLife, SenderLife,
+    bind_receiver, connect_sender, drain_from, grow_receive_buffer, mbps, wait, ReceiverLife,
 };
+use udpflow::sender::{self, SenderLogic, WhenFull};
 use udpflow::PollFlags;
 
 pub use udpflow::endpoint::{
@@ -156,47 +156,7 @@ pub fn run_sender(opts: SenderOpts, stop: &AtomicBool) -> Result<SenderReport> {
     grow_receive_buffer(&sock);
     let local = sock.local_addr()?;
     let mut s = Sender::new(opts.config.clone());
-    let mut buf = vec![0u8; wire::MAX_DATAGRAM + 1];
-    // Only headers are written into it: the padding stays zero.
-    let mut out = vec![0u8; opts.config.packet_size.max(wire::BYE_LEN)];
-    let mut dropped = DropCounts::default();
-    let (mut unexpected, mut send_errors) = (0u64, 0u64);
-    let life = SenderLife::start(opts.duration);
-    let ended_by = loop {
-        if let Some(why) = life.ended(stop) {
-            break why;
-        }
-        // The receiver not up yet (ICMP port unreachable) reads past: the
-        // timeout restarts slow start.
-        drain(&sock, &mut buf, |bytes| match wire::parse(bytes) {
-            Ok(Packet::Ack(a)) => {
-                s.on_ack(monotonic_us(), &a);
-            }
-            Ok(_) => unexpected += 1,
-            Err(e) => dropped.record(&e),
-        })?;
-        let now = monotonic_us();
-        s.poll(now);
-        while let Some(n) = s.poll_transmit(now, &mut out) {
-            match sock.send(&out[..n]) {
-                Ok(_) => {}
-                Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                    s.transmit_refused(now);
-                    break;
-                }
-                // Sent as far as Verus knows; the network lost it.
-                Err(_) => send_errors += 1,
-            }
-        }
-        let deadline = s.next_event_us().min(life.end_us());
-        wait(&sock, PollFlags::POLLIN, deadline);
-    };
-    let duration_s = life.uptime_s();
-    // Three byes: one may be lost; the receiver also stops when idle.
-    let n = s.write_bye(&mut out);
-    for _ in 0..3 {
-        let _ = sock.send(&out[..n]);
-    }
+    let run = sender::run(&sock, &mut s, opts.duration, opts.config.packet_size, stop)?;
     let c = s.counters.clone();
     Ok(SenderReport {
         role: Role::Sender,
@@ -204,19 +164,58 @@ pub fn run_sender(opts: SenderOpts, stop: &AtomicBool) -> Result<SenderReport> {
         local: local.to_string(),
         session: opts.config.session,
         packet_size: opts.config.packet_size,
-        duration_s,
-        ended_by,
+        duration_s: run.duration_s,
+        ended_by: run.ended_by,
         bytes_sent: s.bytes_sent(),
         packets_sent: s.packets_sent(),
         bytes_delivered: c.received_bytes,
-        throughput_mbps: mbps(c.received_bytes, duration_s),
+        throughput_mbps: mbps(c.received_bytes, run.duration_s),
         min_rtt_ms: s.est.d_min,
         final_target_delay_ms: s.est.d_est,
         final_window: s.window(),
-        malformed_dropped: dropped.total(),
-        dropped,
-        unexpected_kind: unexpected,
-        send_errors,
+        malformed_dropped: run.dropped.total(),
+        dropped: run.dropped,
+        unexpected_kind: run.unexpected,
+        send_errors: run.send_errors,
         counters: c,
     })
+}
+
+/// The sender's logic in udpflow's loop: it reads the receiver's acks, runs
+/// its epoch timer before sending, and takes back a packet the socket
+/// cannot take now (the receiver not up yet reads past: the timeout
+/// restarts slow start).
+impl SenderLogic for Sender {
+    type Protocol = wire::Format;
+    const WHEN_FULL: WhenFull = WhenFull::GiveBack;
+
+    fn on_datagram(&mut self, now_us: u64, bytes: &[u8]) -> Result<bool, wire::WireError> {
+        match wire::parse(bytes)? {
+            Packet::Ack(a) => {
+                self.on_ack(now_us, &a);
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    fn poll(&mut self, now_us: u64) {
+        Sender::poll(self, now_us);
+    }
+
+    fn poll_transmit(&mut self, now_us: u64, out: &mut [u8]) -> Option<usize> {
+        Sender::poll_transmit(self, now_us, out)
+    }
+
+    fn transmit_refused(&mut self, now_us: u64) {
+        Sender::transmit_refused(self, now_us);
+    }
+
+    fn next_event_us(&self, _now_us: u64) -> u64 {
+        Sender::next_event_us(self)
+    }
+
+    fn write_bye(&self, out: &mut [u8]) -> usize {
+        Sender::write_bye(self, out)
+    }
 }

@@ -23,25 +23,24 @@
 //! received `u64` @48 (duplicates excluded).
 //!
 //! **Bye** (sender → receiver at the end), 32 bytes: 4 zero bytes @12,
-//! packets sent `u64` @16, bytes sent `u64` @24.
+//! packets sent `u64` @16, bytes sent `u64` @24 (`udpflow::wire::Bye`, the
+//! kind every transport here shares).
 //!
 //! Anything else — short, foreign, another version, inconsistent — is an
 //! error value, never a panic. The header and its checks are the ones
 //! every transport here shares (`udpflow::wire`); the kinds are ours.
-pub use udpflow::wire::DropCounts;
-use udpflow::wire::{check_header, exact_len, u32_at, u64_at, write_header, Protocol};
+use udpflow::wire::{
+    check_header, exact_len, parse_bye, u32_at, u64_at, write_header, Protocol, KIND_BYE,
+};
+pub use udpflow::wire::{Bye, DropCounts, BYE_LEN, MAX_DATAGRAM};
 
 pub const MAGIC: [u8; 4] = *b"VRUS";
 pub const VERSION: u8 = 1;
 pub const DATA_HEADER: usize = 40;
 pub const ACK_LEN: usize = 56;
-pub const BYE_LEN: usize = 32;
-/// Largest datagram either end sends or accepts.
-pub const MAX_DATAGRAM: usize = 65507;
 
 const KIND_DATA: u8 = 1;
 const KIND_ACK: u8 = 2;
-const KIND_BYE: u8 = 3;
 
 /// The fields a data packet carries and its ack echoes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,13 +64,6 @@ pub struct Ack {
     pub stamp: Stamp,
     pub bytes_received: u64,
     pub packets_received: u64,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Bye {
-    pub session: u32,
-    pub packets_sent: u64,
-    pub bytes_sent: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,17 +129,7 @@ pub fn parse(b: &[u8]) -> Result<Packet, WireError> {
                 packets_received,
             }))
         }
-        KIND_BYE => {
-            exact_len(b, BYE_LEN)?;
-            if b[12..16] != [0, 0, 0, 0] {
-                return Err(WireError::Field("reserved"));
-            }
-            Ok(Packet::Bye(Bye {
-                session: u32_at(b, 8),
-                packets_sent: u64_at(b, 16),
-                bytes_sent: u64_at(b, 24),
-            }))
-        }
+        KIND_BYE => parse_bye(b, header.session).map(Packet::Bye),
         k => Err(WireError::Kind(k)),
     }
 }
@@ -194,11 +176,7 @@ pub fn write_ack(a: &Ack, buf: &mut [u8]) -> usize {
 
 /// Writes a bye datagram; returns its length.
 pub fn write_bye(b: &Bye, buf: &mut [u8]) -> usize {
-    header(buf, KIND_BYE, BYE_LEN, b.session);
-    buf[12..16].fill(0);
-    buf[16..24].copy_from_slice(&b.packets_sent.to_be_bytes());
-    buf[24..32].copy_from_slice(&b.bytes_sent.to_be_bytes());
-    BYE_LEN
+    udpflow::wire::write_bye::<Format>(b, buf)
 }
 
 #[cfg(test)]

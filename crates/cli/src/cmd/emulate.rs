@@ -14,27 +14,7 @@ use netns::Netns;
 use plumbing::{process, signals, Signal};
 
 #[derive(clap::Args)]
-#[command(
-    after_help = "COMMAND runs inside a new network namespace behind the emulated link; the caller's \
-namespace is the other side. MAHIMAHI_BASE and C2TCP_BASE hold the caller side's address, C2TCP_UE \
-COMMAND's own. The exit status is COMMAND's.\n\n\
-Mahimahi equivalent:\n  \
-mm-delay 10 mm-link up down --downlink-queue=droptail --downlink-queue-args=packets=100 -- cmd\n  \
-c2tcp emulate --delay 10 --uplink up --downlink down --downlink-queue=droptail --downlink-queue-args=packets=100 -- cmd\n\n\
-Queues: infinite | droptail | drophead (bytes=N or packets=N) | codel (target=MS, interval=MS, ecn=0|1, size limit) | \
-pie (qdelay_ref=MS, max_burst=MS, ecn=0|1, size limit) | fq_codel (target=MS, interval=MS, ecn=1 by default, size limit) | \
-abc (ABC's accelerate/brake marking: qdelay_ref=MS, delta=MS, size limit) | dualpi2 (L4S's coupled dual queue, RFC 9332: target=MS, tupdate=MS, step=MS, alpha, beta, coupling, c_protection, size limit) | l4s_ramp (one FIFO marking ECT(1) on a sojourn ramp: markfree=MS, markfull=MS, stale=0|1, size limit; docs/l4s.md); with ecn=1 ECN-capable packets are marked \
-CE instead of dropped (logged as a trailing `ce` on the departure); either `--downlink-queue droptail --downlink-queue-args packets=100` \
-or `--downlink-queue droptail:packets=100`.\n\n\
-CellReplay's model (NSDI 2025; docs/emulator.md): `--downlink cellreplay:LIGHT,HEAVY[,offsets=FILE][,idle=MS]` \
-with LIGHT its base-delay and light-opportunity trace (`TIME_MS BASE_DELAY_MS OFFSET_MS...` a row), HEAVY a Mahimahi \
-trace (or constant:MBPS), offsets its per-size latency offsets (`SIZE OFFSET_MS`); the light trace's base delay \
-replaces --delay for that direction. mm-cellular's traces read as they are:\n  \
-mm-cellular 8 up-delay-light-pdo down-delay-light-pdo up-heavy-pdo down-heavy-pdo --psize-latency-offset-down=lo-down ...\n  \
-c2tcp emulate --uplink cellreplay:up-delay-light-pdo,up-heavy-pdo --downlink cellreplay:down-delay-light-pdo,down-heavy-pdo,offsets=lo-down -- cmd\n\n\
-Ctrl-C and SIGTERM stop COMMAND and tear everything down (with a terminal, Ctrl-C goes to COMMAND, as in a \
-shell, and the run ends when COMMAND does)."
-)]
+#[command(after_help = after_help())]
 pub struct Args {
     /// Downlink (caller side → COMMAND): a trace file (plain or .gz),
     /// constant:MBPS, steps:START_S:MBPS,...@PERIOD_S, or CellReplay's model,
@@ -61,7 +41,7 @@ pub struct Args {
     /// Stop when a trace ends instead of looping it (COMMAND is then stopped)
     #[arg(long)]
     once: bool,
-    /// Downlink queue (infinite, droptail, drophead, codel, pie; or name:args)
+    /// Downlink queue, QUEUE or QUEUE:ARGS (the queues are listed below)
     #[arg(long, value_name = "QUEUE", default_value = "infinite")]
     downlink_queue: String,
     /// Downlink queue arguments, e.g. packets=100 or target=5,interval=100,packets=1000
@@ -115,6 +95,31 @@ pub struct Args {
     command: Vec<String>,
 }
 
+/// The help after the options: the queues as emu registers them.
+fn after_help() -> String {
+    let before = "COMMAND runs inside a new network namespace behind the emulated link; the caller's \
+namespace is the other side. MAHIMAHI_BASE and C2TCP_BASE hold the caller side's address, C2TCP_UE \
+COMMAND's own. The exit status is COMMAND's.\n\n\
+Mahimahi equivalent:\n  \
+mm-delay 10 mm-link up down --downlink-queue=droptail --downlink-queue-args=packets=100 -- cmd\n  \
+c2tcp emulate --delay 10 --uplink up --downlink down --downlink-queue=droptail --downlink-queue-args=packets=100 -- cmd\n\n\
+";
+    let after = "CellReplay's model (NSDI 2025; docs/emulator.md): `--downlink cellreplay:LIGHT,HEAVY[,offsets=FILE][,idle=MS]` \
+with LIGHT its base-delay and light-opportunity trace (`TIME_MS BASE_DELAY_MS OFFSET_MS...` a row), HEAVY a Mahimahi \
+trace (or constant:MBPS), offsets its per-size latency offsets (`SIZE OFFSET_MS`); the light trace's base delay \
+replaces --delay for that direction. mm-cellular's traces read as they are:\n  \
+mm-cellular 8 up-delay-light-pdo down-delay-light-pdo up-heavy-pdo down-heavy-pdo --psize-latency-offset-down=lo-down ...\n  \
+c2tcp emulate --uplink cellreplay:up-delay-light-pdo,up-heavy-pdo --downlink cellreplay:down-delay-light-pdo,down-heavy-pdo,offsets=lo-down -- cmd\n\n\
+Ctrl-C and SIGTERM stop COMMAND and tear everything down (with a terminal, Ctrl-C goes to COMMAND, as in a \
+shell, and the run ends when COMMAND does).";
+    format!(
+        "{before}{}With ecn=1 ECN-capable packets are marked CE instead of dropped (logged as a trailing \
+         `ce` on the departure); either `--downlink-queue droptail --downlink-queue-args packets=100` \
+         or `--downlink-queue droptail:packets=100`.\n\n{after}",
+        emu::queue::help()
+    )
+}
+
 fn queue(flag: &str, name: &str, args: Option<&str>) -> Result<QueueSpec> {
     let spec = match (name.contains(':'), args) {
         (true, Some(_)) => {
@@ -134,14 +139,15 @@ fn direction(
     log: Option<PathBuf>,
 ) -> Result<DirectionConfig> {
     let loss: LossModel = loss.parse().with_context(|| format!("--{what}-loss"))?;
-    // A trace, a rate spec, or CellReplay's pair (emu::cellreplay).
-    let (trace, cellreplay) =
-        emu::cellreplay::load_link(trace).with_context(|| format!("--{what}"))?;
-    if let Some(w) = emu::rate_spec::rate_warning(&trace) {
+    // A trace, a rate spec, or CellReplay's pair, its files as given.
+    let link = emu::LinkSpec::parse(trace)
+        .and_then(|l| l.load(&|f| Ok(PathBuf::from(f))))
+        .with_context(|| format!("--{what}"))?;
+    if let Some(w) = emu::rate_spec::rate_warning(&link.trace) {
         eprintln!("c2tcp emulate: --{what}: {w}");
     }
-    let mut d = DirectionConfig::new(trace);
-    d.cellreplay = cellreplay.map(std::sync::Arc::new);
+    let mut d = DirectionConfig::new(link.trace);
+    d.cellreplay = link.cellreplay.map(std::sync::Arc::new);
     d.queue = queue;
     d.loss = loss;
     d.log = log;

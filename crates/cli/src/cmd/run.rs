@@ -16,18 +16,7 @@ use harness::runner::{self, RunOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 
 #[derive(clap::Args)]
-#[command(after_help = "Examples:\n  \
-c2tcp run --scheme c2tcp --target 50 --downlink TMobile-LTE-driving.down --out out/c2tcp\n  \
-c2tcp run scenarios/c2tcp-default.toml --scheme cubic --out out/cubic\n  \
-c2tcp run --scheme c2tcp --set variant=paper --set alpha=2 --downlink constant:12 --out out/paper\n  \
-c2tcp run --scheme-file my-quic.toml --scheme my-quic --downlink constant:12 --out out/mine\n  \
-c2tcp run scenarios/sprout-competing.toml --tunnel sprout --out out/via-sprout\n\n\
-Schemes: built in, or files (docs/schemes.md): schemes/*.toml of the repository or PREFIX/share/c2tcp, \
-$C2TCP_SCHEMES (a folder of them), --scheme-file.\n\n\
-Queues: droptail:packets=100, droptail:bytes=150000, drophead:..., codel:target=5,interval=100,packets=100, \
-pie:qdelay_ref=15,max_burst=150,packets=100 (codel and pie take ecn=1), fq_codel:packets=1000, \
-abc:qdelay_ref=50,delta=133.333,packets=250, dualpi2:packets=100 (L4S, docs/l4s.md), l4s_ramp:markfree=4,markfull=14,packets=100, infinite. Traces: a Mahimahi file (looked up as given, then in \
-$C2TCP_TRACES and $C2TCP_TRACES/mahimahi) or constant:MBPS. Flags given with a scenario override it.")]
+#[command(after_help = after_help())]
 pub struct Args {
     /// A scenario (TOML, see scenarios/); without one, the flags describe a single flow
     scenario: Option<PathBuf>,
@@ -88,6 +77,23 @@ pub struct Args {
     /// When --out holds files that are not a run of ours, write into a fresh subdirectory of it (run-1, run-2, ...)
     #[arg(long)]
     subdir: bool,
+}
+
+/// The help after the options: the queues as emu registers them.
+fn after_help() -> String {
+    let before = "Examples:\n  \
+c2tcp run --scheme c2tcp --target 50 --downlink TMobile-LTE-driving.down --out out/c2tcp\n  \
+c2tcp run scenarios/c2tcp-default.toml --scheme cubic --out out/cubic\n  \
+c2tcp run --scheme c2tcp --set variant=paper --set alpha=2 --downlink constant:12 --out out/paper\n  \
+c2tcp run --scheme-file my-quic.toml --scheme my-quic --downlink constant:12 --out out/mine\n  \
+c2tcp run scenarios/sprout-competing.toml --tunnel sprout --out out/via-sprout\n\n\
+Schemes: built in, or files (docs/schemes.md): schemes/*.toml of the repository or PREFIX/share/c2tcp, \
+$C2TCP_SCHEMES (a folder of them), --scheme-file.\n\n\
+";
+    let after = "Traces (--downlink, --uplink, a scenario's link): a Mahimahi file (looked up as given, \
+then in $C2TCP_TRACES and $C2TCP_TRACES/mahimahi), constant:MBPS, steps:START_S:MBPS,...@PERIOD_S, or \
+CellReplay's cellreplay:LIGHT,HEAVY[,offsets=FILE][,idle=MS]. Flags given with a scenario override it.";
+    format!("{before}{}\n{after}", emu::queue::help())
 }
 
 /// What an existing `--out` holds.

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use clap::Subcommand;
+use emu::rate_spec::TraceSpec;
 use emu::trace::{Summary, Trace, OUTAGE_GAP_MS};
 use emu::{synth, transform};
 
@@ -290,11 +291,18 @@ fn seconds_ms(flag: &str, secs: f64) -> Result<u64> {
 fn stats(a: StatsArgs) -> Result<ExitCode> {
     let mut rows = Vec::new();
     for path in &a.traces {
-        let summary = match emu::rate_spec::parse(path)? {
-            Some(rate) => rate.summary(),
+        let summary = match emu::LinkSpec::parse(path)? {
+            emu::LinkSpec::Trace(TraceSpec::Rate(rate)) => rate.trace()?.summary(),
             // A trace by path, else by name as `run` finds it (traces/).
-            None if Path::new(path).is_file() => Trace::load(Path::new(path))?.summary(),
-            None => Trace::load(&harness::data::resolve_trace(path, None)?)?.summary(),
+            emu::LinkSpec::Trace(TraceSpec::File(_)) if Path::new(path).is_file() => {
+                Trace::load(Path::new(path))?.summary()
+            }
+            emu::LinkSpec::Trace(TraceSpec::File(_)) => {
+                Trace::load(&harness::data::resolve_trace(path, None)?)?.summary()
+            }
+            emu::LinkSpec::CellReplay { .. } => {
+                bail!("{path}: trace stats reads one trace, not CellReplay's pair (give its heavy trace)")
+            }
         };
         rows.push((path.clone(), summary));
     }

@@ -55,7 +55,7 @@ pub mod light_trace;
 pub mod size_offsets;
 pub mod stage;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
@@ -64,6 +64,7 @@ pub use light_trace::LightTrace;
 pub use size_offsets::SizeOffsets;
 pub use stage::LightStage;
 
+use crate::rate_spec::TraceSpec;
 use crate::trace::Trace;
 pub use crate::trace::OPPORTUNITY_BYTES;
 
@@ -95,8 +96,8 @@ impl CellReplay {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Spec {
     pub light: String,
-    /// A heavy trace file or `constant:MBPS`.
-    pub heavy: String,
+    /// A heavy trace file or a rate spec (`constant:MBPS`).
+    pub heavy: TraceSpec,
     pub offsets: Option<String>,
     pub idle_ms: f64,
 }
@@ -117,7 +118,7 @@ impl Spec {
         }
         let mut out = Spec {
             light: light.into(),
-            heavy: heavy.into(),
+            heavy: TraceSpec::parse(heavy)?,
             offsets: None,
             idle_ms: 0.0,
         };
@@ -144,10 +145,7 @@ impl Spec {
     /// heavy trace, which the link replays.
     pub fn load(&self, resolve: impl Fn(&str) -> Result<PathBuf>) -> Result<(CellReplay, Trace)> {
         let light = LightTrace::load(&resolve(&self.light)?)?;
-        let heavy = match crate::rate_spec::parse(&self.heavy)? {
-            Some(t) => t,
-            None => Trace::load(&resolve(&self.heavy)?)?,
-        };
+        let (heavy, _) = self.heavy.load(&resolve)?;
         let offsets = match &self.offsets {
             Some(f) => Some(Arc::new(SizeOffsets::load(&resolve(f)?)?)),
             None => None,
@@ -160,18 +158,6 @@ impl Spec {
             },
             heavy,
         ))
-    }
-}
-
-/// A link spec that may be a CellReplay one: the heavy trace (or the
-/// plain trace) and the model, files taken as given.
-pub fn load_link(spec: &str) -> Result<(Trace, Option<CellReplay>)> {
-    match Spec::parse(spec)? {
-        Some(s) => {
-            let (model, heavy) = s.load(|f| Ok(Path::new(f).to_path_buf()))?;
-            Ok((heavy, Some(model)))
-        }
-        None => Ok((crate::rate_spec::load(spec)?, None)),
     }
 }
 
@@ -189,7 +175,7 @@ mod tests {
             s,
             Spec {
                 light: "l.txt".into(),
-                heavy: "h.down".into(),
+                heavy: TraceSpec::File("h.down".into()),
                 offsets: Some("o.txt".into()),
                 idle_ms: 12.5
             }

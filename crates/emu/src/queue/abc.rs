@@ -29,7 +29,7 @@
 //! brake without spending or earning beyond f, as theirs.
 use std::collections::VecDeque;
 
-use super::{DropReason, Drops, Fifo, Limit, Queue};
+use super::{Arg, Discipline, DropReason, Drops, Fifo, Limit, Queue, QueueSpec};
 use crate::clock::Micros;
 use crate::packet::{ecn, Packet};
 
@@ -86,6 +86,29 @@ impl Abc {
             ect: VecDeque::with_capacity(4096),
             credits: MAX_CREDITS,
         }
+    }
+}
+
+impl Discipline for Abc {
+    const NAME: &'static str = "abc";
+    const ABOUT: &'static str = "ABC's accelerate/brake marking of ECN-capable packets (NSDI'20)";
+    /// The authors' runs' dt and δ = 100 ms / β 0.75.
+    const ARGS: &'static [Arg] = &[
+        Arg::ms(
+            "qdelay_ref",
+            50.0,
+            (0.1, 10_000.0),
+            "ABC's delay threshold dt, above which the target rate drains the queue; the authors' runs' value",
+        ),
+        Arg::ms(
+            "delta",
+            133.333,
+            (1.0, 100_000.0),
+            "ABC's drain time constant delta = 100 ms / beta 0.75",
+        ),
+    ];
+    fn from_spec(spec: &QueueSpec, _seed: u64) -> Abc {
+        Abc::new(spec.limit, spec.micros("qdelay_ref"), spec.micros("delta"))
     }
 }
 

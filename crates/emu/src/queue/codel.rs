@@ -8,7 +8,7 @@
 //!
 //! The control law's state ([`CodelVars`]) is apart from the FIFO so that
 //! fq_codel runs one per flow.
-use super::{DropReason, Drops, Fifo, Limit, Queue};
+use super::{Arg, Discipline, DropReason, Drops, Fifo, Limit, Queue, QueueSpec};
 use crate::clock::Micros;
 use crate::packet::Packet;
 
@@ -133,6 +133,27 @@ impl CoDel {
             },
             vars: CodelVars::default(),
         }
+    }
+}
+
+impl Discipline for CoDel {
+    const NAME: &'static str = "codel";
+    const ABOUT: &'static str =
+        "CoDel (RFC 8289): drops (or marks) once the sojourn stays above target";
+    /// RFC 8289's target and interval.
+    const ARGS: &'static [Arg] = &[
+        Arg::ms("target", 5.0, (0.1, 10_000.0), "CoDel target sojourn time"),
+        Arg::ms("interval", 100.0, (1.0, 100_000.0), "CoDel interval"),
+    ];
+    /// Mahimahi's CoDel drops; `ecn=1` marks.
+    const ECN: Option<bool> = Some(false);
+    fn from_spec(spec: &QueueSpec, _seed: u64) -> CoDel {
+        CoDel::new(
+            spec.limit,
+            spec.micros("target"),
+            spec.micros("interval"),
+            spec.ecn,
+        )
     }
 }
 

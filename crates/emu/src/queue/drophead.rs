@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! A FIFO that admits the arriving packet and drops from the head (the
 //! oldest packets) until it is within its limit again.
-use super::{DropReason, Drops, Fifo, Limit, Queue};
+use super::{Discipline, DropReason, Drops, Fifo, Limit, Queue, QueueSpec, SizeLimit};
 use crate::clock::Micros;
 use crate::packet::Packet;
 
@@ -11,6 +11,15 @@ pub struct DropHead(Fifo);
 impl DropHead {
     pub fn new(limit: Limit) -> DropHead {
         DropHead(Fifo::new(limit))
+    }
+}
+
+impl Discipline for DropHead {
+    const NAME: &'static str = "drophead";
+    const ABOUT: &'static str = "a FIFO dropping its oldest packets past its size limit";
+    const SIZE_LIMIT: SizeLimit = SizeLimit::Required;
+    fn from_spec(spec: &QueueSpec, _seed: u64) -> DropHead {
+        DropHead::new(spec.limit)
     }
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! A FIFO that drops the arriving packet when it would exceed the limit.
-use super::{DropReason, Drops, Fifo, Limit, Queue};
+use super::{Discipline, DropReason, Drops, Fifo, Limit, Queue, QueueSpec, SizeLimit};
 use crate::clock::Micros;
 use crate::packet::Packet;
 
@@ -10,6 +10,15 @@ pub struct DropTail(Fifo);
 impl DropTail {
     pub fn new(limit: Limit) -> DropTail {
         DropTail(Fifo::new(limit))
+    }
+}
+
+impl Discipline for DropTail {
+    const NAME: &'static str = "droptail";
+    const ABOUT: &'static str = "a FIFO dropping arrivals past its size limit";
+    const SIZE_LIMIT: SizeLimit = SizeLimit::Required;
+    fn from_spec(spec: &QueueSpec, _seed: u64) -> DropTail {
+        DropTail::new(spec.limit)
     }
 }
 

@@ -43,7 +43,7 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use super::{DropReason, Drops, Fifo, Limit, Queue};
+use super::{Arg, Discipline, DropReason, Drops, Fifo, Limit, Queue, QueueSpec};
 use crate::clock::Micros;
 use crate::packet::{ecn, Packet};
 
@@ -53,7 +53,7 @@ const MIN_BACKLOG: usize = 2 * 1500;
 /// The MTU the C-protection credit counts in (sch_dualpi2 uses the device's).
 const MTU: i64 = 1500;
 
-/// DualPI2's parameters (sch_dualpi2's defaults in [`DualPi2Params::default`]).
+/// DualPI2's parameters (sch_dualpi2's defaults are its [`Discipline::ARGS`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DualPi2Params {
     /// PI2's target queueing delay.
@@ -73,19 +73,63 @@ pub struct DualPi2Params {
     pub c_protection: u8,
 }
 
-impl Default for DualPi2Params {
-    /// sch_dualpi2's `dualpi2_reset_default`: target 15 ms, tupdate 16 ms,
-    /// α 41/256 ≈ 0.16 Hz, β 819/256 ≈ 3.2 Hz, step 1 ms, k = 2, wc 10 %.
-    fn default() -> Self {
+impl DualPi2Params {
+    /// The parameters a `dualpi2` spec gives.
+    pub fn of(spec: &QueueSpec) -> DualPi2Params {
         DualPi2Params {
-            target: 15_000,
-            tupdate: 16_000,
-            step: 1_000,
-            alpha: 0.16,
-            beta: 3.2,
-            coupling: 2.0,
-            c_protection: 10,
+            target: spec.micros("target"),
+            tupdate: spec.micros("tupdate"),
+            step: spec.micros("step"),
+            alpha: spec.number("alpha"),
+            beta: spec.number("beta"),
+            coupling: spec.number("coupling"),
+            c_protection: spec.number("c_protection") as u8,
         }
+    }
+}
+
+impl Discipline for DualPi2 {
+    const NAME: &'static str = "dualpi2";
+    const ABOUT: &'static str =
+        "DualPI2, L4S's coupled dual queue (RFC 9332), sch_dualpi2's defaults (docs/l4s.md)";
+    /// sch_dualpi2's `dualpi2_reset_default`: target 15 ms, tupdate 16 ms,
+    /// step 1 ms, α 41/256 ≈ 0.16 Hz, β 819/256 ≈ 3.2 Hz, k = 2, wc 10 %.
+    const ARGS: &'static [Arg] = &[
+        Arg::ms(
+            "target",
+            15.0,
+            (0.1, 10_000.0),
+            "DualPI2's PI2 target queueing delay, sch_dualpi2's",
+        ),
+        Arg::ms(
+            "tupdate",
+            16.0,
+            (0.1, 10_000.0),
+            "how often DualPI2's PI controller updates p'",
+        ),
+        Arg::ms(
+            "step",
+            1.0,
+            (0.01, 10_000.0),
+            "the L queue's step threshold: an L4S packet waiting longer is marked",
+        ),
+        Arg::number("alpha", 0.16, (0.0, 1000.0), "PI2's integral gain, Hz"),
+        Arg::number("beta", 3.2, (0.0, 1000.0), "PI2's proportional gain, Hz"),
+        Arg::number(
+            "coupling",
+            2.0,
+            (0.1, 100.0),
+            "coupling factor k: L4S packets marked at k x p'",
+        ),
+        Arg::whole(
+            "c_protection",
+            10.0,
+            (0.0, 100.0),
+            "the Classic queue's share of the scheduler while both are backlogged, percent",
+        ),
+    ];
+    fn from_spec(spec: &QueueSpec, seed: u64) -> DualPi2 {
+        DualPi2::new(spec.limit, DualPi2Params::of(spec), seed)
     }
 }
 
@@ -271,9 +315,13 @@ impl Queue for DualPi2 {
 mod tests {
     use super::*;
     use crate::packet::testpkt::ipv4;
+    use crate::queue::QueueKind;
 
     fn dualpi2() -> DualPi2 {
-        DualPi2::new(Limit::default(), DualPi2Params::default(), 7)
+        DualPi2::from_spec(
+            &QueueSpec::with_defaults(QueueKind::of::<DualPi2>(), Limit::default()),
+            7,
+        )
     }
 
     /// With p' held at `prob` (no controller update in the way) and both

@@ -19,7 +19,7 @@
 use std::collections::VecDeque;
 
 use super::codel::{CodelParams, CodelVars};
-use super::{DropReason, Drops, Fifo, Limit, Queue};
+use super::{Arg, Discipline, DropReason, Drops, Fifo, Limit, Queue, QueueSpec};
 use crate::clock::Micros;
 use crate::packet::{Packet, HDR};
 
@@ -131,6 +131,37 @@ impl FqCodel {
             self.bytes -= p.len as usize;
             drops.push((p, DropReason::Head));
         }
+    }
+}
+
+impl Discipline for FqCodel {
+    const NAME: &'static str = "fq_codel";
+    const ABOUT: &'static str =
+        "FQ-CoDel (RFC 8290, Linux's default): per-flow CoDel, DRR; 10240 packets by default";
+    /// Linux's per-flow CoDel defaults.
+    const ARGS: &'static [Arg] = &[
+        Arg::ms(
+            "target",
+            5.0,
+            (0.1, 10_000.0),
+            "each flow queue's CoDel target",
+        ),
+        Arg::ms(
+            "interval",
+            100.0,
+            (1.0, 100_000.0),
+            "each flow queue's CoDel interval",
+        ),
+    ];
+    /// Linux marks by default.
+    const ECN: Option<bool> = Some(true);
+    fn from_spec(spec: &QueueSpec, _seed: u64) -> FqCodel {
+        FqCodel::new(
+            spec.limit,
+            spec.micros("target"),
+            spec.micros("interval"),
+            spec.ecn,
+        )
     }
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! An unbounded FIFO (Mahimahi's default): never drops.
-use super::{Drops, Fifo, Limit, Queue};
+use super::{Discipline, Drops, Fifo, Limit, Queue, QueueSpec, SizeLimit};
 use crate::clock::Micros;
 use crate::packet::Packet;
 
@@ -16,6 +16,15 @@ impl Infinite {
 impl Default for Infinite {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+impl Discipline for Infinite {
+    const NAME: &'static str = "infinite";
+    const ABOUT: &'static str = "an unbounded FIFO (Mahimahi's default): never drops";
+    const SIZE_LIMIT: SizeLimit = SizeLimit::Unbounded;
+    fn from_spec(_spec: &QueueSpec, _seed: u64) -> Infinite {
+        Infinite::new()
     }
 }
 

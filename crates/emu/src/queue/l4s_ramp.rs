@@ -34,7 +34,7 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use super::{DropReason, Drops, Fifo, Limit, Queue};
+use super::{Arg, Discipline, DropReason, Drops, Fifo, Limit, Queue, QueueSpec};
 use crate::clock::Micros;
 use crate::packet::{ecn, Packet};
 
@@ -104,6 +104,42 @@ impl L4sRamp {
             at += STALE_CHECK;
         }
         self.next_check = Some(at);
+    }
+}
+
+impl Discipline for L4sRamp {
+    const NAME: &'static str = "l4s_ramp";
+    const ABOUT: &'static str =
+        "a cell's L4S marker: one FIFO marking ECT(1) on a sojourn ramp (docs/l4s.md)";
+    /// sch_janz's defaults (the `janz` preset).
+    const ARGS: &'static [Arg] = &[
+        Arg::ms(
+            "markfree",
+            4.0,
+            (0.001, 10_000.0),
+            "sojourn below which no L4S packet is marked (sch_janz's; 0.476 for DOCSIS's ramp)",
+        ),
+        Arg::ms(
+            "markfull",
+            14.0,
+            (0.001, 10_000.0),
+            "sojourn from which every L4S packet is marked (sch_janz's; 1 for DOCSIS's ramp)",
+        ),
+        Arg::whole(
+            "stale",
+            0.0,
+            (0.0, 1.0),
+            "1: sch_janz's stale-packet drops (one over 100 ms, all over 500 ms, every 200 ms)",
+        ),
+    ];
+    fn from_spec(spec: &QueueSpec, seed: u64) -> L4sRamp {
+        L4sRamp::new(
+            spec.limit,
+            spec.micros("markfree"),
+            spec.micros("markfull"),
+            spec.number("stale") != 0.0,
+            seed,
+        )
     }
 }
 

@@ -1,33 +1,48 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Bottleneck queues: one discipline per type behind the [`Queue`] trait,
-//! and [`QueueSpec`], the parsed form of `droptail:packets=100` or of
-//! Mahimahi's split `--downlink-queue droptail --downlink-queue-args packets=100`.
+//! each declaring its own name, arguments, defaults, ranges and help
+//! ([`Discipline`], `kind.rs`), and [`QueueSpec`], the parsed form of
+//! `droptail:packets=100` or of Mahimahi's split `--downlink-queue droptail
+//! --downlink-queue-args packets=100`.
+//!
+//! A new discipline is its file (the queue type, `impl Queue`, `impl
+//! Discipline`) and one line in `disciplines!` below
+//! (docs/schemes.md walks through one).
 use std::collections::VecDeque;
 
 use crate::clock::Micros;
 use crate::packet::Packet;
 
-mod abc;
-mod codel;
-mod drophead;
-mod droptail;
-mod dualpi2;
-mod fq_codel;
-mod infinite;
-mod l4s_ramp;
-mod pie;
+mod kind;
 mod spec;
 
-pub use abc::Abc;
-pub use codel::CoDel;
-pub use drophead::DropHead;
-pub use droptail::DropTail;
-pub use dualpi2::{DualPi2, DualPi2Params};
-pub use fq_codel::FqCodel;
-pub use infinite::Infinite;
-pub use l4s_ramp::{ramp_probability, L4sRamp};
-pub use pie::Pie;
-pub use spec::{NumberArg, QueueKind, QueueSpec};
+pub use kind::{help, Arg, Discipline, QueueKind, SizeLimit, Unit};
+pub use spec::QueueSpec;
+
+/// Declares each discipline's module, re-exports its queue type and
+/// registers it, in the order `--help` lists them: one line a discipline.
+macro_rules! disciplines {
+    ($($module:ident :: $queue:ident,)*) => {
+        $(mod $module; pub use $module::$queue;)*
+        /// Every discipline, in the order `--help` lists them.
+        const ALL: &[QueueKind] = &[$(QueueKind::of::<$queue>(),)*];
+    };
+}
+
+disciplines! {
+    infinite::Infinite,
+    droptail::DropTail,
+    drophead::DropHead,
+    codel::CoDel,
+    pie::Pie,
+    fq_codel::FqCodel,
+    abc::Abc,
+    dualpi2::DualPi2,
+    l4s_ramp::L4sRamp,
+}
+
+pub use dualpi2::DualPi2Params;
+pub use l4s_ramp::ramp_probability;
 
 pub use logformat::DropReason;
 

@@ -10,7 +10,7 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use super::{DropReason, Drops, Fifo, Limit, Queue};
+use super::{Arg, Discipline, DropReason, Drops, Fifo, Limit, Queue, QueueSpec};
 use crate::clock::Micros;
 use crate::packet::Packet;
 
@@ -130,6 +130,37 @@ impl Pie {
             return false;
         }
         self.rng.gen::<f64>() < self.drop_prob
+    }
+}
+
+impl Discipline for Pie {
+    const NAME: &'static str = "pie";
+    const ABOUT: &'static str = "PIE (the IETF draft Mahimahi and the C2TCP paper used)";
+    /// Mahimahi's PIE defaults.
+    const ARGS: &'static [Arg] = &[
+        Arg::ms(
+            "qdelay_ref",
+            15.0,
+            (0.1, 10_000.0),
+            "PIE reference queueing delay",
+        ),
+        Arg::ms(
+            "max_burst",
+            150.0,
+            (0.001, 100_000.0),
+            "PIE maximum burst allowance",
+        ),
+    ];
+    /// Mahimahi's PIE drops; `ecn=1` marks (RFC 8033's mark_ecnth).
+    const ECN: Option<bool> = Some(false);
+    fn from_spec(spec: &QueueSpec, seed: u64) -> Pie {
+        Pie::new(
+            spec.limit,
+            spec.micros("qdelay_ref"),
+            spec.micros("max_burst"),
+            spec.ecn,
+            seed,
+        )
     }
 }
 

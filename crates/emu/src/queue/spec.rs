@@ -1,258 +1,119 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Queue specifications as users write them: `droptail:packets=100`,
 //! `codel:target=5,interval=100,packets=1000`, or Mahimahi's split form
-//! (`--downlink-queue droptail --downlink-queue-args packets=100`).
+//! (`--downlink-queue droptail --downlink-queue-args packets=100`). What a
+//! discipline takes, its defaults and ranges are its own (`kind.rs`); this
+//! is only the syntax, the checks they imply and the canonical form.
 use std::fmt;
 use std::str::FromStr;
 
 use anyhow::{bail, Context, Result};
 
-use super::{
-    Abc, CoDel, DropHead, DropTail, DualPi2, DualPi2Params, FqCodel, Infinite, L4sRamp, Limit, Pie,
-    Queue,
-};
+use super::kind::{QueueKind, SizeLimit, Unit};
+use super::{Infinite, Limit, Queue};
 use crate::clock::Micros;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum QueueKind {
-    Infinite,
-    DropTail,
-    DropHead,
-    CoDel,
-    Pie,
-    FqCodel,
-    Abc,
-    DualPi2,
-    L4sRamp,
-}
-
-/// A unitless queue argument (`dualpi2:alpha=0.16`): its name, default and
-/// the range it accepts; `integer` ones take whole numbers only.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct NumberArg {
-    pub name: &'static str,
-    pub default: f64,
-    pub min: f64,
-    pub max: f64,
-    pub integer: bool,
-}
-
-const fn number(name: &'static str, default: f64, min: f64, max: f64, integer: bool) -> NumberArg {
-    NumberArg {
-        name,
-        default,
-        min,
-        max,
-        integer,
-    }
-}
-
-/// DualPI2's unitless arguments: sch_dualpi2's defaults (queue/dualpi2.rs).
-const DUALPI2_NUMBERS: &[NumberArg] = &[
-    number("alpha", 0.16, 0.0, 1000.0, false),
-    number("beta", 3.2, 0.0, 1000.0, false),
-    number("coupling", 2.0, 0.1, 100.0, false),
-    number("c_protection", 10.0, 0.0, 100.0, true),
-];
-/// The L4S ramp's: `stale=1` turns on sch_janz's stale-packet drops.
-const L4S_RAMP_NUMBERS: &[NumberArg] = &[number("stale", 0.0, 0.0, 1.0, true)];
-
-impl QueueKind {
-    /// The discipline's name as users write it (`codel`).
-    pub fn name(self) -> &'static str {
-        match self {
-            QueueKind::Infinite => "infinite",
-            QueueKind::DropTail => "droptail",
-            QueueKind::DropHead => "drophead",
-            QueueKind::CoDel => "codel",
-            QueueKind::Pie => "pie",
-            QueueKind::FqCodel => "fq_codel",
-            QueueKind::Abc => "abc",
-            QueueKind::DualPi2 => "dualpi2",
-            QueueKind::L4sRamp => "l4s_ramp",
-        }
-    }
-
-    /// Every kind, in the order `--help` lists them.
-    pub const ALL: [QueueKind; 9] = [
-        QueueKind::Infinite,
-        QueueKind::DropTail,
-        QueueKind::DropHead,
-        QueueKind::CoDel,
-        QueueKind::Pie,
-        QueueKind::FqCodel,
-        QueueKind::Abc,
-        QueueKind::DualPi2,
-        QueueKind::L4sRamp,
-    ];
-
-    /// Whether the kind takes `ecn=0|1`, and its default: marking instead
-    /// of dropping is off for codel and pie (Mahimahi's behaviour) and on
-    /// for fq_codel (Linux's default). ABC always marks ECT packets.
-    pub fn ecn_default(self) -> Option<bool> {
-        match self {
-            QueueKind::CoDel | QueueKind::Pie => Some(false),
-            QueueKind::FqCodel => Some(true),
-            _ => None,
-        }
-    }
-
-    /// The ms-valued arguments this kind takes, with their defaults: the
-    /// one place CoDel's and PIE's defaults live (the harness's AQM schemes
-    /// start from these too).
-    pub fn timing_args(self) -> &'static [(&'static str, f64)] {
-        match self {
-            QueueKind::CoDel => &[("target", 5.0), ("interval", 100.0)],
-            QueueKind::Pie => &[("qdelay_ref", 15.0), ("max_burst", 150.0)],
-            QueueKind::FqCodel => &[("target", 5.0), ("interval", 100.0)],
-            // ABC's dt and δ (= 100 ms / β 0.75): see queue/abc.rs.
-            QueueKind::Abc => &[("qdelay_ref", 50.0), ("delta", 133.333)],
-            // sch_dualpi2's PI2 target, update period and L4S step.
-            QueueKind::DualPi2 => &[("target", 15.0), ("tupdate", 16.0), ("step", 1.0)],
-            // sch_janz's defaults (the `janz` preset; queue/l4s_ramp.rs).
-            QueueKind::L4sRamp => &[("markfree", 4.0), ("markfull", 14.0)],
-            _ => &[],
-        }
-    }
-
-    /// The unitless arguments this kind takes, with their defaults.
-    pub fn number_args(self) -> &'static [NumberArg] {
-        match self {
-            QueueKind::DualPi2 => DUALPI2_NUMBERS,
-            QueueKind::L4sRamp => L4S_RAMP_NUMBERS,
-            _ => &[],
-        }
-    }
-
-    /// The error for an argument this kind does not take.
-    fn no_such_argument(self, key: &str) -> String {
-        let mut known: Vec<&str> = self.timing_args().iter().map(|(k, _)| *k).collect();
-        known.extend(self.number_args().iter().map(|a| a.name));
-        if self.ecn_default().is_some() {
-            known.push("ecn");
-        }
-        if self != QueueKind::Infinite {
-            known.extend(["bytes", "packets"]);
-        }
-        format!(
-            "{} takes no argument `{key}` (it takes: {})",
-            self.name(),
-            if known.is_empty() {
-                "none".to_string()
-            } else {
-                known.join(", ")
-            }
-        )
-    }
-}
-
-/// A parsed queue: discipline, size limit and AQM parameters (µs).
+/// A parsed queue: discipline, size limit, and the discipline's arguments.
 #[derive(Debug, Clone, PartialEq)]
 pub struct QueueSpec {
     pub kind: QueueKind,
     pub limit: Limit,
-    /// (name, value in µs) for codel's target/interval or pie's qdelay_ref/max_burst.
-    pub timing: Vec<(&'static str, Micros)>,
-    /// (name, value) of the kind's unitless arguments (DualPI2's alpha, ...).
-    pub numbers: Vec<(&'static str, f64)>,
+    /// One per argument of the kind, in its order.
+    values: Vec<Value>,
     /// Mark ECN-capable packets CE instead of dropping them (kinds with an
     /// `ecn_default` only; false for the others).
     pub ecn: bool,
 }
 
+/// An argument's value: a time in whole µs, or a number.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Value {
+    Micros(Micros),
+    Number(f64),
+}
+
 impl Default for QueueSpec {
     fn default() -> Self {
-        QueueSpec {
-            kind: QueueKind::Infinite,
-            limit: Limit::default(),
-            timing: Vec::new(),
-            numbers: Vec::new(),
-            ecn: false,
-        }
+        QueueSpec::with_defaults(QueueKind::of::<Infinite>(), Limit::default())
     }
 }
 
-/// A timing argument in µs, if `ms` is a positive, finite number of ms.
-fn positive_ms(ms: f64) -> Option<Micros> {
-    (ms.is_finite() && ms > 0.0).then(|| (ms * 1000.0).round() as Micros)
-}
-
 impl QueueSpec {
-    /// A queue of `kind` with `limit` and the kind's default timing.
+    /// A queue of `kind` with `limit` and the kind's defaults.
     pub fn with_defaults(kind: QueueKind, limit: Limit) -> QueueSpec {
         QueueSpec {
             kind,
             limit,
-            timing: kind
-                .timing_args()
+            values: kind
+                .args()
                 .iter()
-                .map(|(k, default)| (*k, (default * 1000.0) as Micros))
-                .collect(),
-            numbers: kind
-                .number_args()
-                .iter()
-                .map(|a| (a.name, a.default))
+                .map(|a| match a.unit {
+                    Unit::Ms => Value::Micros((a.default * 1000.0).round() as Micros),
+                    Unit::Number | Unit::Whole => Value::Number(a.default),
+                })
                 .collect(),
             ecn: kind.ecn_default().unwrap_or(false),
         }
     }
 
-    /// Sets the unitless argument `key` (DualPI2's `alpha`, ...) to `value`,
-    /// within the range the kind accepts.
-    pub fn set_number(&mut self, key: &str, value: f64) -> Result<()> {
-        let kind = self.kind;
-        let Some(arg) = kind.number_args().iter().find(|a| a.name == key) else {
-            bail!("{}", kind.no_such_argument(key));
+    /// The error for an argument this kind does not take.
+    fn no_such_argument(&self, key: &str) -> anyhow::Error {
+        let takes = self.kind.takes();
+        anyhow::anyhow!(
+            "{} takes no argument `{key}` (it takes: {})",
+            self.kind.name(),
+            if takes.is_empty() {
+                "none".to_string()
+            } else {
+                takes.join(", ")
+            }
+        )
+    }
+
+    /// Sets the argument `key` (CoDel's `target`, DualPI2's `alpha`, ...) to
+    /// `value`, in the argument's unit (ms for a time), within its range.
+    pub fn set(&mut self, key: &str, value: f64) -> Result<()> {
+        let Some(i) = self.kind.args().iter().position(|a| a.name == key) else {
+            return Err(self.no_such_argument(key));
         };
-        if !(value.is_finite() && value >= arg.min && value <= arg.max)
-            || (arg.integer && value.fract() != 0.0)
-        {
-            bail!(
-                "queue argument {key}={value} must be {} in [{}, {}]",
-                if arg.integer {
-                    "a whole number"
-                } else {
-                    "a number"
-                },
-                arg.min,
-                arg.max
-            );
+        let arg = &self.kind.args()[i];
+        if !arg.accepts(value) {
+            bail!("queue argument {key}={value} must be {}", arg.expects());
         }
-        let slot = self
-            .numbers
-            .iter_mut()
-            .find(|(k, _)| *k == key)
-            .expect("every number argument has a slot");
-        slot.1 = value;
-        Ok(())
-    }
-
-    fn number(&self, key: &str) -> f64 {
-        self.numbers
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, v)| *v)
-            .expect("number argument of this kind")
-    }
-
-    /// Sets the timing argument `key` (codel's `target`, pie's `max_burst`,
-    /// ...) to `ms` milliseconds.
-    pub fn set_timing_ms(&mut self, key: &str, ms: f64) -> Result<()> {
-        let kind = self.kind;
-        let Some(slot) = self.timing.iter_mut().find(|(k, _)| *k == key) else {
-            bail!("{}", kind.no_such_argument(key));
+        self.values[i] = match arg.unit {
+            Unit::Ms => Value::Micros((value * 1000.0).round() as Micros),
+            Unit::Number | Unit::Whole => Value::Number(value),
         };
-        slot.1 = positive_ms(ms).with_context(|| {
-            format!("queue argument {key}={ms} must be a positive number of ms")
-        })?;
         Ok(())
+    }
+
+    fn value(&self, key: &str) -> Option<Value> {
+        let i = self.kind.args().iter().position(|a| a.name == key)?;
+        Some(self.values[i])
+    }
+
+    /// The time argument `key`, µs. Panics if the kind has no such time
+    /// argument: a discipline asks only for its own.
+    pub fn micros(&self, key: &str) -> Micros {
+        match self.value(key) {
+            Some(Value::Micros(us)) => us,
+            _ => panic!("{} has no time argument `{key}`", self.kind.name()),
+        }
+    }
+
+    /// The unitless argument `key`. Panics as [`QueueSpec::micros`] does.
+    pub fn number(&self, key: &str) -> f64 {
+        match self.value(key) {
+            Some(Value::Number(v)) => v,
+            _ => panic!("{} has no number argument `{key}`", self.kind.name()),
+        }
     }
 
     /// Parses a discipline name and its comma-separated `key=value` args.
     pub fn from_parts(name: &str, args: Option<&str>) -> Result<QueueSpec> {
         let name = name.trim();
-        let Some(kind) = QueueKind::ALL.into_iter().find(|k| k.name() == name) else {
-            let names: Vec<&str> = QueueKind::ALL.iter().map(|k| k.name()).collect();
+        let Some(kind) = QueueKind::named(name) else {
+            let names: Vec<&str> = QueueKind::all().iter().map(|k| k.name()).collect();
             bail!(
                 "unknown queue `{name}` (expected one of {})",
                 names.join(", ")
@@ -270,7 +131,7 @@ impl QueueSpec {
                 .with_context(|| format!("queue argument `{arg}` is not key=value"))?;
             let (key, value) = (key.trim(), value.trim());
             match key {
-                "bytes" | "packets" if kind != QueueKind::Infinite => {
+                "bytes" | "packets" if kind.size_limit() != SizeLimit::Unbounded => {
                     let n: u64 = value.parse().ok().filter(|&n| n > 0).with_context(|| {
                         format!("queue argument {key}=`{value}` must be a positive integer")
                     })?;
@@ -287,32 +148,21 @@ impl QueueSpec {
                         _ => bail!("queue argument ecn=`{value}` must be 0 or 1"),
                     };
                 }
-                _ if kind.number_args().iter().any(|a| a.name == key) => {
-                    let v: f64 = value.parse().with_context(|| {
-                        format!("queue argument {key}=`{value}` is not a number")
-                    })?;
-                    spec.set_number(key, v)?;
-                }
                 _ => {
-                    if !kind.timing_args().iter().any(|(k, _)| *k == key) {
-                        bail!("{}", kind.no_such_argument(key));
-                    }
-                    let ms: f64 = value
-                        .parse()
-                        .ok()
-                        .filter(|v: &f64| positive_ms(*v).is_some())
-                        .with_context(|| {
-                            format!(
-                                "queue argument {key}=`{value}` must be a positive number of ms"
-                            )
-                        })?;
-                    spec.set_timing_ms(key, ms)?;
+                    let Some(a) = kind.arg(key) else {
+                        return Err(spec.no_such_argument(key));
+                    };
+                    let v: f64 = value.parse().with_context(|| {
+                        format!(
+                            "queue argument {key}=`{value}` is not a number; it must be {}",
+                            a.expects()
+                        )
+                    })?;
+                    spec.set(key, v)?;
                 }
             }
         }
-        if matches!(kind, QueueKind::DropTail | QueueKind::DropHead)
-            && spec.limit == Limit::default()
-        {
+        if kind.size_limit() == SizeLimit::Required && spec.limit == Limit::default() {
             bail!(
                 "{} needs a size limit: packets=N or bytes=N (e.g. {}:packets=100)",
                 kind.name(),
@@ -322,65 +172,10 @@ impl QueueSpec {
         Ok(spec)
     }
 
-    fn timing_us(&self, key: &str) -> Micros {
-        self.timing
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, v)| *v)
-            .expect("timing argument of this kind")
-    }
-
-    /// A fresh queue of this kind; `seed` drives PIE's random drops.
+    /// A fresh queue of this kind; `seed` drives its random choices (PIE's
+    /// drops, DualPI2's and the L4S ramp's marks).
     pub fn build(&self, seed: u64) -> Box<dyn Queue> {
-        match self.kind {
-            QueueKind::Infinite => Box::new(Infinite::new()),
-            QueueKind::DropTail => Box::new(DropTail::new(self.limit)),
-            QueueKind::DropHead => Box::new(DropHead::new(self.limit)),
-            QueueKind::CoDel => Box::new(CoDel::new(
-                self.limit,
-                self.timing_us("target"),
-                self.timing_us("interval"),
-                self.ecn,
-            )),
-            QueueKind::Pie => Box::new(Pie::new(
-                self.limit,
-                self.timing_us("qdelay_ref"),
-                self.timing_us("max_burst"),
-                self.ecn,
-                seed,
-            )),
-            QueueKind::FqCodel => Box::new(FqCodel::new(
-                self.limit,
-                self.timing_us("target"),
-                self.timing_us("interval"),
-                self.ecn,
-            )),
-            QueueKind::Abc => Box::new(Abc::new(
-                self.limit,
-                self.timing_us("qdelay_ref"),
-                self.timing_us("delta"),
-            )),
-            QueueKind::DualPi2 => Box::new(DualPi2::new(
-                self.limit,
-                DualPi2Params {
-                    target: self.timing_us("target"),
-                    tupdate: self.timing_us("tupdate"),
-                    step: self.timing_us("step"),
-                    alpha: self.number("alpha"),
-                    beta: self.number("beta"),
-                    coupling: self.number("coupling"),
-                    c_protection: self.number("c_protection") as u8,
-                },
-                seed,
-            )),
-            QueueKind::L4sRamp => Box::new(L4sRamp::new(
-                self.limit,
-                self.timing_us("markfree"),
-                self.timing_us("markfull"),
-                self.number("stale") != 0.0,
-                seed,
-            )),
-        }
+        self.kind.build(self, seed)
     }
 }
 
@@ -399,10 +194,14 @@ impl fmt::Display for QueueSpec {
     /// The canonical `name:key=value,...` form (the log header's `queue=`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut args: Vec<String> = self
-            .timing
+            .kind
+            .args()
             .iter()
-            .map(|(k, us)| format!("{k}={}", *us as f64 / 1000.0))
-            .chain(self.numbers.iter().map(|(k, v)| format!("{k}={v}")))
+            .zip(&self.values)
+            .map(|(a, v)| match v {
+                Value::Micros(us) => format!("{}={}", a.name, *us as f64 / 1000.0),
+                Value::Number(n) => format!("{}={n}", a.name),
+            })
             .collect();
         if self.kind.ecn_default().is_some_and(|d| d != self.ecn) {
             args.push(format!("ecn={}", self.ecn as u8));
@@ -424,6 +223,7 @@ impl fmt::Display for QueueSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::queue::CoDel;
 
     #[test]
     fn both_syntaxes_give_the_same_spec() {
@@ -510,20 +310,38 @@ mod tests {
             packets: Some(100),
             bytes: None,
         };
-        let mut c = QueueSpec::with_defaults(QueueKind::CoDel, limit);
+        let mut c = QueueSpec::with_defaults(QueueKind::of::<CoDel>(), limit);
         assert_eq!(c, "codel:packets=100".parse().unwrap());
-        c.set_timing_ms("interval", 50.0).unwrap();
+        c.set("interval", 50.0).unwrap();
         assert_eq!(c.to_string(), "codel:target=5,interval=50,packets=100");
+        assert_eq!(c.micros("interval"), 50_000);
         assert!(c
-            .set_timing_ms("max_burst", 1.0)
+            .set("max_burst", 1.0)
             .unwrap_err()
             .to_string()
             .contains("no argument `max_burst`"));
         assert!(c
-            .set_timing_ms("target", 0.0)
+            .set("target", 0.0)
             .unwrap_err()
             .to_string()
             .contains("positive number"));
+    }
+
+    #[test]
+    fn ranges_are_the_disciplines_own() {
+        let err = |s: &str| s.parse::<QueueSpec>().unwrap_err().to_string();
+        assert!(err("codel:target=0.05").contains("in [0.1, 10000]"));
+        assert!(err("codel:interval=100001").contains("in [1, 100000]"));
+        assert!(err("pie:max_burst=0").contains("positive number of ms"));
+        assert!(err("pie:max_burst=x").contains("not a number"));
+        // The bounds themselves are accepted, and print back to themselves.
+        for s in [
+            "codel:target=0.1,interval=100000",
+            "l4s_ramp:markfree=0.001,markfull=10000,stale=1",
+        ] {
+            let q: QueueSpec = s.parse().unwrap();
+            assert_eq!(q.to_string().parse::<QueueSpec>().unwrap(), q);
+        }
     }
 
     #[test]

@@ -6,15 +6,17 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use emu::LinkSpec;
 use results::RunId;
 use serde::{Deserialize, Serialize};
 
 use super::Matrix;
+use crate::data::resolve_trace;
 use crate::identity;
-use crate::plan::{load_trace, uplink_sibling, CheckedScenario};
+use crate::plan::{uplink_sibling, CheckedScenario};
 use crate::scenario::Scenario;
 use crate::sweep::SweepKey;
-use crate::trace_ref::{is_file_spec, Checksums, TraceRef};
+use crate::trace_ref::{Checksums, TraceRef};
 
 /// One run of the matrix: everything a machine needs to do it, as
 /// `c2tcp bench --list` prints it (one JSON line each) and `c2tcp run --job`
@@ -158,35 +160,41 @@ pub fn param_of(key: &str, v: &toml::Value) -> (String, serde_json::Value) {
     (key.to_string(), json)
 }
 
-/// Points the scenario's link at absolute trace paths (the `.up` sibling
-/// of a `.down` downlink becoming its explicit uplink, as the runner would
-/// pick it) and names each file by content.
+/// The checked scenario with its trace files at absolute paths (the `.up`
+/// sibling of a `.down` downlink becoming its explicit uplink, as the
+/// runner would pick it), and each file named by content. Rate specs and
+/// CellReplay's pairs stay as written (CellReplay's files are named by
+/// path only: they are not checked by SHA-256).
 fn pin_traces(
-    sc: &mut Scenario,
+    checked: CheckedScenario,
     scenario_dir: Option<&Path>,
     sums: &mut Checksums,
-) -> Result<Vec<TraceRef>> {
+) -> Result<(Scenario, Vec<TraceRef>)> {
     let absolute = |spec: &str, field: &str| -> Result<PathBuf> {
         let p = crate::data::resolve_trace(spec, scenario_dir).context(field.to_string())?;
         std::path::absolute(&p).with_context(|| format!("{field}: {}", p.display()))
     };
+    let down = checked.downlink().file().map(str::to_string);
+    let mut up = checked.uplink().and_then(|u| u.file()).map(str::to_string);
+    let mut sc = checked.into_scenario();
     let mut refs = Vec::new();
-    if is_file_spec(&sc.link.downlink) {
-        let p = absolute(&sc.link.downlink, "link.downlink")?;
+    if let Some(down) = down {
+        let p = absolute(&down, "link.downlink")?;
         sc.link.downlink = p.display().to_string();
         if sc.link.uplink.is_none() {
             sc.link.uplink = uplink_sibling(&p);
+            up = sc.link.uplink.clone();
         }
         refs.push(sums.of(&p)?);
     }
-    if let Some(up) = sc.link.uplink.clone().filter(|u| is_file_spec(u)) {
+    if let Some(up) = up {
         let p = absolute(&up, "link.uplink")?;
         sc.link.uplink = Some(p.display().to_string());
         if !refs.iter().any(|r| r.path == p) {
             refs.push(sums.of(&p)?);
         }
     }
-    Ok(refs)
+    Ok((sc, refs))
 }
 
 /// Expands the matrix into jobs, in the order they should run (repetition
@@ -235,8 +243,11 @@ pub fn expand(matrix: &Matrix) -> Result<Vec<Job>> {
         .into_iter()
         .map(|(name, mut sc)| {
             if sc.link.duration_from_trace {
-                let (trace, _) = load_trace(&sc.link.downlink, matrix.scenario_dir.as_deref())?;
-                sc.link.resolve_length(trace.period_ms())?;
+                let dir = matrix.scenario_dir.as_deref();
+                let link = LinkSpec::parse(&sc.link.downlink)
+                    .and_then(|l| l.load(&|f| resolve_trace(f, dir)))
+                    .context("link.downlink")?;
+                sc.link.resolve_length(link.trace.period_ms())?;
             }
             Ok((name, sc))
         })
@@ -291,9 +302,11 @@ pub fn expand(matrix: &Matrix) -> Result<Vec<Job>> {
                         }
                     };
                     // The one check of this run's scenario in the bench.
-                    let mut concrete = CheckedScenario::check(concrete)?.into_scenario();
-                    let traces =
-                        pin_traces(&mut concrete, matrix.scenario_dir.as_deref(), &mut sums)?;
+                    let (concrete, traces) = pin_traces(
+                        CheckedScenario::check(concrete)?,
+                        matrix.scenario_dir.as_deref(),
+                        &mut sums,
+                    )?;
                     let mut params = params.clone();
                     for (k, v) in &set {
                         // A swept value of the same knob wins (applied last).

@@ -8,7 +8,8 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use super::{schemes_of, CheckedScenario};
+use super::checked::CheckedScenario;
+use super::lookup::schemes_of;
 use crate::scenario::{RunLength, Scenario};
 use crate::scheme::{self, knobs::TARGET_MS};
 use crate::sweep;

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! A scenario's link made concrete: its traces loaded (a rate spec, or a
-//! file found by `data::resolve_trace`), the uplink a scenario that names
-//! none runs with (the `.down` trace's `.up` sibling, else
+//! A checked scenario's link made concrete: its two [`LinkSpec`]s loaded
+//! (files found by `data::resolve_trace`), and the uplink a scenario that
+//! names none runs with (the `.down` trace's `.up` sibling, else
 //! [`DEFAULT_UPLINK`]).
 use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use emu::cellreplay::CellReplay;
-use emu::Trace;
+use emu::rate_spec::TraceSpec;
+use emu::{LinkSpec, Trace};
 
+use super::checked::CheckedScenario;
 use crate::data::resolve_trace;
-use crate::scenario::{Scenario, DEFAULT_UPLINK};
+use crate::scenario::DEFAULT_UPLINK;
 
 /// The `.up` sibling of a `.down` trace file, if there is one: the uplink a
 /// scenario that names no uplink runs with (else [`DEFAULT_UPLINK`]). An
@@ -44,59 +46,38 @@ pub struct ResolvedLink {
     pub uplink_cellreplay: Option<Arc<CellReplay>>,
 }
 
-/// A rate spec (`constant:MBPS`, `steps:…@PERIOD_S`; `emu::rate_spec`), or a
-/// trace file (plain or gzip) found by [`resolve_trace`].
-pub(crate) fn load_trace(spec: &str, scenario_dir: Option<&Path>) -> Result<(Trace, String)> {
-    if let Some(trace) = emu::rate_spec::parse(spec)? {
-        return Ok((trace, spec.to_string()));
+/// The uplink a scenario that names none runs with: the `.up` sibling of a
+/// downlink trace file (as found), else [`DEFAULT_UPLINK`].
+fn default_uplink(downlink: &LinkSpec, downlink_found: &str) -> LinkSpec {
+    match downlink
+        .file()
+        .and_then(|_| uplink_sibling(Path::new(downlink_found)))
+    {
+        Some(sibling) => LinkSpec::Trace(TraceSpec::File(sibling)),
+        None => LinkSpec::parse(DEFAULT_UPLINK).expect("the default uplink is a rate spec"),
     }
-    if emu::cellreplay::Spec::parse(spec)?.is_some() {
-        let (trace, _, name) = load_link(spec, scenario_dir)?;
-        return Ok((trace, name));
-    }
-    let path = resolve_trace(spec, scenario_dir)?;
-    Ok((Trace::load(&path)?, path.display().to_string()))
 }
 
-/// [`load_trace`], and CellReplay's model when `spec` is
-/// `cellreplay:LIGHT,HEAVY[,offsets=FILE][,idle=MS]` (its files found as
-/// traces are); then the trace is its heavy trace.
-pub(crate) fn load_link(
-    spec: &str,
+/// Loads `checked`'s traces, files found by `data::resolve_trace` (relative
+/// paths also next to `scenario_dir`); the uplink is the scenario's, else
+/// [`default_uplink`]'s.
+pub fn resolve_link(
+    checked: &CheckedScenario,
     scenario_dir: Option<&Path>,
-) -> Result<(Trace, Option<Arc<CellReplay>>, String)> {
-    match emu::cellreplay::Spec::parse(spec)? {
-        Some(s) => {
-            let (model, heavy) = s.load(|f| resolve_trace(f, scenario_dir))?;
-            Ok((heavy, Some(Arc::new(model)), spec.to_string()))
-        }
-        None => {
-            let (trace, name) = load_trace(spec, scenario_dir)?;
-            Ok((trace, None, name))
-        }
-    }
-}
-
-/// Loads `sc`'s traces (relative paths also next to `scenario_dir`); the
-/// uplink is the scenario's, else the downlink's `.up` sibling, else
-/// [`DEFAULT_UPLINK`].
-pub fn resolve_link(sc: &Scenario, scenario_dir: Option<&Path>) -> Result<ResolvedLink> {
-    let l = &sc.link;
-    let (downlink, downlink_cellreplay, downlink_name) =
-        load_link(&l.downlink, scenario_dir).context("link.downlink")?;
-    let uplink_spec = l
-        .uplink
-        .clone()
-        .or_else(|| uplink_sibling(Path::new(&downlink_name)))
-        .unwrap_or_else(|| DEFAULT_UPLINK.to_string());
-    let (uplink, uplink_cellreplay, uplink_name) =
-        load_link(&uplink_spec, scenario_dir).context("link.uplink")?;
+) -> Result<ResolvedLink> {
+    let find = |f: &str| resolve_trace(f, scenario_dir);
+    let down = checked.downlink().load(&find).context("link.downlink")?;
+    let uplink = match checked.uplink() {
+        Some(u) => u.clone(),
+        None => default_uplink(checked.downlink(), &down.name),
+    };
+    let up = uplink.load(&find).context("link.uplink")?;
     Ok(ResolvedLink {
-        downlink,
-        uplink,
-        downlink_name,
-        uplink_name,
-        downlink_cellreplay,
-        uplink_cellreplay,
+        downlink: down.trace,
+        uplink: up.trace,
+        downlink_name: down.name,
+        uplink_name: up.name,
+        downlink_cellreplay: down.cellreplay.map(Arc::new),
+        uplink_cellreplay: up.cellreplay.map(Arc::new),
     })
 }

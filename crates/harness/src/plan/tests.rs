@@ -149,10 +149,11 @@ fn a_down_trace_runs_with_its_up_sibling_else_the_default_uplink() {
     let mut sc = scenario(&format!("{BASE}[[flows]]\nscheme = \"cubic\"\n"));
     sc.link.downlink = "X.down".into();
     sc.link.uplink = None;
-    let link = resolve_link(&sc, Some(tmp.path())).unwrap();
+    let resolve = |sc: &Scenario, dir| resolve_link(&CheckedScenario::check(sc.clone())?, dir);
+    let link = resolve(&sc, Some(tmp.path())).unwrap();
     assert_eq!(link.uplink_name, up.display().to_string());
     sc.link.downlink = "constant:12".into();
-    assert_eq!(resolve_link(&sc, None).unwrap().uplink_name, DEFAULT_UPLINK);
+    assert_eq!(resolve(&sc, None).unwrap().uplink_name, DEFAULT_UPLINK);
 }
 
 /// `cellreplay:LIGHT,HEAVY` in a scenario: the files found beside it, the
@@ -166,14 +167,18 @@ fn a_cellreplay_link_resolves_its_files_and_model() {
     let mut sc = scenario(&format!("{BASE}[[flows]]\nscheme = \"cubic\"\n"));
     sc.link.downlink = "cellreplay:light,heavy,idle=5".into();
     sc.link.uplink = Some("cellreplay:light,constant:12".into());
-    let link = resolve_link(&sc, Some(tmp.path())).unwrap();
+    let checked = CheckedScenario::check(sc).unwrap();
+    let link = resolve_link(&checked, Some(tmp.path())).unwrap();
     assert_eq!(link.downlink.opportunities, vec![1, 2]);
     let model = link.downlink_cellreplay.expect("the model");
     assert_eq!((model.idle_us, model.light.rows()), (5000, 3));
     assert!(link.uplink_cellreplay.is_some());
     assert_eq!(link.downlink_name, "cellreplay:light,heavy,idle=5");
     std::fs::write(tmp.path().join("light"), "0 20 0 1\n10 x 0\n20 20 0\n").unwrap();
-    let e = format!("{:#}", resolve_link(&sc, Some(tmp.path())).err().unwrap());
+    let e = format!(
+        "{:#}",
+        resolve_link(&checked, Some(tmp.path())).err().unwrap()
+    );
     assert!(e.contains("link.downlink") && e.contains("light:2:"), "{e}");
 }
 

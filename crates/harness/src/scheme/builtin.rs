@@ -3,25 +3,26 @@
 //! or bottleneck needs Rust (our BPF programs and their loaders, NetAssist,
 //! Sprout, Verus, the AQM schemes). Every other scheme is a file under
 //! `schemes/` (see `file.rs`). One entry is a few lines: a name, a sentence,
-//! its kind and its knobs.
+//! its kind and its knobs (a queue's come from the queue: `queue_knobs.rs`).
 //!
 //! Every BPF congestion control of `bpfload::CCS` is a scheme of its name:
 //! a plain `Kind::Bpf` one with no knobs and its `CcSpec`'s summary, unless
 //! an entry here gives it knobs or another kind (`c2tcp`, NetAssist's, ABC's
 //! and Prague's). A scheme that is one congestion control takes that
 //! control's summary from its `CcSpec`, the summary's one owner.
-use emu::queue::QueueKind;
+use emu::queue::{CoDel, DualPi2, FqCodel, L4sRamp, Pie, QueueKind};
 
+use super::kind::{Kind, Scheme};
+use super::knob::Knob;
 use super::knobs::*;
-use super::{Kind, Knob, Scheme};
-use crate::aqm_schemes::{
-    ABC_KNOBS, CODEL_KNOBS, DUALPI2_KNOBS, FQ_CODEL_KNOBS, L4S_RAMP_KNOBS, PIE_KNOBS,
-};
+use super::queue_knobs;
 
 pub(super) struct Entry {
     pub name: &'static str,
     summary: &'static str,
     kind: Kind,
+    /// Its own knobs; a scheme that puts a queue at the bottleneck also
+    /// takes one per argument of the queue (`queue_knobs`).
     knobs: &'static [Knob],
 }
 
@@ -108,32 +109,32 @@ fn entries() -> Vec<Entry> {
         Entry {
             name: "cubic-codel",
             summary: "Cubic over CoDel at the bottleneck (both directions)",
-            kind: Kind::CubicOverAqm { aqm: QueueKind::CoDel, ecn: false },
-            knobs: CODEL_KNOBS,
+            kind: Kind::CubicOverAqm { aqm: QueueKind::of::<CoDel>(), ecn: false },
+            knobs: &[],
         },
         Entry {
             name: "cubic-codel-ecn",
             summary: "Cubic over CoDel marking CE instead of dropping ECT packets (both directions; hosts ask for ECN)",
-            kind: Kind::CubicOverAqm { aqm: QueueKind::CoDel, ecn: true },
-            knobs: CODEL_KNOBS,
+            kind: Kind::CubicOverAqm { aqm: QueueKind::of::<CoDel>(), ecn: true },
+            knobs: &[],
         },
         Entry {
             name: "cubic-pie",
             summary: "Cubic over PIE at the bottleneck (both directions)",
-            kind: Kind::CubicOverAqm { aqm: QueueKind::Pie, ecn: false },
-            knobs: PIE_KNOBS,
+            kind: Kind::CubicOverAqm { aqm: QueueKind::of::<Pie>(), ecn: false },
+            knobs: &[],
         },
         Entry {
             name: "cubic-fq-codel",
             summary: "Cubic over fq_codel (RFC 8290: per-flow CoDel, DRR; ECN on, as Linux) at the bottleneck (both directions)",
-            kind: Kind::CubicOverAqm { aqm: QueueKind::FqCodel, ecn: true },
-            knobs: FQ_CODEL_KNOBS,
+            kind: Kind::CubicOverAqm { aqm: QueueKind::of::<FqCodel>(), ecn: true },
+            knobs: &[],
         },
         Entry {
             name: "abc",
             summary: "ABC (NSDI'20): the downlink marks accelerate/brake from its dequeue rate and delay; BPF sender +1/-1 per mark",
             kind: Kind::Abc,
-            knobs: ABC_KNOBS,
+            knobs: &[],
         },
         Entry {
             name: "prague",
@@ -144,47 +145,56 @@ fn entries() -> Vec<Entry> {
         Entry {
             name: "prague-dualpi2",
             summary: "TCP Prague over DualPI2 (RFC 9332, sch_dualpi2's defaults) at the bottleneck (both directions)",
-            kind: Kind::Prague { aqm: Some(QueueKind::DualPi2), ecn: false },
-            knobs: DUALPI2_KNOBS,
+            kind: Kind::Prague { aqm: Some(QueueKind::of::<DualPi2>()), ecn: false },
+            knobs: &[],
         },
         Entry {
             name: "prague-l4s-ramp",
-            summary: "TCP Prague over a cell's L4S marker: one FIFO, ECT(1) marked on a 4-14 ms sojourn ramp (sch_janz)",
-            kind: Kind::Prague { aqm: Some(QueueKind::L4sRamp), ecn: false },
-            knobs: L4S_RAMP_KNOBS,
+            summary: "TCP Prague over a cell's L4S marker: one FIFO, ECT(1) marked on a sojourn ramp (sch_janz's defaults)",
+            kind: Kind::Prague { aqm: Some(QueueKind::of::<L4sRamp>()), ecn: false },
+            knobs: &[],
         },
         Entry {
             name: "prague-codel-ecn",
             summary: "TCP Prague over CoDel marking ECT packets: a Classic ECN AQM, what Prague meets off an L4S path (its classic-ECN fallback ships off)",
-            kind: Kind::Prague { aqm: Some(QueueKind::CoDel), ecn: true },
-            knobs: CODEL_KNOBS,
+            kind: Kind::Prague { aqm: Some(QueueKind::of::<CoDel>()), ecn: true },
+            knobs: &[],
         },
         Entry {
             name: "cubic-dualpi2",
             summary: "Cubic (no ECN: a Classic flow) over DualPI2 at the bottleneck (both directions)",
-            kind: Kind::CubicOverAqm { aqm: QueueKind::DualPi2, ecn: false },
-            knobs: DUALPI2_KNOBS,
+            kind: Kind::CubicOverAqm { aqm: QueueKind::of::<DualPi2>(), ecn: false },
+            knobs: &[],
         },
         Entry {
             name: "cubic-l4s-ramp",
             summary: "Cubic (no ECN: a Classic flow) in a cell with an L4S marker: one droptail FIFO",
-            kind: Kind::CubicOverAqm { aqm: QueueKind::L4sRamp, ecn: false },
-            knobs: L4S_RAMP_KNOBS,
+            kind: Kind::CubicOverAqm { aqm: QueueKind::of::<L4sRamp>(), ecn: false },
+            knobs: &[],
         },
     ]
 }
 
+/// Whether `name` is one of the parametric built-in names (`iperf3:<cc>`,
+/// `<rule>+<cc>`, `dfcsd`, `drwa`), which no file may declare.
+pub(crate) fn is_parametric(name: &str) -> bool {
+    name.starts_with("iperf3:") || rxctl::scheme(name).is_some() || name.contains('+')
+}
+
 /// The built-in scheme named `name`, if any.
 pub(super) fn find(name: &str) -> Option<Scheme> {
-    registry()
-        .into_iter()
-        .find(|e| e.name == name)
-        .map(|e| Scheme {
+    registry().into_iter().find(|e| e.name == name).map(|e| {
+        let mut knobs = e.knobs.to_vec();
+        if let Some((queue, _)) = e.kind.queue() {
+            knobs.extend_from_slice(queue_knobs::of(queue));
+        }
+        Scheme {
             name: e.name.to_string(),
             summary: e.summary,
             kind: e.kind,
-            knobs: e.knobs.to_vec(),
-        })
+            knobs,
+        }
+    })
 }
 
 #[cfg(test)]

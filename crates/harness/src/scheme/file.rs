@@ -33,20 +33,12 @@ use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use super::{Kind, Knob, Scheme};
+use super::builtin;
+use super::kind::{cc_name_ok, CommandSpec, Kind, Scheme};
+use super::knob::Knob;
 
 /// The placeholders every command line may use, besides the knobs.
 pub const PLACEHOLDERS: &[&str] = &["addr", "sender_addr", "port", "duration", "out", "dir"];
-
-/// A `command` scheme's two command lines, split into words, placeholders
-/// still in them (`fill` replaces them per flow).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CommandSpec {
-    pub receiver: Vec<String>,
-    pub sender: Vec<String>,
-    /// The scheme file's folder (`{dir}`).
-    pub dir: PathBuf,
-}
 
 /// A scheme file as read from disk (or carried in a bench's job): enough to
 /// parse it again anywhere, with the same errors.
@@ -124,7 +116,7 @@ pub fn parse(c: &Carried) -> Result<FileScheme> {
                 format!("{file}: name: give the scheme a name (the file's stem is not one)")
             })?,
     };
-    if super::builtin::find(&name).is_some() || super::is_parametric(&name) {
+    if builtin::find(&name).is_some() || builtin::is_parametric(&name) {
         let at = m
             .name
             .as_ref()
@@ -339,21 +331,12 @@ fn check_sysctl(name: &str, k: &KnobModel) -> Result<(), String> {
 }
 
 fn check_cc(cc: &str) -> Result<(), String> {
-    if super::cc_name_ok(cc) {
+    if cc_name_ok(cc) {
         Ok(())
     } else {
         Err(format!(
             "`{cc}` is not a congestion-control name (1-15 letters, digits, - _)"
         ))
-    }
-}
-
-/// A number as a placeholder prints it: integers without a fraction.
-pub(crate) fn number_text(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v}")
     }
 }
 

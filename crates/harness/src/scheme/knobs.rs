@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! The knobs (flow parameters) of the built-in schemes: each a name, a
 //! sentence, and a range or a word check.
-use super::Knob;
+use super::knob::Knob;
 
 /// `variant = "jsac" | "paper"`, optionally with +BEHAVIOUR / -BEHAVIOUR.
 fn c2tcp_variant_word(w: &str) -> Result<(), String> {

@@ -13,18 +13,13 @@ use std::collections::BTreeMap;
 
 use anyhow::{anyhow, bail, Result};
 
-use super::file::number_text;
+use super::kind::{Kind, Scheme};
+use super::knob::{as_number, number_text, Knob};
 use super::knobs::{
     ALPHA, CONFIDENCE, DRWA_LAMBDA, FEEDBACK, FPS, GAMMA_K, GAMMA_MAX, GAMMA_MIN, HEADROOM,
     INITIAL_KBPS, MAX_KBPS, MAX_RATE_MBPS, MIN_KBPS, RTAC_MAX_P, RTAC_MAX_TH, RTAC_MIN_TH,
     RTT_LOOKAHEAD, SPROUT_SENDER, TARGET_MS, VARIANT,
 };
-use super::{Kind, Knob, Scheme};
-
-/// A TOML number as `f64` (integers too).
-pub(crate) fn as_number(v: &toml::Value) -> Option<f64> {
-    v.as_float().or_else(|| v.as_integer().map(|i| i as f64))
-}
 
 /// What SOL_C2TCP sets on the sender's socket, in the option's units; all
 /// None for a sender that is not C2TCP (or keeps its defaults).

@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 
 use super::*;
-use crate::aqm_schemes::{aqm_knob, aqm_number_knob};
+use emu::queue::{Abc, CoDel, DualPi2, FqCodel, L4sRamp, Pie, QueueKind};
+use emu::QueueSpec;
 use params::FlowParams;
 
 #[test]
@@ -79,7 +80,8 @@ fn receiver_side_schemes_name_a_rule_and_a_sender() {
         d.kind,
         Kind::ReceiverSide {
             rule: "dfcsd",
-            cc: "cubic".into()
+            cc: "cubic".into(),
+            sender: Some(Box::new(Kind::Kernel { cc: "cubic" })),
         }
     );
     assert_eq!((d.sender_cc(), d.needs_bpf()), (Some("cubic"), None));
@@ -283,49 +285,41 @@ fn aqm_schemes_keep_the_scenario_queue_limit() {
 }
 
 #[test]
-fn aqm_knobs_are_the_queues_arguments_with_emus_defaults() {
+fn aqm_knobs_are_the_queues_arguments_with_their_defaults_and_ranges() {
     for (name, aqm) in [
-        ("cubic-codel", QueueKind::CoDel),
-        ("cubic-codel-ecn", QueueKind::CoDel),
-        ("cubic-pie", QueueKind::Pie),
-        ("cubic-fq-codel", QueueKind::FqCodel),
-        ("abc", QueueKind::Abc),
-        ("cubic-dualpi2", QueueKind::DualPi2),
-        ("prague-dualpi2", QueueKind::DualPi2),
-        ("prague-l4s-ramp", QueueKind::L4sRamp),
-        ("cubic-l4s-ramp", QueueKind::L4sRamp),
-        ("prague-codel-ecn", QueueKind::CoDel),
+        ("cubic-codel", QueueKind::of::<CoDel>()),
+        ("cubic-codel-ecn", QueueKind::of::<CoDel>()),
+        ("cubic-pie", QueueKind::of::<Pie>()),
+        ("cubic-fq-codel", QueueKind::of::<FqCodel>()),
+        ("abc", QueueKind::of::<Abc>()),
+        ("cubic-dualpi2", QueueKind::of::<DualPi2>()),
+        ("prague-dualpi2", QueueKind::of::<DualPi2>()),
+        ("prague-l4s-ramp", QueueKind::of::<L4sRamp>()),
+        ("cubic-l4s-ramp", QueueKind::of::<L4sRamp>()),
+        ("prague-codel-ecn", QueueKind::of::<CoDel>()),
     ] {
         let s = lookup(name).unwrap();
-        assert!(
-            matches!(s.kind, Kind::CubicOverAqm { aqm: a, .. } | Kind::Prague { aqm: Some(a), .. } if a == aqm)
-                || s.kind == Kind::Abc
-        );
-        assert_eq!(
-            s.knobs.len(),
-            aqm.timing_args().len() + aqm.number_args().len()
-        );
-        let numbers = aqm
-            .number_args()
-            .iter()
-            .map(|a| (aqm_number_knob(aqm, a.name), a.default));
-        let timings = aqm
-            .timing_args()
-            .iter()
-            .map(|(arg, default)| (aqm_knob(aqm, arg), *default));
-        for (knob, default) in timings.chain(numbers) {
-            let k = s
-                .knobs
-                .iter()
-                .find(|k| k.name == knob)
-                .unwrap_or_else(|| panic!("{knob}"));
+        assert_eq!(s.kind.queue().map(|(q, _)| q), Some(aqm), "{name}");
+        assert_eq!(s.knobs.len(), aqm.args().len(), "{name}");
+        for (arg, k) in aqm.args().iter().zip(&s.knobs) {
+            assert_eq!(k.name, queue_knobs::name(aqm, arg));
             assert!(
-                k.about.contains(&format!("(default {default})")),
-                "{knob}: {}",
+                k.about.contains(&format!("(default {})", arg.default)),
+                "{}: {}",
+                k.name,
                 k.about
             );
+            assert_eq!((k.min, k.max), (arg.min, arg.max), "{}", k.name);
         }
     }
+    assert_eq!(
+        lookup("cubic-codel").unwrap().knobs[0].name,
+        "codel_target_ms"
+    );
+    assert_eq!(
+        lookup("cubic-dualpi2").unwrap().knobs[3].name,
+        "dualpi2_alpha"
+    );
 }
 
 // ---- scheme files ----

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! The claims report: each paper's checkable claims (`claims/<paper>.toml`,
-//! parsed by `spec`) evaluated over a bench root's parts (`eval`) into a
+//! parsed by `spec`) evaluated over a bench root's parts (`eval`, each
+//! check's quantity on one trace by `quantity`) into a
 //! table of claim, paper's figure, ours and verdict (`render`).
 //!
 //! ```no_run
@@ -10,6 +11,7 @@
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 pub mod eval;
+mod quantity;
 pub mod render;
 pub mod spec;
 
