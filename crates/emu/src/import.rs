@@ -126,7 +126,9 @@ fn gnettrack_time(s: &str) -> Option<i64> {
     let (&[y, m, day], &[hh, mm, ss]) = (&d[..], &t[..]) else {
         return None;
     };
-    if !(1..=12).contains(&m) || !(1..=31).contains(&day) || hh > 23 || mm > 59 || ss > 60 {
+    // A four-digit year: a log's clock, and milliseconds that fit an i64.
+    let sane = (1970..=9999).contains(&y) && (1..=12).contains(&m) && (1..=31).contains(&day);
+    if !sane || hh > 23 || mm > 59 || ss > 60 {
         return None;
     }
     // Days from the civil date (H. Hinnant's algorithm, proleptic Gregorian).
@@ -488,6 +490,9 @@ mod tests {
             "2020.02.14 13:21:26",
             "x",
             "2020.02.14_13.21",
+            // Found by the throughput_log fuzz target: its milliseconds overflowed.
+            "2020602020.02.14_13.21.30",
+            "-5.02.14_13.21.30",
         ] {
             assert_eq!(gnettrack_time(bad), None, "{bad}");
         }
