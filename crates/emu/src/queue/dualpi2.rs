@@ -17,7 +17,11 @@
 //!                    marked CE if ECN-capable, else dropped;
 //!   L packets:       p_CL = k·p' (k the coupling factor), marked CE;
 //!                    and a native step AQM: marked when its own sojourn
-//!                    is above `step` (1 ms).
+//!                    is above `step` (1 ms), or, with the step in packets,
+//!                    when more than `step` packets stay in the L queue
+//!                    behind it; only for a packet that found at least
+//!                    `min_qlen_step` packets in the L queue on arrival
+//!                    (sch_dualpi2's guard, default 0: always).
 //!
 //! Squaring p' for Classic and scaling it for L4S is what makes a Classic
 //! (rate ∝ 1/√p) and a scalable (rate ∝ 1/p) flow get about the same rate
@@ -32,6 +36,19 @@
 //! queue has waited its share, wc = 10 % of the bytes while both are
 //! backlogged (L 90 %); with one queue empty the other takes everything.
 //!
+//! Marks are counted by cause (`DualPi2::marks`): the step, the coupled
+//! p_CL, the Classic p'², and the marks of overload, each counted once, for
+//! the first cause that set CE (sch_dualpi2 keeps `ecn_mark` for every mark
+//! and `step_marks` for the step's; a packet both PI and step marked counts
+//! in both there).
+//!
+//! Why the guard matters on an emulated cell: the emulator's queue is the
+//! only buffer and is served only at the trace's delivery opportunities, so
+//! a packet's sojourn includes its wait for the next opportunity, whether
+//! or not anything was queued ahead of it (docs/l4s.md). With
+//! `min_qlen_step` 1, a packet that found the L queue empty is never step
+//! marked, which is RFC 9332's `Th_len` of one packet (App. A.1).
+//!
 //! Where ours differs from sch_dualpi2: the PI update runs in emulated time
 //! as events reach the queue (every missed `tupdate` is replayed with the
 //! head sojourns it would have seen, which do not change between events),
@@ -40,10 +57,12 @@
 //! the scenario's), not 10 000 packets; no GSO splitting is needed (the
 //! emulator splits super-packets before the queue); no tc filters or
 //! skb->priority classification, only the ECN field.
+use std::collections::VecDeque;
+
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use super::{Arg, Discipline, DropReason, Drops, Fifo, Limit, Queue, QueueSpec};
+use super::{Arg, Discipline, DropReason, Drops, Fifo, Limit, Queue, QueueKind, QueueSpec};
 use crate::clock::Micros;
 use crate::packet::{ecn, Packet};
 
@@ -60,8 +79,11 @@ pub struct DualPi2Params {
     pub target: Micros,
     /// How often the PI controller updates p'.
     pub tupdate: Micros,
-    /// The L queue's step threshold (sojourn above it: CE).
-    pub step: Micros,
+    /// The L queue's step threshold: a sojourn, or a queue length.
+    pub step: Step,
+    /// The step applies only to a packet that found at least this many
+    /// packets in the L queue on arrival (sch_dualpi2's `min_qlen_step`).
+    pub min_qlen_step: u32,
     /// Integral gain, per second (RFC 9332's α in Hz).
     pub alpha: f64,
     /// Proportional gain, per second (β).
@@ -76,10 +98,16 @@ pub struct DualPi2Params {
 impl DualPi2Params {
     /// The parameters a `dualpi2` spec gives.
     pub fn of(spec: &QueueSpec) -> DualPi2Params {
+        let step_packets = spec.number("step_packets") as u32;
         DualPi2Params {
             target: spec.micros("target"),
             tupdate: spec.micros("tupdate"),
-            step: spec.micros("step"),
+            step: if step_packets > 0 {
+                Step::Packets(step_packets)
+            } else {
+                Step::Time(spec.micros("step"))
+            },
+            min_qlen_step: spec.number("min_qlen_step") as u32,
             alpha: spec.number("alpha"),
             beta: spec.number("beta"),
             coupling: spec.number("coupling"),
@@ -88,12 +116,26 @@ impl DualPi2Params {
     }
 }
 
+impl Default for DualPi2Params {
+    /// sch_dualpi2's `dualpi2_reset_default`, as its [`Discipline::ARGS`]
+    /// declare them: target 15 ms, tupdate 16 ms, α 41/256 ≈ 0.16 Hz,
+    /// β 819/256 ≈ 3.2 Hz, step 1 ms (in time, not packets),
+    /// `min_qlen_step` 0, k = 2, wc 10 %.
+    fn default() -> Self {
+        DualPi2Params::of(&QueueSpec::with_defaults(
+            QueueKind::of::<DualPi2>(),
+            Limit::default(),
+        ))
+    }
+}
+
 impl Discipline for DualPi2 {
     const NAME: &'static str = "dualpi2";
     const ABOUT: &'static str =
         "DualPI2, L4S's coupled dual queue (RFC 9332), sch_dualpi2's defaults (docs/l4s.md)";
     /// sch_dualpi2's `dualpi2_reset_default`: target 15 ms, tupdate 16 ms,
-    /// step 1 ms, α 41/256 ≈ 0.16 Hz, β 819/256 ≈ 3.2 Hz, k = 2, wc 10 %.
+    /// step 1 ms in time, min_qlen_step 0, α 41/256 ≈ 0.16 Hz,
+    /// β 819/256 ≈ 3.2 Hz, k = 2, wc 10 %.
     const ARGS: &'static [Arg] = &[
         Arg::ms(
             "target",
@@ -111,7 +153,19 @@ impl Discipline for DualPi2 {
             "step",
             1.0,
             (0.01, 10_000.0),
-            "the L queue's step threshold: an L4S packet waiting longer is marked",
+            "the L queue's step threshold in time: an L4S packet waiting longer is marked",
+        ),
+        Arg::whole(
+            "step_packets",
+            0.0,
+            (0.0, 100_000.0),
+            "N > 0: the step in packets instead (sch_dualpi2's step_packets): marked when more than N stay behind",
+        ),
+        Arg::whole(
+            "min_qlen_step",
+            0.0,
+            (0.0, 100_000.0),
+            "step-mark only a packet that found at least this many in the L queue (sch_dualpi2's; 1 is RFC 9332's Th_len)",
         ),
         Arg::number("alpha", 0.16, (0.0, 1000.0), "PI2's integral gain, Hz"),
         Arg::number("beta", 3.2, (0.0, 1000.0), "PI2's proportional gain, Hz"),
@@ -133,9 +187,37 @@ impl Discipline for DualPi2 {
     }
 }
 
+/// The L queue's native AQM threshold (sch_dualpi2's `step_thresh`, with
+/// `step_in_packets` choosing the unit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Mark a packet whose own sojourn exceeds this, µs.
+    Time(Micros),
+    /// Mark a packet that leaves more than this many packets behind it in
+    /// the L queue.
+    Packets(u32),
+}
+
+/// Marks by cause, each packet counted once for the first cause that set
+/// CE on it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Marks {
+    /// The L queue's native step AQM.
+    pub step: u64,
+    /// The coupled probability p_CL = k·p' on L packets.
+    pub coupled: u64,
+    /// p'² on ECN-capable Classic packets.
+    pub classic: u64,
+    /// L packets marked because k·p' exceeded 1 and the p'² drop spared them.
+    pub overload: u64,
+}
+
 #[derive(Debug)]
 pub struct DualPi2 {
     l: Fifo,
+    /// Per L packet, in the L queue's order: whether the step AQM applies
+    /// to it (it found `min_qlen_step` packets or more on arrival).
+    l_apply_step: VecDeque<bool>,
     c: Fifo,
     /// Both queues together (sch_dualpi2's `limit` counts both).
     limit: Limit,
@@ -150,6 +232,7 @@ pub struct DualPi2 {
     credit: i64,
     credit_init: i64,
     rng: StdRng,
+    marks: Marks,
 }
 
 impl DualPi2 {
@@ -162,6 +245,7 @@ impl DualPi2 {
         let credit_init = MTU * (wc - wl);
         DualPi2 {
             l: Fifo::new(Limit::default()),
+            l_apply_step: VecDeque::with_capacity(4096),
             c: Fifo::new(Limit::default()),
             limit,
             params,
@@ -171,7 +255,13 @@ impl DualPi2 {
             credit: credit_init,
             credit_init,
             rng: StdRng::seed_from_u64(seed),
+            marks: Marks::default(),
         }
+    }
+
+    /// The marks so far, by cause.
+    pub fn marks(&self) -> Marks {
+        self.marks
     }
 
     /// p', the base probability of the PI controller.
@@ -211,6 +301,18 @@ impl DualPi2 {
         p > 0.0 && self.rng.gen::<f64>() < p
     }
 
+    /// Sets CE on `p` and counts the mark under `cause` if this call set it
+    /// (a packet already CE, on arrival or by an earlier cause, is not
+    /// counted again); false for a Not-ECT packet.
+    fn mark(p: &mut Packet, cause: &mut u64) -> bool {
+        let before = p.marked;
+        let ok = p.mark_ce();
+        if p.marked && !before {
+            *cause += 1;
+        }
+        ok
+    }
+
     /// The PI2 part's verdict on a packet just taken from its queue: true
     /// to drop it; otherwise it may have been marked.
     fn pi2_drops(&mut self, p: &mut Packet) -> bool {
@@ -227,7 +329,7 @@ impl DualPi2 {
                 if overload || not_ect {
                     return true;
                 }
-                p.mark_ce();
+                Self::mark(p, &mut self.marks.classic);
             }
             return false;
         }
@@ -236,20 +338,27 @@ impl DualPi2 {
             if self.roll(prob) && self.roll(prob) {
                 return true;
             }
-            p.mark_ce();
+            Self::mark(p, &mut self.marks.overload);
         } else if self.roll(l_prob) {
             if not_ect {
                 return true;
             }
-            p.mark_ce();
+            Self::mark(p, &mut self.marks.coupled);
         }
         false
     }
 
-    /// The L queue's native step AQM: true to drop (a Not-ECT packet).
-    fn step_drops(&self, p: &mut Packet, now: Micros) -> bool {
-        if now.saturating_sub(p.arrival) > self.params.step {
-            return !p.mark_ce();
+    /// The L queue's native step AQM on a packet just taken from the L
+    /// queue (`apply`: it found `min_qlen_step` packets or more on
+    /// arrival): true to drop (a Not-ECT packet).
+    fn step_drops(&mut self, p: &mut Packet, apply: bool, now: Micros) -> bool {
+        let above = match self.params.step {
+            Step::Time(t) => now.saturating_sub(p.arrival) > t,
+            // sch_dualpi2 compares the L queue's length after this packet left.
+            Step::Packets(n) => self.l.packets() > n as usize,
+        };
+        if apply && above {
+            return !Self::mark(p, &mut self.marks.step);
         }
         false
     }
@@ -265,6 +374,9 @@ impl Queue for DualPi2 {
         // RFC 9331's identifier: ECT(1), or CE (which may have been ECT(1)).
         p.l4s = p.ecn() & ecn::ECT1 != 0;
         if p.l4s {
+            // sch_dualpi2's skb_apply_step: the L queue's length before it.
+            let apply = self.l.packets() >= self.params.min_qlen_step as usize;
+            self.l_apply_step.push_back(apply);
             self.l.push(p);
         } else {
             self.c.push(p);
@@ -275,9 +387,11 @@ impl Queue for DualPi2 {
         self.update(now);
         loop {
             let c_waiting = self.c.packets() > 0;
+            let mut apply_step = false;
             let (mut p, credit_change) = if self.l.packets() > 0 && (!c_waiting || self.credit <= 0)
             {
                 let p = self.l.pop()?;
+                apply_step = self.l_apply_step.pop_front().unwrap_or(true);
                 let wc = i64::from(self.params.c_protection);
                 let change = if c_waiting { wc * i64::from(p.len) } else { 0 };
                 (p, change)
@@ -294,7 +408,7 @@ impl Queue for DualPi2 {
                 self.credit = self.credit_init;
                 return None;
             };
-            if self.pi2_drops(&mut p) || (p.l4s && self.step_drops(&mut p, now)) {
+            if self.pi2_drops(&mut p) || (p.l4s && self.step_drops(&mut p, apply_step, now)) {
                 drops.push((p, DropReason::Dualpi2));
                 continue;
             }
@@ -358,6 +472,169 @@ mod tests {
             l_marks as f64 / l_sent as f64,
             c_marks as f64 / c_sent as f64,
         )
+    }
+
+    /// One ECT(1) packet into an empty DualPI2 at 0, dequeued at `wait` µs
+    /// (a link whose next opportunity is that far away): was it marked?
+    fn lone_packet_marked(params: DualPi2Params, wait: Micros) -> (bool, Marks) {
+        let mut q = DualPi2::new(Limit::default(), params, 7);
+        let mut drops = Drops::new();
+        q.enqueue(ipv4(1500, ecn::ECT1, 1, 0), 0, &mut drops);
+        let p = q.dequeue(wait, &mut drops).expect("queued");
+        assert!(drops.is_empty() && p.l4s);
+        (p.marked, q.marks())
+    }
+
+    #[test]
+    fn a_lone_packet_waiting_for_an_opportunity_is_step_marked_only_without_the_guard() {
+        // sch_dualpi2's defaults (min_qlen_step 0): the step reads the
+        // packet's own sojourn, so a packet alone in the queue that waits
+        // 5 ms for the link's next opportunity is marked.
+        let (marked, marks) = lone_packet_marked(DualPi2Params::default(), 5_000);
+        assert!(marked);
+        assert_eq!(
+            marks,
+            Marks {
+                step: 1,
+                ..Marks::default()
+            }
+        );
+        // Not when it waited less than the step.
+        assert!(!lone_packet_marked(DualPi2Params::default(), 900).0);
+        // With the guard (min_qlen_step 1: RFC 9332's Th_len of a packet) it
+        // found the L queue empty, so the step does not apply to it.
+        for min_qlen_step in [1, 2] {
+            let guarded = DualPi2Params {
+                min_qlen_step,
+                ..DualPi2Params::default()
+            };
+            let (marked, marks) = lone_packet_marked(guarded, 5_000);
+            assert!(
+                !marked && marks == Marks::default(),
+                "min_qlen_step {min_qlen_step}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_guard_counts_the_packets_ahead_on_arrival() {
+        // Three ECT(1) packets arrive at 0, 1 and 2 µs; all leave at 5 ms:
+        // each found 0, 1 and 2 packets ahead of it.
+        let marked_with = |min_qlen_step| {
+            let mut q = DualPi2::new(
+                Limit::default(),
+                DualPi2Params {
+                    min_qlen_step,
+                    ..DualPi2Params::default()
+                },
+                7,
+            );
+            let mut drops = Drops::new();
+            for t in 0..3u64 {
+                q.enqueue(ipv4(1500, ecn::ECT1, 1, t), t, &mut drops);
+            }
+            let marked: Vec<bool> = std::iter::from_fn(|| q.dequeue(5_000, &mut drops))
+                .map(|p| p.marked)
+                .collect();
+            (marked, q.marks().step)
+        };
+        assert_eq!(marked_with(0), (vec![true, true, true], 3));
+        assert_eq!(marked_with(1), (vec![false, true, true], 2));
+        assert_eq!(marked_with(2), (vec![false, false, true], 1));
+    }
+
+    #[test]
+    fn a_step_in_packets_marks_on_the_queue_left_behind() {
+        // Step::Packets(2): a packet is marked when more than two packets
+        // stay in the L queue after it leaves, however long it waited.
+        let mut q = DualPi2::new(
+            Limit::default(),
+            DualPi2Params {
+                step: Step::Packets(2),
+                ..DualPi2Params::default()
+            },
+            7,
+        );
+        q.next_update = Some(u64::MAX); // p' stays 0: only the step marks
+        let mut drops = Drops::new();
+        for t in 0..5u64 {
+            q.enqueue(ipv4(1500, ecn::ECT1, 1, t), t, &mut drops);
+        }
+        // Leaving behind 4, 3, 2, 1, 0 packets, each after 10 s in the queue.
+        let marked: Vec<bool> = std::iter::from_fn(|| q.dequeue(10_000_000, &mut drops))
+            .map(|p| p.marked)
+            .collect();
+        assert_eq!(marked, [true, true, false, false, false]);
+        assert_eq!(
+            q.marks(),
+            Marks {
+                step: 2,
+                ..Marks::default()
+            }
+        );
+    }
+
+    #[test]
+    fn marks_are_counted_by_cause_once_each() {
+        // p' 0.2: L packets marked by the coupled 0.4, C packets by 0.04;
+        // fresh packets, so the step is silent. Every mark counted once.
+        let mut q = dualpi2();
+        q.next_update = Some(u64::MAX);
+        q.prob = 0.2;
+        let mut drops = Drops::new();
+        let (mut l_marked, mut c_marked) = (0u64, 0u64);
+        for now in 0..50_000u64 {
+            while q.l.packets() < 4 {
+                q.enqueue(ipv4(1500, ecn::ECT1, 1, now), now, &mut drops);
+            }
+            while q.c.packets() < 4 {
+                q.enqueue(ipv4(1500, ecn::ECT0, 2, now), now, &mut drops);
+            }
+            let p = q.dequeue(now, &mut drops).unwrap();
+            if p.l4s {
+                l_marked += p.marked as u64;
+            } else {
+                c_marked += p.marked as u64;
+            }
+        }
+        let m = q.marks();
+        assert_eq!(
+            (m.coupled, m.classic, m.step, m.overload),
+            (l_marked, c_marked, 0, 0)
+        );
+        // Overload (k·p' > 1): the L packets' marks are overload's.
+        q.prob = 0.7;
+        let before = q.marks();
+        for now in 50_000..60_000u64 {
+            // Deep enough that the drops leave two MTUs behind.
+            while q.l.packets() < 40 {
+                q.enqueue(ipv4(1500, ecn::ECT1, 1, now), now, &mut drops);
+            }
+            let p = q.dequeue(now, &mut drops).unwrap();
+            assert!(
+                p.marked || !p.l4s,
+                "an L packet escaping overload's drop is marked"
+            );
+        }
+        let m = q.marks();
+        assert_eq!(m.coupled, before.coupled);
+        assert!(m.overload > 4_000, "{m:?}");
+        // A packet both coupled- and step-marked counts once, for the first.
+        let mut q = dualpi2();
+        q.next_update = Some(u64::MAX);
+        q.prob = 0.5; // p_CL = 1: every L packet above two MTUs is marked
+        for t in 0..3u64 {
+            q.enqueue(ipv4(1500, ecn::ECT1, 1, t), t, &mut drops);
+        }
+        let p = q.dequeue(5_000, &mut drops).unwrap();
+        assert!(p.marked);
+        assert_eq!(
+            q.marks(),
+            Marks {
+                coupled: 1,
+                ..Marks::default()
+            }
+        );
     }
 
     #[test]

@@ -41,7 +41,7 @@ disciplines! {
     l4s_ramp::L4sRamp,
 }
 
-pub use dualpi2::DualPi2Params;
+pub use dualpi2::{DualPi2Params, Marks as DualPi2Marks, Step as DualPi2Step};
 pub use l4s_ramp::ramp_probability;
 
 pub use logformat::DropReason;

@@ -281,9 +281,11 @@ mod tests {
         let d: QueueSpec = "dualpi2:packets=100".parse().unwrap();
         assert_eq!(
             d.to_string(),
-            "dualpi2:target=15,tupdate=16,step=1,alpha=0.16,beta=3.2,coupling=2,c_protection=10,packets=100"
+            "dualpi2:target=15,tupdate=16,step=1,step_packets=0,min_qlen_step=0,alpha=0.16,beta=3.2,coupling=2,c_protection=10,packets=100"
         );
         assert_eq!(d.to_string().parse::<QueueSpec>().unwrap(), d);
+        let g: QueueSpec = "dualpi2:min_qlen_step=1,step_packets=2".parse().unwrap();
+        assert_eq!(g.to_string().parse::<QueueSpec>().unwrap(), g);
         let r: QueueSpec = "l4s_ramp:markfree=0.476,markfull=1,stale=1,bytes=150000"
             .parse()
             .unwrap();

@@ -317,7 +317,7 @@ fn aqm_knobs_are_the_queues_arguments_with_their_defaults_and_ranges() {
         "codel_target_ms"
     );
     assert_eq!(
-        lookup("cubic-dualpi2").unwrap().knobs[3].name,
+        lookup("cubic-dualpi2").unwrap().knobs[5].name,
         "dualpi2_alpha"
     );
 }
