@@ -12,7 +12,7 @@ pub const C2TCP_EMU_V1: &str = "c2tcp-emu v1";
 /// The format of a log without a `# c2tcp-emu` line (plain mm-link).
 pub const MAHIMAHI: &str = "mahimahi";
 /// The emulator's queues that tell L4S packets apart (`# ... queue=` names).
-pub const L4S_QUEUES: [&str; 2] = ["dualpi2", "l4s_ramp"];
+pub const L4S_QUEUES: [&str; 3] = ["dualpi2", "l4s_ramp", "l4s_cell"];
 
 /// The log's header lines:
 ///

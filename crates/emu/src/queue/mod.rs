@@ -39,9 +39,11 @@ disciplines! {
     abc::Abc,
     dualpi2::DualPi2,
     l4s_ramp::L4sRamp,
+    l4s_cell::L4sCell,
 }
 
 pub use dualpi2::{DualPi2Params, Marks as DualPi2Marks, Step as DualPi2Step};
+pub use l4s_cell::Law as L4sCellLaw;
 pub use l4s_ramp::ramp_probability;
 
 pub use logformat::DropReason;

@@ -286,6 +286,11 @@ mod tests {
         assert_eq!(d.to_string().parse::<QueueSpec>().unwrap(), d);
         let g: QueueSpec = "dualpi2:min_qlen_step=1,step_packets=2".parse().unwrap();
         assert_eq!(g.to_string().parse::<QueueSpec>().unwrap(), g);
+        assert_eq!(
+            "l4s_cell".parse::<QueueSpec>().unwrap().to_string(),
+            "l4s_cell:law=0,target=10"
+        );
+        assert!("l4s_cell:law=2".parse::<QueueSpec>().is_err());
         let r: QueueSpec = "l4s_ramp:markfree=0.476,markfull=1,stale=1,bytes=150000"
             .parse()
             .unwrap();
