@@ -3,6 +3,9 @@
  * prague: TCP Prague as a BPF congestion control (prague_logic.h has the
  * algorithm and its references; docs/l4s.md the constants and deviations).
  *
+ * Below a window of 4 packets, once marked, it keeps a rate rather than a
+ * window (tcp_prague.c v0.7's rate mode; prague_logic.h).
+ *
  * cong_control() runs on every ACK in place of the kernel's cwnd machinery
  * (so PRR does not shrink the window behind our back): it reads how many
  * packets the ACK newly delivered and how many the receiver echoed as CE
@@ -54,7 +57,9 @@ static __always_inline struct prague_ack prague_read(struct sock *sk)
 		.srtt_us = tp->srtt_us >> 3,
 		.min_rtt_us = tp->rtt_min.s[0].v,
 		.now_us = (__u32)tp->tcp_mstamp,
+		.mtu = tp->mss_cache + tp->tcp_header_len + 20, /* + the IPv4 header */
 		.cwnd_limited = tcp_is_cwnd_limited(sk),
+		.app_limited = tp->app_limited != 0,
 	};
 	return a;
 }
@@ -62,9 +67,8 @@ static __always_inline struct prague_ack prague_read(struct sock *sk)
 static __always_inline void prague_pace(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	__u32 mtu = tp->mss_cache + tp->tcp_header_len + 20; /* + the IPv4 header */
-	__u64 rate = prague_pacing_rate(prague_of(sk), mtu, tp->srtt_us >> 3, tp->snd_cwnd,
-					tp->snd_ssthresh, tcp_packets_in_flight(tp));
+	struct prague_ack a = prague_read(sk);
+	__u64 rate = prague_pacing_rate(prague_of(sk), &a, tcp_packets_in_flight(tp));
 
 	if (rate)
 		sk->sk_pacing_rate = rate < sk->sk_max_pacing_rate ? rate : sk->sk_max_pacing_rate;
@@ -110,7 +114,8 @@ void BPF_PROG(prague_set_state, struct sock *sk, __u8 new_state)
 		tcp_sk(sk)->snd_ssthresh = prague_on_cwr(s, &a);
 		break;
 	case TCP_CA_Recovery:
-		tcp_sk(sk)->snd_ssthresh = prague_on_loss(s, tcp_sk(sk)->snd_cwnd);
+		a = prague_read(sk);
+		tcp_sk(sk)->snd_ssthresh = prague_on_loss(s, &a);
 		break;
 	case TCP_CA_Open:
 		s->in_loss = 0;
@@ -122,10 +127,14 @@ void BPF_PROG(prague_set_state, struct sock *sk, __u8 new_state)
 SEC("struct_ops")
 void BPF_PROG(prague_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 {
-	if (ev == CA_EVENT_LOSS)
-		tcp_sk(sk)->snd_ssthresh = prague_on_loss(prague_of(sk), tcp_sk(sk)->snd_cwnd);
-	else
+	struct prague_ack a;
+
+	if (ev == CA_EVENT_LOSS) {
+		a = prague_read(sk);
+		tcp_sk(sk)->snd_ssthresh = prague_on_loss(prague_of(sk), &a);
+	} else {
 		ce_echo_event(sk, &prague_of(sk)->echo, ev);
+	}
 }
 
 SEC("struct_ops")
@@ -145,7 +154,9 @@ __u32 BPF_PROG(prague_ssthresh, struct sock *sk)
 SEC("struct_ops")
 __u32 BPF_PROG(prague_undo_cwnd, struct sock *sk)
 {
-	return prague_undo(prague_of(sk), tcp_sk(sk)->snd_cwnd);
+	struct prague_ack a = prague_read(sk);
+
+	return prague_undo(prague_of(sk), &a);
 }
 
 SEC(".struct_ops.link")

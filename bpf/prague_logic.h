@@ -37,6 +37,32 @@
  * RTT (twice that in slow start), never below 100 kbit/s, so a window cut
  * below two packets still sends at a rate instead of stalling.
  *
+ * Rate mode (tcp_prague.c v0.7's `prague_cwnd_mode` 2, "switch"): once a
+ * CE has been seen, at or below a window of 4 packets of 1500 B
+ * (`prague_cwnd_transit`) Prague keeps a rate instead of a window, and,
+ * when RTT-independent, acts on the rate:
+ *
+ *   rate <- rate + MTU / (W_v x vrtt)   per unmarked packet acked, W_v the
+ *                                       rate's packets per vrtt: one MTU
+ *                                       per vrtt each vrtt, vrtt =
+ *                                       max(25 ms, srtt);
+ *   rate <- max(rate (1 - alpha / 2), 100 kbit/s)   on CE, at most once per
+ *                                       25 ms;
+ *   rate <- rate / 2                    on a loss;
+ *
+ * the window follows as rate x slow srtt (an EWMA of srtt with gain 1/128,
+ * `hsrtt`), and the pacing rate is the rate +3 % in the first half of each
+ * vrtt after an alpha update and -3 % in the second, which draws a steady
+ * trickle of marks from a step AQM instead of DCTCP's on-off rounds. Above
+ * the transit, or before the first CE, the window rules above apply and the
+ * rate follows the window. v0.7 also shrinks the MSS below 1 Mbit/s so two
+ * packets still leave every 25 ms; a congestion control cannot set the MSS
+ * from BPF, so ours sends full packets (docs/l4s.md). For the same reason
+ * the rate grows whenever the sender is not application-limited (v0.7's
+ * first form of the test, `tp->app_limited`), not only when the window of
+ * 2 is full: with full-size packets a paced flow below 2 packets per RTT
+ * never fills it.
+ *
  * RTT independence (the draft's "reduced RTT-dependence", tcp_prague.c's
  * rate scaling): after PRAGUE_RTT_TRANSITION rounds out of slow start,
  * a flow whose smoothed RTT is below PRAGUE_RTT_TARGET grows by
@@ -76,6 +102,11 @@
 #define PRAGUE_RTT_TRANSITION 4u            /* rounds before RTT independence */
 #define PRAGUE_MIN_RATE 12500u              /* pacing floor, bytes/s: 100 kbit/s */
 #define PRAGUE_RTT_MAX_SCALED_US 100000u    /* above: no scaling (tcp_prague.c) */
+#define PRAGUE_MTU_SYS 1500u                /* tcp_prague.c MTU_SYS */
+#define PRAGUE_CWND_TRANSIT 4u              /* rate mode at or below 4 x MTU_SYS */
+#define PRAGUE_RATE_OFFSET 4u               /* pacing +-4/128 (~3 %) a half vrtt */
+#define PRAGUE_OFFSET_UNIT 7u
+#define PRAGUE_HSRTT_SHIFT 7u               /* the slow srtt's gain, 1/128 */
 
 /* Classic-ECN detection's score, in alpha's units (1.0 = PRAGUE_MAX_ALPHA). */
 #define PRAGUE_L_STICKY (8ull << PRAGUE_ALPHA_BITS)   /* below: pure L4S */
@@ -102,10 +133,13 @@ struct prague_state {
 	__u32 cwr_stamp_us;       /* last reduction on CE (low 32 bits of us) */
 	__u32 alpha_stamp_us;     /* last alpha update */
 	__u32 classic_ecn;        /* classic-ECN score, alpha's units */
+	__u32 rate;               /* the rate, bytes/s (rate mode's, else the window's) */
+	__u32 hsrtt;              /* slow srtt, us << PRAGUE_HSRTT_SHIFT (0: none yet) */
 	__u8 saw_ce;              /* a CE came back: there is an AQM */
 	__u8 in_loss;             /* in a loss recovery */
 	__u8 slow_shift;          /* gain of the slow estimators, 1/2^shift */
 	__u8 ecn_fallback;        /* apply the classic-ECN fallback */
+	__u8 rate_mode;           /* at or below the transit: the rate rules */
 	struct ce_echo echo;      /* receiver: the per-packet CE echo */
 };
 
@@ -117,7 +151,9 @@ struct prague_ack {
 	__u32 srtt_us;                 /* smoothed RTT, us (tp->srtt_us >> 3) */
 	__u32 min_rtt_us;              /* windowed minimum RTT, ~0 if none */
 	__u32 now_us;                  /* tp->tcp_mstamp, low 32 bits */
+	__u32 mtu;                     /* bytes of a full packet (MSS + headers) */
 	int cwnd_limited;              /* tcp_is_cwnd_limited() */
+	int app_limited;               /* tp->app_limited: the sender ran out of data */
 };
 
 /* What the kernel must be told after it: snd_cwnd and snd_ssthresh. */
@@ -146,6 +182,45 @@ static __always_inline __u32 prague_cwnd_of(__u64 frac_cwnd)
 	__u64 c = (frac_cwnd + PRAGUE_ONE_CWND - 1) >> PRAGUE_CWND_UNIT;
 
 	return c > 0xffffffffull ? 0xffffffffu : (c ? (__u32)c : 1);
+}
+
+/* The virtual RTT, us: the RTT-independence target or srtt if longer. */
+static __always_inline __u64 prague_vrtt_us(__u32 srtt_us)
+{
+	return srtt_us > PRAGUE_RTT_TARGET_US ? srtt_us : PRAGUE_RTT_TARGET_US;
+}
+
+/* The RTT the rate mode converts with: the slow srtt, else srtt. */
+static __always_inline __u32 prague_hsrtt_us(const struct prague_state *s, __u32 srtt_us)
+{
+	__u32 h = s->hsrtt >> PRAGUE_HSRTT_SHIFT;
+
+	return h ? h : srtt_us;
+}
+
+/* The window (1/2^20 packets) that `rate` bytes/s keeps in flight over
+ * `rtt_us` with packets of `mtu` bytes, rounded up. */
+static __always_inline __u64 prague_rate_to_frac(__u64 rate, __u32 rtt_us, __u32 mtu)
+{
+	/* x: packets x 10^6; x 2^20 / 10^6 without overflowing. */
+	__u64 x = (rate * rtt_us + mtu - 1) / (mtu ? mtu : 1);
+
+	return x + (x * 48576 + 999999) / 1000000;
+}
+
+/* The rate (bytes/s) of the window `frac` per `rtt_us`, never below
+ * 100 kbit/s (tcp_prague.c's prague_frac_cwnd_to_pacing_rate). */
+static __always_inline __u64 prague_frac_to_rate(__u64 frac, __u32 rtt_us, __u32 mtu)
+{
+	__u64 bytes = ((__u64)mtu * frac + (PRAGUE_ONE_CWND >> 1)) >> PRAGUE_CWND_UNIT;
+	__u64 rate = rtt_us ? bytes * 1000000ull / rtt_us : PRAGUE_MIN_RATE;
+
+	return rate < PRAGUE_MIN_RATE ? PRAGUE_MIN_RATE : rate;
+}
+
+static __always_inline __u32 prague_rate_u32(__u64 rate)
+{
+	return rate > 0xffffffffull ? 0xffffffffu : (__u32)rate;
 }
 
 /* The additive increase per acked packet for the next round, in 1/2^20 of
@@ -202,6 +277,9 @@ static __always_inline void prague_init_state(struct prague_state *s, const stru
 	s->saw_ce = a->delivered_ce != 0;
 	s->in_loss = 0;
 	s->ecn_fallback = ecn_fallback;
+	s->rate_mode = 0;
+	s->hsrtt = a->srtt_us << PRAGUE_HSRTT_SHIFT;
+	s->rate = prague_rate_u32(prague_frac_to_rate(s->frac_cwnd, a->srtt_us, a->mtu));
 	s->echo.prior_rcv_nxt = 0;
 	s->echo.ce_state = 0;
 	prague_new_round(s, a);
@@ -291,6 +369,8 @@ static __always_inline void prague_round_end(struct prague_state *s, const struc
 		s->alpha_stamp_us = a->now_us;
 		prague_classic_detection(s, a->min_rtt_us);
 	}
+	/* tcp_prague.c's hsrtt: srtt smoothed once an alpha update, 1/128. */
+	s->hsrtt = s->hsrtt + a->srtt_us - (s->hsrtt >> PRAGUE_HSRTT_SHIFT);
 	prague_new_round(s, a);
 }
 
@@ -318,6 +398,51 @@ static __always_inline struct prague_window prague_follow(const struct prague_st
 	return w;
 }
 
+/* Whether the rate rules apply: at or below the transit, and
+ * RTT-independent (v0.7: cwnd_mode 1 && prague_is_rtt_indep). */
+static __always_inline int prague_rate_mode(const struct prague_state *s,
+					    const struct prague_ack *a)
+{
+	return s->rate_mode && prague_rtt_independent(s, a->snd_cwnd, a->snd_ssthresh);
+}
+
+/* Rate mode's additive increase for `clean` unmarked packets acked: each
+ * adds MTU_SYS / vrtt divided by the rate's packets per vrtt, so the rate
+ * grows by one MTU_SYS per vrtt every vrtt; the window follows the rate. */
+static __always_inline void prague_rate_increase(struct prague_state *s,
+						 const struct prague_ack *a, __u32 clean)
+{
+	__u64 vrtt = prague_vrtt_us(a->srtt_us);
+	__u64 inc = (__u64)clean * PRAGUE_MTU_SYS * 1000000ull / vrtt;
+	__u64 mtu = a->mtu ? a->mtu : PRAGUE_MTU_SYS;
+	__u64 per_vrtt = ((__u64)s->rate * vrtt + mtu * 1000000ull - 1) / (mtu * 1000000ull);
+	__u64 frac;
+
+	if (per_vrtt)
+		s->rate = prague_rate_u32(s->rate + (inc + (per_vrtt >> 1)) / per_vrtt);
+	frac = prague_rate_to_frac(s->rate, prague_hsrtt_us(s, a->srtt_us), a->mtu);
+	s->frac_cwnd = frac > s->frac_cwnd + clean ? frac : s->frac_cwnd + clean;
+}
+
+/* v0.7's switch, after every ACK: once a CE has been seen, a window of at
+ * most PRAGUE_CWND_TRANSIT packets of MTU_SYS is rate mode, the window
+ * then following the rate; otherwise window mode, the rate following the
+ * window. */
+static __always_inline void prague_switch_mode(struct prague_state *s,
+					       const struct prague_ack *a, __u32 snd_cwnd)
+{
+	__u64 mtu = a->mtu ? a->mtu : PRAGUE_MTU_SYS;
+
+	if (s->saw_ce && (__u64)snd_cwnd * mtu <= PRAGUE_CWND_TRANSIT * PRAGUE_MTU_SYS) {
+		s->rate_mode = 1;
+		s->frac_cwnd = prague_rate_to_frac(s->rate, prague_hsrtt_us(s, a->srtt_us), a->mtu);
+	} else {
+		s->rate_mode = 0;
+		if (a->srtt_us)
+			s->rate = prague_rate_u32(prague_frac_to_rate(s->frac_cwnd, a->srtt_us, a->mtu));
+	}
+}
+
 /* Every ACK (cong_control): growth for the packets acked without CE, the
  * round's bookkeeping, and snd_cwnd one step toward the window. */
 static __always_inline struct prague_window prague_on_ack(struct prague_state *s,
@@ -325,6 +450,7 @@ static __always_inline struct prague_window prague_on_ack(struct prague_state *s
 {
 	__u32 acked = a->delivered - s->prior_delivered;
 	__u32 ce = a->delivered_ce - s->prior_delivered_ce;
+	struct prague_window w;
 	__u32 clean;
 
 	s->prior_delivered = a->delivered;
@@ -337,23 +463,37 @@ static __always_inline struct prague_window prague_on_ack(struct prague_state *s
 		s->saw_ce = 1;
 	}
 	clean = acked - ce;
-	if (clean && !s->in_loss && a->cwnd_limited) {
+	if (prague_rate_mode(s, a)) {
+		/* v0.7's test in rate mode is the application's, not the window's
+		 * (the header says why). */
+		if (clean && !s->in_loss && !a->app_limited)
+			prague_rate_increase(s, a, clean);
+	} else if (clean && !s->in_loss && a->cwnd_limited) {
 		if (prague_in_slow_start(a->snd_cwnd, a->snd_ssthresh)) {
 			s->frac_cwnd += (__u64)clean << PRAGUE_CWND_UNIT;
 		} else {
-			/* The window to the nearest packet: +ai over a round. */
-			__u64 cwnd = (s->frac_cwnd + (PRAGUE_ONE_CWND >> 1)) >> PRAGUE_CWND_UNIT;
-			__u64 inc;
-
-			cwnd = cwnd ? cwnd : 1;
-			inc = ((__u64)clean * s->ai_ack_increase + (cwnd >> 1)) / cwnd;
+			/* +ai over a window's worth of ACKs, divided by the fractional
+			 * window (v0.7), so a window under one packet still grows one
+			 * packet a round, not one an ACK. */
+			__u64 frac = s->frac_cwnd ? s->frac_cwnd : 1;
+			__u64 inc = (((__u64)clean * s->ai_ack_increase << PRAGUE_CWND_UNIT) +
+				     (frac >> 1)) / frac;
 
 			s->frac_cwnd += inc > clean ? inc : clean;
+		}
+		/* The rate follows the window (v0.7: max(rate, the window's)). */
+		if (a->srtt_us) {
+			__u64 r = prague_frac_to_rate(s->frac_cwnd, a->srtt_us, a->mtu);
+
+			if (r > s->rate)
+				s->rate = prague_rate_u32(r);
 		}
 	}
 	if ((__s32)(a->snd_una - s->next_seq) >= 0)
 		prague_round_end(s, a);
-	return prague_follow(s, a, clean);
+	w = prague_follow(s, a, clean);
+	prague_switch_mode(s, a, w.snd_cwnd);
+	return w;
 }
 
 /* The ssthresh after a reduction: the reduced window, so that slow start
@@ -376,53 +516,89 @@ static __always_inline __u32 prague_on_cwr(struct prague_state *s, const struct 
 	    a->now_us - s->cwr_stamp_us < PRAGUE_RTT_TARGET_US)
 		return a->snd_ssthresh;
 	s->cwr_stamp_us = a->now_us;
+	if (prague_rate_mode(s, a)) {
+		/* rate x (1 - alpha/2), never below 100 kbit/s. */
+		reduction = ((__u64)prague_reduction_alpha(s) * (s->rate >> 1) +
+			     (PRAGUE_MAX_ALPHA >> 1)) >> PRAGUE_ALPHA_BITS;
+		s->rate = s->rate - reduction < PRAGUE_MIN_RATE ? PRAGUE_MIN_RATE
+								: (__u32)(s->rate - reduction);
+		s->frac_cwnd = prague_rate_to_frac(s->rate, prague_hsrtt_us(s, a->srtt_us), a->mtu);
+		return prague_reduced_ssthresh(s);
+	}
 	reduction = ((__u64)prague_reduction_alpha(s) * (s->frac_cwnd >> 1) +
 		     (PRAGUE_MAX_ALPHA >> 1)) >> PRAGUE_ALPHA_BITS;
 	s->frac_cwnd -= reduction;
+	if (a->srtt_us)
+		s->rate = prague_rate_u32(prague_frac_to_rate(s->frac_cwnd, a->srtt_us, a->mtu));
 	return prague_reduced_ssthresh(s);
 }
 
-/* A loss (Recovery or a timeout): half the window, remembered for undo.
- * Returns the ssthresh. */
-static __always_inline __u32 prague_on_loss(struct prague_state *s, __u32 snd_cwnd)
+/* A loss (Recovery or a timeout): half the window (in rate mode half the
+ * rate), remembered for undo. Returns the ssthresh. */
+static __always_inline __u32 prague_on_loss(struct prague_state *s, const struct prague_ack *a)
 {
-	s->loss_cwnd = snd_cwnd;
+	s->loss_cwnd = a->snd_cwnd;
 	s->loss_frac_cwnd = s->frac_cwnd;
-	s->frac_cwnd -= s->frac_cwnd >> 1;
-	if (s->frac_cwnd < ((__u64)PRAGUE_MIN_CWND << PRAGUE_CWND_UNIT))
-		s->frac_cwnd = (__u64)PRAGUE_MIN_CWND << PRAGUE_CWND_UNIT;
+	if (prague_rate_mode(s, a)) {
+		s->rate -= s->rate >> 1;
+		s->frac_cwnd = prague_rate_to_frac(s->rate, prague_hsrtt_us(s, a->srtt_us), a->mtu);
+	} else {
+		s->frac_cwnd -= s->frac_cwnd >> 1;
+		if (s->frac_cwnd < ((__u64)PRAGUE_MIN_CWND << PRAGUE_CWND_UNIT))
+			s->frac_cwnd = (__u64)PRAGUE_MIN_CWND << PRAGUE_CWND_UNIT;
+		if (a->srtt_us)
+			s->rate = prague_rate_u32(prague_frac_to_rate(s->frac_cwnd, a->srtt_us, a->mtu));
+	}
 	s->in_loss = 1;
 	return prague_reduced_ssthresh(s);
 }
 
-/* The loss was spurious: the window before it, and the progress since. */
-static __always_inline __u32 prague_undo(struct prague_state *s, __u32 snd_cwnd)
+/* The loss was spurious: the window (and rate) before it, and the progress
+ * since. */
+static __always_inline __u32 prague_undo(struct prague_state *s, const struct prague_ack *a)
 {
+	__u32 rtt = s->rate_mode ? prague_hsrtt_us(s, a->srtt_us) : a->srtt_us;
+
 	if (s->loss_frac_cwnd > s->frac_cwnd)
 		s->frac_cwnd = s->loss_frac_cwnd;
+	if (rtt) {
+		__u64 r = prague_frac_to_rate(s->frac_cwnd, rtt, a->mtu);
+
+		if (r > s->rate)
+			s->rate = prague_rate_u32(r);
+	}
 	s->in_loss = 0;
-	return s->loss_cwnd > snd_cwnd ? s->loss_cwnd : snd_cwnd;
+	return s->loss_cwnd > a->snd_cwnd ? s->loss_cwnd : a->snd_cwnd;
 }
 
-/* Pacing rate, bytes/s: the larger of the window and the packets in flight
- * (`in_flight`) per smoothed RTT, twice that while the window is below half
- * the ssthresh (slow start's ACK clock sends two packets per ACK), never
- * below PRAGUE_MIN_RATE; 0 without an RTT yet. */
-static __always_inline __u64 prague_pacing_rate(const struct prague_state *s, __u32 mtu,
-						__u32 srtt_us, __u32 snd_cwnd, __u32 ssthresh,
-						__u32 in_flight)
+/* Pacing rate, bytes/s. In rate mode the rate, +3 % in the first half of
+ * the vrtt since the last alpha update and -3 % in the second (v0.7's
+ * prague_update_pacing_rate). Otherwise the larger of the window and the
+ * packets in flight (`in_flight`) per smoothed RTT. Either way twice that
+ * while the window is below half the ssthresh (slow start's ACK clock sends
+ * two packets per ACK), never below PRAGUE_MIN_RATE; 0 without an RTT yet. */
+static __always_inline __u64 prague_pacing_rate(const struct prague_state *s,
+						const struct prague_ack *a, __u32 in_flight)
 {
 	__u64 window = s->frac_cwnd, bytes, rate;
 
-	if (!srtt_us)
+	if (!a->srtt_us)
 		return 0;
-	if (((__u64)in_flight << PRAGUE_CWND_UNIT) > window)
-		window = (__u64)in_flight << PRAGUE_CWND_UNIT;
-	bytes = ((__u64)mtu * window + (PRAGUE_ONE_CWND >> 1)) >> PRAGUE_CWND_UNIT;
-	rate = bytes * 1000000ull / srtt_us;
+	if (prague_rate_mode(s, a)) {
+		__u64 offset = ((__u64)s->rate * PRAGUE_RATE_OFFSET) >> PRAGUE_OFFSET_UNIT;
+
+		rate = a->now_us - s->alpha_stamp_us < prague_vrtt_us(a->srtt_us) / 2
+			       ? s->rate + offset
+			       : s->rate - offset;
+	} else {
+		if (((__u64)in_flight << PRAGUE_CWND_UNIT) > window)
+			window = (__u64)in_flight << PRAGUE_CWND_UNIT;
+		bytes = ((__u64)a->mtu * window + (PRAGUE_ONE_CWND >> 1)) >> PRAGUE_CWND_UNIT;
+		rate = bytes * 1000000ull / a->srtt_us;
+	}
 	if (rate < PRAGUE_MIN_RATE)
 		rate = PRAGUE_MIN_RATE;
-	return snd_cwnd < ssthresh / 2 ? rate << 1 : rate;
+	return a->snd_cwnd < a->snd_ssthresh / 2 ? rate << 1 : rate;
 }
 
 #endif /* PRAGUE_LOGIC_H */

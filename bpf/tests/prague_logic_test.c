@@ -18,7 +18,8 @@ static void sim_init(struct sim *m, __u32 cwnd, __u32 ssthresh, int fallback)
 	m->a = (struct prague_ack){
 		.delivered = 1000, .delivered_ce = 0, .snd_cwnd = cwnd, .snd_ssthresh = ssthresh,
 		.snd_cwnd_clamp = 100000, .snd_una = 5000, .snd_nxt = 5000 + cwnd,
-		.srtt_us = 20000, .min_rtt_us = 20000, .now_us = 1000000, .cwnd_limited = 1,
+		.srtt_us = 20000, .min_rtt_us = 20000, .now_us = 1000000, .mtu = 1500,
+		.cwnd_limited = 1,
 	};
 	prague_init_state(&m->s, &m->a, fallback);
 }
@@ -129,18 +130,19 @@ static void test_loss_halves_once_and_undo_restores(void)
 	struct sim m;
 
 	sim_init(&m, 64, 64, 0);
-	CHECK_EQ(prague_on_loss(&m.s, m.a.snd_cwnd), 32);
+	CHECK_EQ(prague_on_loss(&m.s, &m.a), 32);
 	CHECK_EQ(prague_cwnd_of(m.s.frac_cwnd), 32);
 	CHECK_EQ(m.s.in_loss, 1);
 	sim_ack(&m, 1, 0); /* in recovery: no growth, one step down */
 	CHECK_EQ(prague_cwnd_of(m.s.frac_cwnd), 32);
 	CHECK_EQ(m.a.snd_cwnd, 63);
-	CHECK_EQ(prague_undo(&m.s, m.a.snd_cwnd), 64);
+	CHECK_EQ(prague_undo(&m.s, &m.a), 64);
 	CHECK_EQ(prague_cwnd_of(m.s.frac_cwnd), 64);
 	CHECK_EQ(m.s.in_loss, 0);
 	/* Never below two packets. */
 	m.s.frac_cwnd = 3ull << PRAGUE_CWND_UNIT;
-	prague_on_loss(&m.s, 3);
+	m.a.snd_cwnd = 3;
+	prague_on_loss(&m.s, &m.a);
 	CHECK_EQ(prague_cwnd_of(m.s.frac_cwnd), PRAGUE_MIN_CWND);
 }
 
@@ -234,21 +236,219 @@ static void test_slow_estimators_follow_the_samples(void)
 		 (s.mdev_slow >> PRAGUE_ALPHA_BITS) / 1000 <= 11, 1);
 }
 
+/* pacing_rate of `s` for a kernel view of srtt, cwnd, ssthresh. */
+static __u64 pace(const struct prague_state *s, __u32 srtt_us, __u32 cwnd, __u32 ssthresh,
+		  __u32 in_flight)
+{
+	struct prague_ack a = { .srtt_us = srtt_us, .snd_cwnd = cwnd, .snd_ssthresh = ssthresh,
+				.mtu = 1500 };
+
+	return prague_pacing_rate(s, &a, in_flight);
+}
+
 static void test_pacing(void)
 {
 	struct prague_state s = { 0 };
 
 	s.frac_cwnd = 20ull << PRAGUE_CWND_UNIT;
 	/* 20 x 1500 B / 20 ms = 1.5 MB/s; twice that below ssthresh / 2. */
-	CHECK_EQ(prague_pacing_rate(&s, 1500, 20000, 20, 20, 10), 1500000);
-	CHECK_EQ(prague_pacing_rate(&s, 1500, 20000, 20, 100, 10), 3000000);
-	CHECK_EQ(prague_pacing_rate(&s, 1500, 0, 20, 20, 10), 0);
+	CHECK_EQ(pace(&s, 20000, 20, 20, 10), 1500000);
+	CHECK_EQ(pace(&s, 20000, 20, 100, 10), 3000000);
+	CHECK_EQ(pace(&s, 0, 20, 20, 10), 0);
 	/* More in flight than the window (it shrank): the flight's rate. */
-	CHECK_EQ(prague_pacing_rate(&s, 1500, 20000, 20, 20, 30), 2250000);
+	CHECK_EQ(pace(&s, 20000, 20, 20, 30), 2250000);
 	/* A window cut to a tenth of a packet over 1 s: the 100 kbit/s floor,
 	 * not a packet every 10 s. */
 	s.frac_cwnd = PRAGUE_ONE_CWND / 10;
-	CHECK_EQ(prague_pacing_rate(&s, 1500, 1000000, 2, 2, 0), PRAGUE_MIN_RATE);
+	CHECK_EQ(pace(&s, 1000000, 2, 2, 0), PRAGUE_MIN_RATE);
+}
+
+/* A marked flow out of slow start and RTT-independent (20 ms, under the
+ * 25 ms target), its window `cwnd` packets. */
+static void sim_marked(struct sim *m, __u32 cwnd)
+{
+	sim_init(m, cwnd, cwnd, 0);
+	m->s.round = PRAGUE_RTT_TRANSITION;
+	m->s.saw_ce = 1;
+}
+
+/* v0.7's switch: once marked, 4 packets of 1500 B or fewer is rate mode,
+ * the window following the rate; above, window mode. Not before a mark. */
+static void test_rate_mode_at_or_below_four_packets(void)
+{
+	struct sim m;
+
+	sim_init(&m, 3, 3, 0);
+	sim_ack(&m, 1, 0);
+	CHECK_EQ(m.s.rate_mode, 0); /* no CE yet */
+	sim_marked(&m, 3);
+	sim_ack(&m, 1, 0); /* the window grows to 4 packets: still rate mode */
+	CHECK_EQ(m.a.snd_cwnd, 4);
+	CHECK_EQ(m.s.rate_mode, 1);
+	/* The window is the rate x 20 ms in 1500-B packets. */
+	CHECK_EQ(prague_cwnd_of(m.s.frac_cwnd),
+		 (__u32)(((__u64)m.s.rate * 20000 / 1500 + 999999) / 1000000));
+	sim_marked(&m, 5);
+	sim_ack(&m, 1, 0);
+	CHECK_EQ(m.s.rate_mode, 0);
+	/* Smaller packets count in bytes: 5 packets of 1000 B are 5 000 B. */
+	sim_marked(&m, 5);
+	m.a.mtu = 1000;
+	sim_ack(&m, 1, 0);
+	CHECK_EQ(m.s.rate_mode, 1);
+}
+
+/* The rate grows by one MTU_SYS per vrtt every vrtt (vrtt = max(25 ms,
+ * srtt)): at 100 kB/s and srtt 20 ms, 60 kB/s a vrtt, the ACKs of one
+ * vrtt's packets each adding their share. */
+static void test_rate_mode_grows_one_mtu_per_vrtt_each_vrtt(void)
+{
+	struct sim m;
+	__u32 before, i;
+
+	sim_marked(&m, 2);
+	m.s.rate_mode = 1;
+	m.s.rate = 100000;
+	m.s.alpha_stamp_us = m.a.now_us; /* no alpha update in the way */
+	before = m.s.rate;
+	/* 100 kB/s x 25 ms = 1.67 packets a vrtt, 2 rounded up: an ACK adds
+	 * half of 1500 B / 25 ms = 60 kB/s. */
+	m.s.next_seq = m.a.snd_una + 100; /* no round end */
+	m.a.delivered += 1;
+	m.a.snd_una += 1;
+	prague_on_ack(&m.s, &m.a);
+	CHECK_EQ(m.s.rate - before, 30000);
+	/* A vrtt's ACKs (the rate's packets per 25 ms) at 1 MB/s: +60 kB/s. */
+	m.s.rate = 1000000;
+	before = m.s.rate;
+	for (i = 0; i < 17; i++) { /* 1 MB/s x 25 ms = 16.7 packets */
+		m.a.delivered += 1;
+		m.a.snd_una += 1;
+		prague_on_ack(&m.s, &m.a);
+	}
+	CHECK_EQ(m.s.rate - before >= 57000 && m.s.rate - before <= 63000, 1);
+	/* Marked ACKs add nothing; nor an application-limited sender. */
+	before = m.s.rate;
+	m.a.delivered += 1;
+	m.a.delivered_ce += 1;
+	prague_on_ack(&m.s, &m.a);
+	m.a.app_limited = 1;
+	m.a.delivered += 1;
+	prague_on_ack(&m.s, &m.a);
+	CHECK_EQ(m.s.rate, before);
+	/* Pacing: +3 % in the first half of the vrtt after the alpha update,
+	 * -3 % in the second. */
+	m.s.rate = 128000;
+	m.a.now_us = m.s.alpha_stamp_us + 5000;
+	CHECK_EQ(prague_pacing_rate(&m.s, &m.a, 1), 132000);
+	m.a.now_us = m.s.alpha_stamp_us + 13000;
+	CHECK_EQ(prague_pacing_rate(&m.s, &m.a, 1), 124000);
+}
+
+/* CE in rate mode: rate x (1 - alpha/2), at most once per 25 ms, never
+ * below 100 kbit/s; a loss halves the rate and undo restores it. */
+static void test_rate_mode_reductions(void)
+{
+	struct sim m;
+
+	sim_marked(&m, 2);
+	m.s.rate_mode = 1;
+	m.s.rate = 200000;
+	m.s.upscaled_alpha = (PRAGUE_MAX_ALPHA / 2) << PRAGUE_SHIFT_G; /* alpha 0.5 */
+	m.s.cwr_stamp_us = m.a.now_us - 30000;
+	prague_on_cwr(&m.s, &m.a);
+	CHECK_EQ(m.s.rate, 150000);
+	CHECK_EQ(prague_cwnd_of(m.s.frac_cwnd), 2); /* 150 kB/s x 20 ms = 2 packets */
+	m.a.now_us += 10000;
+	prague_on_cwr(&m.s, &m.a);
+	CHECK_EQ(m.s.rate, 150000); /* 10 ms later: not again */
+	m.a.now_us += 20000;
+	m.s.upscaled_alpha = PRAGUE_MAX_ALPHA << PRAGUE_SHIFT_G;
+	m.s.rate = 20000;
+	prague_on_cwr(&m.s, &m.a);
+	CHECK_EQ(m.s.rate, PRAGUE_MIN_RATE);
+	m.s.rate = 200000;
+	m.s.frac_cwnd = prague_rate_to_frac(m.s.rate, 20000, 1500);
+	prague_on_loss(&m.s, &m.a);
+	CHECK_EQ(m.s.rate, 100000);
+	prague_undo(&m.s, &m.a);
+	CHECK_EQ(m.s.rate >= 199000 && m.s.rate <= 201000, 1);
+}
+
+/* Below one packet in window mode: +1 packet a round (v0.7 divides the
+ * increase by the fractional window), not the window itself a round. */
+static void test_a_window_under_a_packet_grows_a_packet_a_round(void)
+{
+	struct sim m;
+	__u64 before;
+
+	sim_init(&m, 2, 2, 0);
+	m.s.frac_cwnd = PRAGUE_ONE_CWND / 4;
+	m.s.ai_ack_increase = PRAGUE_MAX_ALPHA;
+	before = m.s.frac_cwnd;
+	/* A quarter of a packet a round: one ACK is a round's 1/4 ... x4. */
+	m.a.delivered += 1;
+	m.a.snd_una += 1;
+	m.s.next_seq = m.a.snd_una + 100;
+	prague_on_ack(&m.s, &m.a);
+	CHECK_EQ((m.s.frac_cwnd - before + PRAGUE_ONE_CWND / 2) >> PRAGUE_CWND_UNIT, 4);
+}
+
+/* Rate mode against a steady marking probability p, the RTT under 25 ms:
+ * v0.7's header gives r = (1/p - 1) Mbit/s (one MTU a vrtt of increase for
+ * the unmarked 1 - p against alpha/2 = p/2 of the rate once a vrtt). The
+ * kernel's CWR, entered at most once a round trip and refused by Prague
+ * within 25 ms of the last, reduces less often than every vrtt, so the
+ * rate settles somewhat above; its shape, r ~ 1/p - 1, holds. */
+static __u64 rate_mode_settles(__u32 p_percent)
+{
+	struct sim m;
+	__u64 sum = 0, n = 0, acc = 0;
+	__u32 i, cwr_until = 0;
+
+	sim_marked(&m, 2);
+	m.s.rate = 100000;
+	for (i = 0; i < 40000; i++) {
+		struct prague_window w;
+		__u32 ce, gap = (__u32)(1500ull * 1000000 / (m.s.rate ? m.s.rate : 1));
+
+		acc += p_percent;
+		ce = acc >= 100;
+		if (ce)
+			acc -= 100;
+		m.a.now_us += gap;
+		m.a.delivered += 1;
+		m.a.delivered_ce += ce;
+		m.a.snd_una += 1;
+		m.a.snd_nxt = m.a.snd_una + m.a.snd_cwnd;
+		w = prague_on_ack(&m.s, &m.a);
+		m.a.snd_cwnd = w.snd_cwnd;
+		m.a.snd_ssthresh = w.snd_ssthresh;
+		/* The kernel enters CWR on an echoed CE, and stays in it until
+		 * what was sent by then is acked (at most once a round trip). */
+		if (ce && (__s32)(m.a.snd_una - cwr_until) >= 0) {
+			m.a.snd_ssthresh = prague_on_cwr(&m.s, &m.a);
+			cwr_until = m.a.snd_nxt;
+		}
+		if (i >= 20000) {
+			sum += m.s.rate;
+			n++;
+		}
+	}
+	CHECK_EQ(m.s.rate_mode, 1);
+	return sum / n;
+}
+
+static void test_rate_mode_follows_v07s_rate_equation(void)
+{
+	/* The equation: p = 0.5, 1 Mbit/s (125 kB/s); p = 0.75, a third. */
+	__u64 r50 = rate_mode_settles(50), r75 = rate_mode_settles(75);
+	int ok = r50 >= 110000 && r50 <= 200000 && r75 * 2 <= r50 && r75 * 4 >= r50;
+
+	CHECK_EQ(ok, 1);
+	if (!ok)
+		fprintf(stderr, "rate at p 0.5: %llu B/s, at 0.75: %llu B/s\n",
+			(unsigned long long)r50, (unsigned long long)r75);
 }
 
 int main(void)
@@ -262,6 +462,11 @@ int main(void)
 	test_classic_ecn_detection_and_fallback();
 	test_slow_estimators_follow_the_samples();
 	test_pacing();
+	test_rate_mode_at_or_below_four_packets();
+	test_rate_mode_grows_one_mtu_per_vrtt_each_vrtt();
+	test_rate_mode_reductions();
+	test_a_window_under_a_packet_grows_a_packet_a_round();
+	test_rate_mode_follows_v07s_rate_equation();
 	if (failures) {
 		fprintf(stderr, "prague_logic_test: %d failure(s)\n", failures);
 		return 1;
