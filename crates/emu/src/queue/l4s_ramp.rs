@@ -14,19 +14,23 @@
 //! packets meet a droptail FIFO (the size limit), and so do L4S ones when
 //! it is full.
 //!
-//! Presets (docs/l4s.md says where each comes from):
-//! - **janz** (the default: markfree 4 ms, markfull 14 ms): Deutsche
-//!   Telekom's `sch_janz` 5G-slice emulator (qvest-digital/sch_jens), whose
-//!   defaults these are; it marks at dequeue with the same linear ramp.
-//! - **docsis** (markfree 0.476 ms, markfull 1 ms): Low Latency DOCSIS's
-//!   immediate AQM ramp (MAXTH 1 ms, range 2^19 ns, as CableLabs' docsis-ns3
-//!   model sets them).
+//! Its defaults (markfree 4 ms, markfull 14 ms) are those of Deutsche
+//! Telekom's `sch_janz` 5G-slice emulator (qvest-digital/sch_jens,
+//! `janz_sqi.h`), which marks at dequeue with the same linear ramp. (A
+//! `docsis` preset of 0.476-1 ms was once offered here; it was not DOCSIS's:
+//! Low Latency DOCSIS marks on an *estimated* delay, bytes over the rate,
+//! with a floor of two frames at that rate. `l4s_cell`'s `docsis` law is.)
 //!
 //! With `stale=1`, sch_janz's stale-packet check runs every 200 ms: if the
 //! oldest packet is older than 100 ms it is dropped, and every packet older
 //! than 500 ms is dropped (logged `stale`).
 //!
-//! Where ours differs from sch_janz: janz marks any ECN-capable packet
+//! Where ours differs from sch_janz: janz is itself the shaper, so a packet
+//! that reaches an idle janz is sent at once (its `notbefore` starts from
+//! now) and its sojourn is only the time the packets ahead of it took;
+//! here the trace is the shaper and the ramp reads a sojourn that includes
+//! the wait for the next delivery opportunity, so it marks packets that had
+//! no queue ahead of them (docs/l4s.md). janz marks any ECN-capable packet
 //! (ECT(0) too) and drops the oldest packet, not the arriving one, when
 //! full; it has three FIFOs by IP TOS in its default mode (we model its
 //! "qosmode 1", one FIFO, the mode its authors call the closest to a RAN);
@@ -117,13 +121,13 @@ impl Discipline for L4sRamp {
             "markfree",
             4.0,
             (0.001, 10_000.0),
-            "sojourn below which no L4S packet is marked (sch_janz's; 0.476 for DOCSIS's ramp)",
+            "sojourn below which no L4S packet is marked (sch_janz's)",
         ),
         Arg::ms(
             "markfull",
             14.0,
             (0.001, 10_000.0),
-            "sojourn from which every L4S packet is marked (sch_janz's; 1 for DOCSIS's ramp)",
+            "sojourn from which every L4S packet is marked (sch_janz's)",
         ),
         Arg::whole(
             "stale",
