@@ -18,6 +18,7 @@ use anyhow::{Context, Result};
 use crate::clock::{write_ms3, write_u64, Micros};
 use crate::queue::DropReason;
 use crate::relay::Relay;
+use logformat::MarkCause;
 
 const BUF_BYTES: usize = 1 << 20;
 /// Flush when less than this is left: more than the longest line.
@@ -202,10 +203,12 @@ impl Log {
         self.relay.buf.push(b'\n');
     }
 
-    /// `<t> - <bytes> <queue_delay> <flow>[ ce][ l]`: departure; ` ce` when
-    /// the queue marked it Congestion Experienced, ` l` when it went
-    /// through an L4S queue (DualPI2's L queue, the L4S ramp's ECT(1)).
+    /// `<t> - <bytes> <queue_delay> <flow>[ ce[:<cause>]][ l]`: departure;
+    /// ` ce` when the queue marked it Congestion Experienced (` ce:step`,
+    /// `:coupled`, `:classic`, `:overload` when it tells why), ` l` when it
+    /// went through an L4S queue (DualPI2's L queue, an L4S marker's ECT(1)).
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     pub fn departure(
         &mut self,
         t: Micros,
@@ -213,6 +216,7 @@ impl Log {
         queue_delay: Micros,
         flow: u32,
         ce: bool,
+        cause: Option<MarkCause>,
         l4s: bool,
     ) {
         self.time(t);
@@ -224,6 +228,10 @@ impl Log {
         write_u64(&mut self.relay.buf, flow as u64);
         if ce {
             self.relay.buf.extend_from_slice(b" ce");
+            if let Some(c) = cause {
+                self.relay.buf.push(b':');
+                self.relay.buf.extend_from_slice(c.name().as_bytes());
+            }
         }
         if l4s {
             self.relay.buf.extend_from_slice(b" l");
@@ -285,10 +293,19 @@ mod tests {
         let g = log.flow_id(&udp([100, 96, 0, 1], 5001, [100, 96, 0, 2], 6000));
         log.arrival(base + 1_234_567, 1500, f);
         log.opportunity(base + 1_235_000, 1500);
-        log.departure(base + 1_235_000, 1500, 433, f, false, false);
-        log.departure(base + 1_235_000, 1500, 433, f, true, false);
-        log.departure(base + 1_235_000, 1500, 433, f, true, true);
-        log.departure(base + 1_235_000, 1500, 433, f, false, true);
+        log.departure(base + 1_235_000, 1500, 433, f, false, None, false);
+        log.departure(base + 1_235_000, 1500, 433, f, true, None, false);
+        log.departure(base + 1_235_000, 1500, 433, f, true, None, true);
+        log.departure(base + 1_235_000, 1500, 433, f, false, None, true);
+        log.departure(
+            base + 1_235_000,
+            1500,
+            433,
+            f,
+            true,
+            Some(MarkCause::Step),
+            true,
+        );
         log.drop(base + 1_236_001, 52, DropReason::Codel, g);
         log.finish().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
@@ -304,6 +321,7 @@ mod tests {
              1235.000 - 1500 0.433 1 ce\n\
              1235.000 - 1500 0.433 1 ce l\n\
              1235.000 - 1500 0.433 1 l\n\
+             1235.000 - 1500 0.433 1 ce:step l\n\
              1236.001 d 52 codel 2\n"
         );
     }

@@ -2,6 +2,7 @@
 //! Packets and the buffer pool they live in. Buffers are allocated in chunks
 //! up front and recycled, so the per-packet path never allocates.
 use crate::clock::Micros;
+use logformat::MarkCause;
 
 /// Room for one packet read from a TUN device: its virtio-net header
 /// ([`HDR`] bytes), then the IP packet — the 1500-byte MTU plus slack, so a
@@ -32,6 +33,9 @@ pub struct Packet {
     /// Whether it went through an L4S queue (DualPI2's L queue, or the
     /// L4S ramp's marking as an ECT(1) packet): logged with the departure.
     pub l4s: bool,
+    /// Why the queue marked it, where the queue tells (DualPI2): logged
+    /// after ` ce` as ` ce:<cause>`.
+    pub mark_cause: Option<MarkCause>,
 }
 
 /// The ECN field's codepoints (RFC 3168): the low two bits of the IPv4 TOS byte.
@@ -53,6 +57,7 @@ impl Packet {
             marked: false,
             light: false,
             l4s: false,
+            mark_cause: None,
         }
     }
 
@@ -66,6 +71,7 @@ impl Packet {
             marked: false,
             light: false,
             l4s: false,
+            mark_cause: None,
         }
     }
 

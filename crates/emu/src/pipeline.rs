@@ -210,7 +210,7 @@ impl Pipeline {
         bump(&self.counters.departures, 1);
         bump(&self.counters.departure_bytes, p.len as u64);
         if let Some(log) = self.log.as_mut() {
-            log.departure(t, p.len, 0, p.flow, p.marked, p.l4s);
+            log.departure(t, p.len, 0, p.flow, p.marked, p.mark_cause, p.l4s);
         }
         if let Some(c) = self.capture.as_mut() {
             c.record(t, p.data(), p.len, Event::Departure(0, p.marked, p.l4s));
@@ -262,7 +262,15 @@ impl Pipeline {
                 bump(&counters.l4s_departures, 1);
             }
             if let Some(log) = log.as_mut() {
-                log.departure(t, p.len, t - p.arrival, p.flow, p.marked, p.l4s);
+                log.departure(
+                    t,
+                    p.len,
+                    t - p.arrival,
+                    p.flow,
+                    p.marked,
+                    p.mark_cause,
+                    p.l4s,
+                );
             }
             if let Some(c) = capture.as_mut() {
                 c.record(

@@ -14,7 +14,7 @@ use std::path::Path;
 use emu::log::Log;
 use emu::rate_spec;
 use emu::trace::{decode_text, Trace, MAX_TIMESTAMP_MS};
-use logformat::{DropReason, LogHeader};
+use logformat::{DropReason, LogHeader, MarkCause};
 use metrics::log::{Event, LogReader, MAX_SPAN_US};
 use proptest::prelude::*;
 
@@ -103,7 +103,7 @@ proptest! {
 enum Written {
     Arrival(u64, u32, u32),
     Opportunity(u64, u32),
-    Departure(u64, u32, u64, u32, bool, bool),
+    Departure(u64, u32, u64, u32, bool, Option<usize>, bool),
     Drop(u64, u32, usize, u32),
 }
 
@@ -121,9 +121,10 @@ fn written() -> impl Strategy<Value = Written> {
             0u64..=60_000_000,
             flow.clone(),
             any::<bool>(),
+            proptest::option::of(0usize..MarkCause::ALL.len()),
             any::<bool>()
         )
-            .prop_map(|(t, b, d, f, ce, l4s)| Written::Departure(t, b, d, f, ce, l4s)),
+            .prop_map(|(t, b, d, f, ce, c, l4s)| Written::Departure(t, b, d, f, ce, c, l4s)),
         (t, bytes, 0usize..DropReason::ALL.len(), flow)
             .prop_map(|(t, b, r, f)| Written::Drop(t, b, r, f)),
     ]
@@ -155,9 +156,12 @@ proptest! {
                     log.opportunity(base + t, bytes);
                     want.push(Event::Opportunity { t, bytes });
                 }
-                Written::Departure(t, bytes, queue_delay, flow, ce, l4s) => {
-                    log.departure(base + t, bytes, queue_delay, flow, ce, l4s);
-                    want.push(Event::Departure { t, bytes, queue_delay, flow, ce, l4s });
+                Written::Departure(t, bytes, queue_delay, flow, ce, c, l4s) => {
+                    let cause = c.map(|i| MarkCause::ALL[i]);
+                    log.departure(base + t, bytes, queue_delay, flow, ce, cause, l4s);
+                    // A cause is written only after ` ce`.
+                    let cause = cause.filter(|_| ce);
+                    want.push(Event::Departure { t, bytes, queue_delay, flow, ce, cause, l4s });
                 }
                 Written::Drop(t, bytes, r, flow) => {
                     let reason = DropReason::ALL[r];

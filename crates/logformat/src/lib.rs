@@ -231,6 +231,49 @@ impl DropReason {
     }
 }
 
+/// Why a queue set CE on a packet, where the queue tells (DualPI2, as
+/// sch_dualpi2 counts `step_marks` apart): the word after `ce:` in a
+/// departure line. A queue with one reason to mark writes a bare `ce`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MarkCause {
+    /// DualPI2's native L4S step AQM.
+    Step,
+    /// DualPI2's coupled probability on L packets, k·p'.
+    Coupled,
+    /// DualPI2's p'² on ECN-capable Classic packets.
+    Classic,
+    /// DualPI2's overload (k·p' > 1): an L packet the p'² drop spared.
+    Overload,
+}
+
+impl MarkCause {
+    pub const ALL: [MarkCause; 4] = [
+        MarkCause::Step,
+        MarkCause::Coupled,
+        MarkCause::Classic,
+        MarkCause::Overload,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MarkCause::Step => "step",
+            MarkCause::Coupled => "coupled",
+            MarkCause::Classic => "classic",
+            MarkCause::Overload => "overload",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<MarkCause> {
+        MarkCause::ALL.into_iter().find(|c| c.name() == s)
+    }
+
+    /// Position in [`MarkCause::ALL`], for per-cause counters.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -277,6 +320,7 @@ mod tests {
         let with = |q: &str| LogHeader::emu(0, "downlink", 1500, 10.0, q, 0.0).has_l4s_queue();
         assert!(with("dualpi2:target=15,packets=100"));
         assert!(with("l4s_ramp"));
+        assert!(with("l4s_cell:law=docsis"));
         assert!(!with("droptail:packets=100") && !with("codel:target=5"));
         assert!(!LogHeader::default().has_l4s_queue());
     }

@@ -21,7 +21,7 @@ use crate::cdf::DelayCdf;
 use crate::config::{AnalysisConfig, Resolved};
 use crate::delay::DelayStats;
 use crate::e2e_delay::{EndToEndDelay, Grid, Omniscient};
-use crate::log::{DropReason, Event, FlowInfo, LogHeader, LogReader, Micros, Protocol};
+use crate::log::{DropReason, Event, FlowInfo, LogHeader, LogReader, MarkCause, Micros, Protocol};
 use crate::timeseries::{Binner, TimeSeries};
 use crate::Error;
 
@@ -85,6 +85,10 @@ pub struct Metrics {
     pub drops: BTreeMap<String, u64>,
     /// Departures the queue marked CE (ECN instead of a drop, ABC's brakes).
     pub ce_marks: u64,
+    /// Those marks by cause, where the queue tells (DualPI2: step, coupled,
+    /// classic, overload, as sch_dualpi2's `step_marks`); zeros left out.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub marks: BTreeMap<String, u64>,
     /// On a log whose queue tells L4S packets apart (dualpi2, l4s_ramp):
     /// the sojourn of the packets that went through the L4S queue, and of
     /// the others (Classic); None on other logs.
@@ -212,6 +216,7 @@ struct Tally {
     bytes: u64,
     packets: u64,
     ce_marks: u64,
+    marks: [u64; MarkCause::ALL.len()],
     drops: [u64; DropReason::ALL.len()],
     queue_delay: DelayStats,
     e2e: EndToEndDelay,
@@ -328,6 +333,7 @@ impl<'c> Analyzer<'c> {
                 queue_delay,
                 flow,
                 ce,
+                cause,
                 l4s,
             } => {
                 self.last_t = self.last_t.max(t);
@@ -344,6 +350,9 @@ impl<'c> Analyzer<'c> {
                         tally.bytes += u64::from(bytes);
                         tally.packets += 1;
                         tally.ce_marks += u64::from(ce);
+                        if let Some(c) = cause.filter(|_| ce) {
+                            tally.marks[c.index()] += 1;
+                        }
                         tally.queue_delay.record(queue_delay);
                         if self.dual_queue {
                             let (d, marks) = &mut tally
@@ -496,6 +505,12 @@ impl Measure<'_> {
             retransmits: None,
             packets: tally.packets,
             ce_marks: tally.ce_marks,
+            marks: MarkCause::ALL
+                .iter()
+                .zip(tally.marks)
+                .filter(|(_, n)| *n > 0)
+                .map(|(c, n)| (c.name().to_owned(), n))
+                .collect(),
             bytes: tally.bytes,
             dropped_packets,
             drops: DropReason::ALL

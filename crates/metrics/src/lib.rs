@@ -39,7 +39,7 @@ pub use analysis::{
 };
 pub use cdf::{cdf_quantiles, CdfPoint, DelayCdf};
 pub use config::{AnalysisConfig, FlowGroup, FlowMatch};
-pub use log::{DropReason, FlowInfo, LogHeader, Protocol};
+pub use log::{DropReason, FlowInfo, LogHeader, MarkCause, Protocol};
 pub use timeseries::{TimeSeries, TimeSeriesRow};
 
 #[derive(Debug, thiserror::Error)]

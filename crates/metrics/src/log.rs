@@ -76,7 +76,7 @@ fn port_of(endpoint: &str) -> Option<u16> {
     endpoint.rsplit_once(':')?.1.parse().ok()
 }
 
-pub use logformat::DropReason;
+pub use logformat::{DropReason, MarkCause};
 
 /// What the header lines said (written and parsed by `logformat`, their
 /// one owner). Fields the log did not give are None.
@@ -101,6 +101,8 @@ pub enum Event {
         flow: u32,
         /// The queue marked it CE (a trailing `ce` field; never in mm-link logs).
         ce: bool,
+        /// Why, where the queue tells (`ce:<cause>`).
+        cause: Option<MarkCause>,
         /// It went through an L4S queue (a trailing `l` field, after `ce`).
         l4s: bool,
     },
@@ -256,10 +258,20 @@ fn parse_data(line: &str, header: &LogHeader) -> Result<Event, String> {
                 .filter(|&d| d <= MAX_SPAN_US)
                 .ok_or("queueing delay is not a number of ms between 0 and the log's span")?;
             let flow = parse_flow_id(fields.next())?;
-            // Marks, in this order: `ce`, then `l`.
+            // Marks, in this order: `ce` (or `ce:<cause>`), then `l`.
             let mut mark = fields.next();
-            let ce = mark == Some("ce");
-            if ce {
+            let (mut ce, mut cause) = (false, None);
+            if let Some(word) = mark.and_then(|m| m.strip_prefix("ce")) {
+                ce = true;
+                if let Some(name) = word.strip_prefix(':') {
+                    cause = Some(MarkCause::parse(name).ok_or_else(|| {
+                        format!("mark cause {name:?} is not step|coupled|classic|overload")
+                    })?);
+                } else if !word.is_empty() {
+                    return Err(format!(
+                        "departure mark \"ce{word}\" is not `ce` or `ce:<cause>`"
+                    ));
+                }
                 mark = fields.next();
             }
             let l4s = match mark {
@@ -277,6 +289,7 @@ fn parse_data(line: &str, header: &LogHeader) -> Result<Event, String> {
                 queue_delay,
                 flow,
                 ce,
+                cause,
                 l4s,
             }
         }

@@ -305,6 +305,8 @@ fn bad_lines_are_reported_with_file_and_line() {
     assert_eq!(parse_error(&format!("{HEADER}1.000 + 1500 1 7\n")).0, 3);
     let (line, msg) = parse_error(&format!("{HEADER}1.000 - 1500 0.5 1 ect\n"));
     assert!(line == 3 && msg.contains("is not `ce`"), "{msg}");
+    let (line, msg) = parse_error(&format!("{HEADER}1.000 - 1500 0.5 1 ce:gremlins\n"));
+    assert!(line == 3 && msg.contains("mark cause"), "{msg}");
     assert_eq!(
         parse_error("# base timestamp: 0\n# flow x tcp a:1 > b:2\n").0,
         2
@@ -419,6 +421,7 @@ fn ce_marks_are_counted() {
     );
     let json = serde_json::to_value(&marked.aggregate).unwrap();
     assert_eq!(json["ce_marks"], 3);
+    assert!(json.get("marks").is_none(), "no cause told, no marks map");
 }
 
 /// A DualPI2 log: flow 1's packets take the L queue (` l`), 1 ms each, one
@@ -437,7 +440,8 @@ fn a_dual_queue_log_reports_each_queues_sojourn() {
     for k in 0..8 {
         let t = 12.0 + 10.0 * k as f64;
         writeln!(log, "{:.3} + 1500 1", t - 1.0).unwrap();
-        let ce = if k % 4 == 0 { " ce" } else { "" };
+        // Marked by the step, then by the coupled probability.
+        let ce = [" ce:step", "", "", "", " ce:coupled", "", "", ""][k];
         writeln!(log, "{t:.3} - 1500 1.000 1{ce} l").unwrap();
         packet(&mut log, t + 1.0, 10.0, 2);
     }
@@ -453,6 +457,16 @@ fn a_dual_queue_log_reports_each_queues_sojourn() {
     );
     assert_eq!(a.aggregate.p99_queue_delay_ms, Some(10.0));
     assert_eq!(a.aggregate.drops.get("dualpi2"), Some(&1));
+    // The marks by cause, as sch_dualpi2's step_marks; zeros left out.
+    let causes: Vec<(&str, u64)> = a
+        .aggregate
+        .marks
+        .iter()
+        .map(|(k, v)| (k.as_str(), *v))
+        .collect();
+    assert_eq!(causes, [("coupled", 1), ("step", 1)]);
+    let json = serde_json::to_value(&a.aggregate).unwrap();
+    assert_eq!(json["marks"]["step"], 1);
     let flow2 = a.flows.iter().find(|f| f.id == Some(2)).unwrap();
     let l2 = flow2.metrics.l4s_queue.as_ref().unwrap();
     assert_eq!(

@@ -495,6 +495,7 @@ fn log_to_pcap(a: LogToPcapArgs) -> Result<ExitCode> {
                 flow,
                 ce,
                 l4s,
+                ..
             } => (t, bytes, flow, Event::Departure(queue_delay, ce, l4s)),
             Line::Drop {
                 t,

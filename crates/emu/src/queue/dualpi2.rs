@@ -65,6 +65,7 @@ use rand::{Rng, SeedableRng};
 use super::{Arg, Discipline, DropReason, Drops, Fifo, Limit, Queue, QueueKind, QueueSpec};
 use crate::clock::Micros;
 use crate::packet::{ecn, Packet};
+use logformat::MarkCause;
 
 /// Below this backlog (both queues, bytes) DualPI2 neither marks nor drops:
 /// two MTUs, as sch_dualpi2's `must_drop`.
@@ -303,12 +304,13 @@ impl DualPi2 {
 
     /// Sets CE on `p` and counts the mark under `cause` if this call set it
     /// (a packet already CE, on arrival or by an earlier cause, is not
-    /// counted again); false for a Not-ECT packet.
-    fn mark(p: &mut Packet, cause: &mut u64) -> bool {
+    /// counted again), which the log then names; false for a Not-ECT packet.
+    fn mark(p: &mut Packet, cause: MarkCause, count: &mut u64) -> bool {
         let before = p.marked;
         let ok = p.mark_ce();
         if p.marked && !before {
-            *cause += 1;
+            *count += 1;
+            p.mark_cause = Some(cause);
         }
         ok
     }
@@ -329,7 +331,7 @@ impl DualPi2 {
                 if overload || not_ect {
                     return true;
                 }
-                Self::mark(p, &mut self.marks.classic);
+                Self::mark(p, MarkCause::Classic, &mut self.marks.classic);
             }
             return false;
         }
@@ -338,12 +340,12 @@ impl DualPi2 {
             if self.roll(prob) && self.roll(prob) {
                 return true;
             }
-            Self::mark(p, &mut self.marks.overload);
+            Self::mark(p, MarkCause::Overload, &mut self.marks.overload);
         } else if self.roll(l_prob) {
             if not_ect {
                 return true;
             }
-            Self::mark(p, &mut self.marks.coupled);
+            Self::mark(p, MarkCause::Coupled, &mut self.marks.coupled);
         }
         false
     }
@@ -358,7 +360,7 @@ impl DualPi2 {
             Step::Packets(n) => self.l.packets() > n as usize,
         };
         if apply && above {
-            return !Self::mark(p, &mut self.marks.step);
+            return !Self::mark(p, MarkCause::Step, &mut self.marks.step);
         }
         false
     }
@@ -482,6 +484,7 @@ mod tests {
         q.enqueue(ipv4(1500, ecn::ECT1, 1, 0), 0, &mut drops);
         let p = q.dequeue(wait, &mut drops).expect("queued");
         assert!(drops.is_empty() && p.l4s);
+        assert_eq!(p.mark_cause, p.marked.then_some(MarkCause::Step));
         (p.marked, q.marks())
     }
 
