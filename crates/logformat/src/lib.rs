@@ -320,7 +320,7 @@ mod tests {
         let with = |q: &str| LogHeader::emu(0, "downlink", 1500, 10.0, q, 0.0).has_l4s_queue();
         assert!(with("dualpi2:target=15,packets=100"));
         assert!(with("l4s_ramp"));
-        assert!(with("l4s_cell:law=docsis"));
+        assert!(with("l4s_cell:law=1"));
         assert!(!with("droptail:packets=100") && !with("codel:target=5"));
         assert!(!LogHeader::default().has_l4s_queue());
     }

@@ -10,7 +10,7 @@
 //! an entry here gives it knobs or another kind (`c2tcp`, NetAssist's, ABC's
 //! and Prague's). A scheme that is one congestion control takes that
 //! control's summary from its `CcSpec`, the summary's one owner.
-use emu::queue::{CoDel, DualPi2, FqCodel, L4sRamp, Pie, QueueKind};
+use emu::queue::{CoDel, DualPi2, FqCodel, L4sCell, L4sRamp, Pie, QueueKind};
 
 use super::kind::{Kind, Scheme};
 use super::knob::Knob;
@@ -152,6 +152,12 @@ fn entries() -> Vec<Entry> {
             name: "prague-l4s-ramp",
             summary: "TCP Prague over a cell's L4S marker: one FIFO, ECT(1) marked on a sojourn ramp (sch_janz's defaults)",
             kind: Kind::Prague { aqm: Some(QueueKind::of::<L4sRamp>()), ecn: false },
+            knobs: &[],
+        },
+        Entry {
+            name: "prague-l4s-cell",
+            summary: "TCP Prague over a cell-aware L4S marker: one FIFO, ECT(1) marked at enqueue on queued bytes over the estimated service rate (L4Span's law)",
+            kind: Kind::Prague { aqm: Some(QueueKind::of::<L4sCell>()), ecn: false },
             knobs: &[],
         },
         Entry {

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::*;
-use emu::queue::{Abc, CoDel, DualPi2, FqCodel, L4sRamp, Pie, QueueKind};
+use emu::queue::{Abc, CoDel, DualPi2, FqCodel, L4sCell, L4sRamp, Pie, QueueKind};
 use emu::QueueSpec;
 use params::FlowParams;
 
@@ -295,6 +295,7 @@ fn aqm_knobs_are_the_queues_arguments_with_their_defaults_and_ranges() {
         ("cubic-dualpi2", QueueKind::of::<DualPi2>()),
         ("prague-dualpi2", QueueKind::of::<DualPi2>()),
         ("prague-l4s-ramp", QueueKind::of::<L4sRamp>()),
+        ("prague-l4s-cell", QueueKind::of::<L4sCell>()),
         ("cubic-l4s-ramp", QueueKind::of::<L4sRamp>()),
         ("prague-codel-ecn", QueueKind::of::<CoDel>()),
     ] {
@@ -319,6 +320,10 @@ fn aqm_knobs_are_the_queues_arguments_with_their_defaults_and_ranges() {
     assert_eq!(
         lookup("cubic-dualpi2").unwrap().knobs[5].name,
         "dualpi2_alpha"
+    );
+    assert_eq!(
+        lookup("prague-l4s-cell").unwrap().knobs[0].name,
+        "l4s_cell_law"
     );
 }
 
