@@ -3,9 +3,10 @@
 //! the runner's tc program, CE echoed per packet by its receivers) over the
 //! emulator's DualPI2. On a fixed link its queue stays near a millisecond at
 //! full rate, every data packet reaches the bottleneck as ECT(1) and the
-//! marks come back to the congestion control; on a real trace it keeps a
-//! fraction of Cubic's delay at most of its throughput; a Classic flow in
-//! the same cell is left alone.
+//! marks come back to the congestion control; on a real trace DualPI2's
+//! sojourn step keeps a fraction of Cubic's delay but not its rate, and the
+//! cell-aware `l4s_cell` both; a Classic flow in the same cell is left
+//! alone.
 mod common;
 
 use std::path::Path;
@@ -147,16 +148,21 @@ fn prague_over_dualpi2_keeps_about_a_millisecond_at_full_rate() {
     );
 }
 
-/// L4S's delay on a real trace, same trace, same test: Prague over DualPI2
-/// at most 0.3x Cubic's (over the 100-packet droptail) mean queueing delay.
-/// The other bar, 0.8x Cubic's throughput, does not hold and is
-/// not asserted: the 1-ms step marks every packet that waits longer than
-/// 1 ms for the trace's next delivery opportunity (3 ms apart on average
-/// here), queue or not, and Prague runs at 0.1-0.4 Mbit/s (docs/l4s.md).
-/// What is asserted of the rate: the flow moved data.
+/// L4S on a real trace, with the marker in two places, against Cubic (over
+/// the 100-packet droptail) on the same trace in the same test.
+///
+/// DualPI2 at sch_dualpi2's defaults keeps Prague's delay at most 0.3x
+/// Cubic's, but its 1-ms sojourn step marks packets for waiting on the
+/// trace's next delivery opportunity, queue or not: the step causes most
+/// of its marks, and Prague runs far below the link (docs/l4s.md: 0.07x
+/// Cubic's throughput here). `l4s_cell`, which marks on the queued bytes
+/// over the estimated service rate, lets Prague take at least half of
+/// Cubic's throughput at at most 0.2x its mean queueing delay (measured in
+/// 15-s runs on this trace: 0.69x at 0.055x; in the 60-s bench the bound
+/// is met with margin, docs/l4s.md).
 #[test]
-fn prague_over_dualpi2_on_a_real_trace_keeps_a_fraction_of_cubics_delay() {
-    let test = "prague_over_dualpi2_on_a_real_trace_keeps_a_fraction_of_cubics_delay";
+fn prague_on_a_real_trace_fills_the_cell_only_with_a_cell_aware_marker() {
+    let test = "prague_on_a_real_trace_fills_the_cell_only_with_a_cell_aware_marker";
     if !testkit::require_root(test) {
         return;
     }
@@ -167,17 +173,32 @@ fn prague_over_dualpi2_on_a_real_trace_keeps_a_fraction_of_cubics_delay() {
     let trace = trace.to_str().unwrap();
     let _serial = serial();
     let tmp = tempfile::tempdir().unwrap();
-    let (p, c) = (tmp.path().join("prague"), tmp.path().join("cubic"));
-    run(&c, "cubic", trace, "15", &[]);
-    run(&p, "prague-dualpi2", trace, "15", &[]);
-    let (p, c) = (
-        metrics(&p)["aggregate"].clone(),
-        metrics(&c)["aggregate"].clone(),
+    let dir = |name: &str| tmp.path().join(name);
+    run(&dir("cubic"), "cubic", trace, "15", &[]);
+    run(&dir("dualpi2"), "prague-dualpi2", trace, "15", &[]);
+    run(&dir("cell"), "prague-l4s-cell", trace, "15", &[]);
+    let agg = |name: &str| metrics(&dir(name))["aggregate"].clone();
+    let (c, d, l) = (agg("cubic"), agg("dualpi2"), agg("cell"));
+    let q = |m: &serde_json::Value| num(m, "avg_queue_delay_ms");
+    let tp = |m: &serde_json::Value| num(m, "throughput_mbps");
+    assert!(tp(&c) > 1.0, "Cubic moved: {c}");
+    // DualPI2 at its defaults: the delay, and why the rate is not there.
+    assert!(q(&d) <= 0.3 * q(&c), "DualPI2: {d} vs Cubic {c}");
+    let step_marks = d["marks"]["step"].as_f64().unwrap_or(0.0);
+    assert!(
+        step_marks >= 0.5 * num(&d, "ce_marks") && step_marks > 0.0,
+        "the step causes most of DualPI2's marks: {d}"
     );
-    let (qp, qc) = (num(&p, "avg_queue_delay_ms"), num(&c, "avg_queue_delay_ms"));
-    let (tp, tc) = (num(&p, "throughput_mbps"), num(&c, "throughput_mbps"));
-    assert!(qp <= 0.3 * qc, "Prague {qp:.1} ms vs Cubic {qc:.1} ms");
-    assert!(tp > 0.0 && tc > 0.0, "Prague {tp:.2} Mbit/s vs Cubic {tc:.2}");
+    // The cell-aware marker: the rate with the delay.
+    assert!(
+        tp(&l) >= 0.5 * tp(&c) && q(&l) <= 0.2 * q(&c),
+        "Prague over l4s_cell {:.2} Mbit/s at {:.1} ms vs Cubic {:.2} at {:.1}",
+        tp(&l),
+        q(&l),
+        tp(&c),
+        q(&c)
+    );
+    assert!(num(&l, "ce_marks") > 0.0, "l4s_cell marked: {l}");
 }
 
 /// A Classic flow in the same DualPI2 cell: its packets are not rewritten
