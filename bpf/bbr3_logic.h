@@ -320,11 +320,10 @@ struct bbr3_rs {
 	__u8 is_ece;
 };
 
+/* What one ACK's processing carries from step to step. */
 struct bbr3_ctx {
-	const struct bbr3_in *in;
-	struct bbr3_out *out;
 	__u32 cwnd;			/* the window as it evolves in this ACK */
-	__u32 sample_bw;
+	__u32 sample_bw;		/* this ACK's delivery rate */
 };
 
 static __always_inline __u32 b3_min32(__u32 a, __u32 b) { return a < b ? a : b; }
@@ -368,29 +367,31 @@ static __always_inline __u64 b3_pacing_rate_for(const struct bbr3_in *in, __u32 
 
 /* Before any bandwidth sample: the initial window per RTT (1 ms if no RTT
  * yet), at the STARTUP gain. */
-static __always_inline void b3_init_pacing_rate(struct bbr3 *b, struct bbr3_ctx *x)
+static __always_inline void b3_init_pacing_rate(struct bbr3 *b, const struct bbr3_in *in,
+						struct bbr3_out *out, struct bbr3_ctx *x)
 {
 	__u32 rtt = 1000;
 	__u64 bw;
 
-	if (x->in->srtt_us) {
-		rtt = x->in->srtt_us;
+	if (in->srtt_us) {
+		rtt = in->srtt_us;
 		b->has_seen_rtt = 1;
 	}
 	bw = ((__u64)x->cwnd << B3_BW_SCALE) / rtt;
-	x->out->pacing_rate = b3_pacing_rate_for(x->in, (__u32)b3_min64(bw, 0xffffffffu),
+	out->pacing_rate = b3_pacing_rate_for(in, (__u32)b3_min64(bw, 0xffffffffu),
 						 B3_STARTUP_PACING_GAIN);
 }
 
-static __always_inline void b3_set_pacing_rate(struct bbr3 *b, struct bbr3_ctx *x, __u32 bw, __u32 gain)
+static __always_inline void b3_set_pacing_rate(struct bbr3 *b, const struct bbr3_in *in,
+					       struct bbr3_out *out, struct bbr3_ctx *x, __u32 bw, __u32 gain)
 {
-	__u64 rate = b3_pacing_rate_for(x->in, bw, gain);
+	__u64 rate = b3_pacing_rate_for(in, bw, gain);
 
-	if (!b->has_seen_rtt && x->in->srtt_us)
-		b3_init_pacing_rate(b, x);
+	if (!b->has_seen_rtt && in->srtt_us)
+		b3_init_pacing_rate(b, in, out, x);
 	/* Until the pipe is known full, the rate only rises. */
-	if (b->full_bw_reached || rate > x->out->pacing_rate)
-		x->out->pacing_rate = rate;
+	if (b->full_bw_reached || rate > out->pacing_rate)
+		out->pacing_rate = rate;
 }
 
 /* The burst size the kernel would build at this pacing rate, with the
@@ -422,33 +423,36 @@ static __always_inline __u32 b3_bdp(const struct bbr3 *b, __u32 bw, __u32 gain)
 
 /* Room for three full bursts (sender qdisc, TSO engine, receiver's GRO),
  * at least 4 packets, and 2 more in UP so even a tiny BDP probes. */
-static __always_inline __u32 b3_quantization_budget(const struct bbr3 *b, const struct bbr3_ctx *x,
+static __always_inline __u32 b3_quantization_budget(const struct bbr3 *b, const struct bbr3_in *in,
+						    struct bbr3_out *out,
 						    __u32 cwnd)
 {
-	cwnd = b3_max32(cwnd, 3 * b3_tso_segs_goal(b, x->in, x->out->pacing_rate));
+	cwnd = b3_max32(cwnd, 3 * b3_tso_segs_goal(b, in, out->pacing_rate));
 	cwnd = b3_max32(cwnd, B3_CWND_MIN_TARGET);
 	if (b->mode == BBR3_PROBE_BW && b->cycle_idx == BBR3_UP)
 		cwnd += 2;
 	return cwnd;
 }
 
-static __always_inline __u32 b3_inflight(const struct bbr3 *b, const struct bbr3_ctx *x, __u32 bw,
+static __always_inline __u32 b3_inflight(const struct bbr3 *b, const struct bbr3_in *in,
+					 struct bbr3_out *out, __u32 bw,
 					 __u32 gain)
 {
-	return b3_quantization_budget(b, x, b3_bdp(b, bw, gain));
+	return b3_quantization_budget(b, in, out, b3_bdp(b, bw, gain));
 }
 
 /* Data of ours in the network when the next departure (paced into the
  * future: its EDT) leaves: the flight less what the path delivers by then,
  * plus that burst when the flight is being raised. */
-static __always_inline __u32 b3_in_net_at_edt(const struct bbr3 *b, const struct bbr3_ctx *x,
+static __always_inline __u32 b3_in_net_at_edt(const struct bbr3 *b, const struct bbr3_in *in,
+					      struct bbr3_out *out,
 					      __u32 inflight_now)
 {
-	__u64 delivered = ((__u64)b3_bw(b) * x->in->edt_ahead_us) >> B3_BW_SCALE;
+	__u64 delivered = ((__u64)b3_bw(b) * in->edt_ahead_us) >> B3_BW_SCALE;
 	__u64 at_edt = inflight_now;
 
 	if (b->pacing_gain > B3_UNIT)
-		at_edt += b3_tso_segs_goal(b, x->in, x->out->pacing_rate);
+		at_edt += b3_tso_segs_goal(b, in, out->pacing_rate);
 	return delivered >= at_edt ? 0 : (__u32)(at_edt - delivered);
 }
 
@@ -474,9 +478,10 @@ static __always_inline void b3_save_cwnd(struct bbr3 *b, __u32 cwnd)
 		b->prior_cwnd = b3_max32(b->prior_cwnd, cwnd);
 }
 
-static __always_inline __u32 b3_target_inflight(const struct bbr3 *b, const struct bbr3_ctx *x)
+static __always_inline __u32 b3_target_inflight(const struct bbr3 *b, const struct bbr3_in *in,
+						struct bbr3_out *out, const struct bbr3_ctx *x)
 {
-	return b3_min32(b3_inflight(b, x, b3_bw(b), B3_UNIT), x->cwnd);
+	return b3_min32(b3_inflight(b, in, out, b3_bw(b), B3_UNIT), x->cwnd);
 }
 
 static __always_inline int b3_is_probing_bandwidth(const struct bbr3 *b)
@@ -571,10 +576,10 @@ static __always_inline void b3_calculate_bw_sample(struct bbr3_ctx *x, const str
 
 /* The windowed max of data ACKed beyond what bw explains, over 5-10 rounds
  * (1-2 in STARTUP): the allowance for ACK aggregation. */
-static __always_inline void b3_update_ack_aggregation(struct bbr3 *b, struct bbr3_ctx *x,
+static __always_inline void b3_update_ack_aggregation(struct bbr3 *b, const struct bbr3_in *in,
+						      struct bbr3_ctx *x,
 						      const struct bbr3_rs *rs)
 {
-	const struct bbr3_in *in = x->in;
 	__u32 win = B3_EXTRA_ACKED_WIN_RTTS, extra;
 	__u64 epoch_us, expected;
 
@@ -684,11 +689,11 @@ static __always_inline void b3_raise_inflight_hi_slope(struct bbr3 *b, const str
 	b->bw_probe_up_cnt = b3_max32(x->cwnd / growth, 1);
 }
 
-static __always_inline void b3_start_probe_up(struct bbr3 *b, struct bbr3_ctx *x)
+static __always_inline void b3_start_probe_up(struct bbr3 *b, const struct bbr3_in *in, struct bbr3_ctx *x)
 {
 	b->ack_phase = BBR3_ACKS_PROBE_STARTING;
-	b->next_rtt_delivered = x->in->delivered;
-	b->cycle_mstamp = x->in->now_us;
+	b->next_rtt_delivered = in->delivered;
+	b->cycle_mstamp = in->now_us;
 	b3_reset_full_bw(b);
 	b->full_bw = x->sample_bw;
 	b3_set_cycle_idx(b, BBR3_UP);
@@ -715,25 +720,27 @@ static __always_inline void b3_start_probe_cruise(struct bbr3 *b)
 
 /* Too much loss (or CE) while probing: inflight_hi comes down to the
  * flight where it happened, at least 0.7 x the target, once per probe. */
-static __always_inline void b3_handle_inflight_too_high(struct bbr3 *b, const struct bbr3_ctx *x,
+static __always_inline void b3_handle_inflight_too_high(struct bbr3 *b, const struct bbr3_in *in,
+							struct bbr3_out *out, const struct bbr3_ctx *x,
 							const struct bbr3_rs *rs)
 {
 	b->prev_probe_too_high = 1;
 	b->bw_probe_samples = 0;
 	if (!rs->is_app_limited) {
-		__u64 floor = ((__u64)b3_target_inflight(b, x) * (B3_UNIT - B3_BETA)) >> B3_SCALE;
+		__u64 floor = ((__u64)b3_target_inflight(b, in, out, x) * (B3_UNIT - B3_BETA)) >> B3_SCALE;
 
 		b->inflight_hi = (__u32)(rs->tx_in_flight > floor ? rs->tx_in_flight : floor);
 	}
 	if (b->mode == BBR3_PROBE_BW && b->cycle_idx == BBR3_UP)
-		b3_start_probe_down(b, x->in);
+		b3_start_probe_down(b, in);
 }
 
 /* In UP without too much loss: raise inflight_hi while it is what limits. */
-static __always_inline void b3_probe_inflight_hi_upward(struct bbr3 *b, struct bbr3_ctx *x,
+static __always_inline void b3_probe_inflight_hi_upward(struct bbr3 *b, const struct bbr3_in *in,
+							struct bbr3_ctx *x,
 							const struct bbr3_rs *rs)
 {
-	if (!x->in->cwnd_limited || x->cwnd < b->inflight_hi)
+	if (!in->cwnd_limited || x->cwnd < b->inflight_hi)
 		return;
 	b->bw_probe_up_acks += rs->acked_sacked;
 	if (b->bw_probe_up_acks >= b->bw_probe_up_cnt) {
@@ -747,7 +754,8 @@ static __always_inline void b3_probe_inflight_hi_upward(struct bbr3 *b, struct b
 }
 
 /* Returns 1 when it decided a state transition. */
-static __always_inline int b3_adapt_upper_bounds(struct bbr3 *b, struct bbr3_ctx *x,
+static __always_inline int b3_adapt_upper_bounds(struct bbr3 *b, const struct bbr3_in *in,
+						 struct bbr3_out *out, struct bbr3_ctx *x,
 						 const struct bbr3_rs *rs)
 {
 	if (b->ack_phase == BBR3_ACKS_PROBE_STARTING && b->round_start)
@@ -761,13 +769,13 @@ static __always_inline int b3_adapt_upper_bounds(struct bbr3 *b, struct bbr3_ctx
 		/* It reached a previously too-high inflight_hi and saw no
 		 * loss this time: probe again, holding there a round. */
 		if (b->mode == BBR3_PROBE_BW && b->stopped_risky_probe && !b->prev_probe_too_high) {
-			b3_start_probe_refill(b, x->in, 0);
+			b3_start_probe_refill(b, in, 0);
 			return 1;
 		}
 	}
 	if (b3_is_inflight_too_high(b, rs)) {
 		if (b->bw_probe_samples)
-			b3_handle_inflight_too_high(b, x, rs);
+			b3_handle_inflight_too_high(b, in, out, x, rs);
 	} else {
 		if (b->inflight_hi == ~0u)
 			return 0;
@@ -775,7 +783,7 @@ static __always_inline int b3_adapt_upper_bounds(struct bbr3 *b, struct bbr3_ctx
 		if (rs->tx_in_flight > b->inflight_hi)
 			b->inflight_hi = rs->tx_in_flight;
 		if (b->mode == BBR3_PROBE_BW && b->cycle_idx == BBR3_UP)
-			b3_probe_inflight_hi_upward(b, x, rs);
+			b3_probe_inflight_hi_upward(b, in, x, rs);
 	}
 	return 0;
 }
@@ -810,14 +818,16 @@ static __always_inline void b3_adapt_lower_bounds(struct bbr3 *b, const struct b
 
 		b3_init_lower_bounds(b, x, 1);
 		b->bw_lo = b3_max32(b->bw_latest, (__u32)(((__u64)b->bw_lo * cut) >> B3_SCALE));
-		b->inflight_lo = b3_max32(b->inflight_latest, (__u32)(((__u64)b->inflight_lo * cut) >> B3_SCALE));
+		b->inflight_lo = b3_max32(b->inflight_latest,
+					  (__u32)(((__u64)b->inflight_lo * cut) >> B3_SCALE));
 	}
 	b->inflight_lo = b3_min32(b->inflight_lo, ecn_inflight_lo);
 	b->bw_lo = b3_max32(1, b->bw_lo);
 }
 
 /* The latest round's delivery rate and volume, and the loss rounds. */
-static __always_inline void b3_update_latest_delivery_signals(struct bbr3 *b, const struct bbr3_ctx *x,
+static __always_inline void b3_update_latest_delivery_signals(struct bbr3 *b, const struct bbr3_in *in,
+							      const struct bbr3_ctx *x,
 							      const struct bbr3_rs *rs)
 {
 	b->loss_round_start = 0;
@@ -825,8 +835,8 @@ static __always_inline void b3_update_latest_delivery_signals(struct bbr3 *b, co
 		return;
 	b->bw_latest = b3_max32(b->bw_latest, x->sample_bw);
 	b->inflight_latest = b3_max32(b->inflight_latest, rs->delivered > 0 ? (__u32)rs->delivered : 0);
-	if ((__s32)(x->in->rs_prior_delivered - b->loss_round_delivered) >= 0) {
-		b->loss_round_delivered = x->in->delivered;
+	if ((__s32)(in->rs_prior_delivered - b->loss_round_delivered) >= 0) {
+		b->loss_round_delivered = in->delivered;
 		b->loss_round_start = 1;
 	}
 }
@@ -857,19 +867,20 @@ static __always_inline void b3_update_congestion_signals(struct bbr3 *b, struct 
 
 /* ---- ECN ---- */
 
-static __always_inline void b3_handle_queue_too_high_in_startup(struct bbr3 *b, const struct bbr3_ctx *x)
+static __always_inline void b3_handle_queue_too_high_in_startup(struct bbr3 *b, const struct bbr3_in *in,
+								struct bbr3_out *out)
 {
 	__u32 bdp;
 
 	b->full_bw_reached = 1;
-	bdp = b3_inflight(b, x, b3_max_bw(b), B3_UNIT);
+	bdp = b3_inflight(b, in, out, b3_max_bw(b), B3_UNIT);
 	b->inflight_hi = b3_max32(bdp, b->inflight_latest);
 }
 
 /* Once a round: the EWMA of the CE fraction. */
-static __always_inline void b3_update_ecn_alpha(struct bbr3 *b, const struct bbr3_ctx *x)
+static __always_inline void b3_update_ecn_alpha(struct bbr3 *b, const struct bbr3_in *in,
+						struct bbr3_out *out)
 {
-	const struct bbr3_in *in = x->in;
 	__u32 delivered, delivered_ce;
 	__u64 ce_ratio, alpha;
 
@@ -894,15 +905,16 @@ static __always_inline void b3_update_ecn_alpha(struct bbr3 *b, const struct bbr
 		else
 			b->startup_ecn_rounds = 0;
 		if (b->startup_ecn_rounds >= B3_FULL_ECN_CNT)
-			b3_handle_queue_too_high_in_startup(b, x);
+			b3_handle_queue_too_high_in_startup(b, in, out);
 	}
 }
 
 /* ---- PROBE_BW ---- */
 
-static __always_inline int b3_is_reno_coexistence_probe_time(const struct bbr3 *b, const struct bbr3_ctx *x)
+static __always_inline int b3_is_reno_coexistence_probe_time(const struct bbr3 *b, const struct bbr3_in *in,
+							     struct bbr3_out *out, const struct bbr3_ctx *x)
 {
-	__u32 rounds = b3_min32(B3_BW_PROBE_MAX_ROUNDS, b3_target_inflight(b, x));
+	__u32 rounds = b3_min32(B3_BW_PROBE_MAX_ROUNDS, b3_target_inflight(b, in, out, x));
 
 	return b->rounds_since_probe >= rounds;
 }
@@ -910,59 +922,64 @@ static __always_inline int b3_is_reno_coexistence_probe_time(const struct bbr3 *
 /* Time to probe? The wall clock or the Reno count; and after a cycle with
  * CE but no loss, at once when the marks stop, with a first step of half
  * inflight_hi. */
-static __always_inline int b3_check_time_to_probe_bw(struct bbr3 *b, struct bbr3_ctx *x)
+static __always_inline int b3_check_time_to_probe_bw(struct bbr3 *b, const struct bbr3_in *in,
+						     struct bbr3_out *out, struct bbr3_ctx *x)
 {
-	if (b->ecn_eligible && b->ecn_in_cycle && !b->loss_in_cycle && x->in->ca_state == B3_CA_OPEN) {
+	if (b->ecn_eligible && b->ecn_in_cycle && !b->loss_in_cycle && in->ca_state == B3_CA_OPEN) {
 		__u64 vol = ((__u64)b->inflight_hi * B3_ECN_REPROBE_GAIN) >> B3_SCALE;
 
-		b3_start_probe_refill(b, x->in, ilog2_u64(vol));
+		b3_start_probe_refill(b, in, ilog2_u64(vol));
 		return 1;
 	}
-	if (b3_elapsed_in_phase(b, x->in, b->probe_wait_us) || b3_is_reno_coexistence_probe_time(b, x)) {
-		b3_start_probe_refill(b, x->in, 0);
+	if (b3_elapsed_in_phase(b, in, b->probe_wait_us) || b3_is_reno_coexistence_probe_time(b, in, out,
+											      x)) {
+		b3_start_probe_refill(b, in, 0);
 		return 1;
 	}
 	return 0;
 }
 
-static __always_inline int b3_check_time_to_cruise(const struct bbr3 *b, const struct bbr3_ctx *x,
+static __always_inline int b3_check_time_to_cruise(const struct bbr3 *b, const struct bbr3_in *in,
+						   struct bbr3_out *out,
 						   __u32 inflight, __u32 bw)
 {
 	if (inflight > b3_inflight_with_headroom(b))
 		return 0;
-	return inflight <= b3_inflight(b, x, bw, B3_UNIT);
+	return inflight <= b3_inflight(b, in, out, bw, B3_UNIT);
 }
 
-static __always_inline void b3_update_cycle_phase(struct bbr3 *b, struct bbr3_ctx *x, const struct bbr3_rs *rs)
+static __always_inline void b3_update_cycle_phase(struct bbr3 *b, const struct bbr3_in *in,
+						  struct bbr3_out *out, struct bbr3_ctx *x,
+const struct bbr3_rs *rs)
 {
 	__u32 inflight, bw;
 	int done = 0;
 
 	if (!b->full_bw_reached)
 		return;
-	if (b3_adapt_upper_bounds(b, x, rs))
+	if (b3_adapt_upper_bounds(b, in, out, x, rs))
 		return;
 	if (b->mode != BBR3_PROBE_BW)
 		return;
-	inflight = b3_in_net_at_edt(b, x, rs->prior_in_flight);
+	inflight = b3_in_net_at_edt(b, in, out, rs->prior_in_flight);
 	bw = b3_max_bw(b);
 
 	switch (b->cycle_idx) {
 	case BBR3_CRUISE:
-		b3_check_time_to_probe_bw(b, x);
+		b3_check_time_to_probe_bw(b, in, out, x);
 		break;
 	case BBR3_REFILL:
 		/* A round of refill: its samples now reflect the full pipe. */
 		if (b->round_start) {
 			b->bw_probe_samples = 1;
-			b3_start_probe_up(b, x);
+			b3_start_probe_up(b, in, x);
 		}
 		break;
 	case BBR3_UP:
 		if (b->prev_probe_too_high && inflight >= b->inflight_hi) {
 			b->stopped_risky_probe = 1;
 			done = 1;
-		} else if (x->in->cwnd_limited && x->cwnd >= b->inflight_hi) {
+		} else if (in->cwnd_limited && x->cwnd >= b->inflight_hi) {
 			/* inflight_hi limits the growth: not a plateau */
 			b3_reset_full_bw(b);
 			b->full_bw = x->sample_bw;
@@ -971,13 +988,13 @@ static __always_inline void b3_update_cycle_phase(struct bbr3 *b, struct bbr3_ct
 		}
 		if (done) {
 			b->prev_probe_too_high = 0;
-			b3_start_probe_down(b, x->in);
+			b3_start_probe_down(b, in);
 		}
 		break;
 	case BBR3_DOWN:
-		if (b3_check_time_to_probe_bw(b, x))
+		if (b3_check_time_to_probe_bw(b, in, out, x))
 			break;
-		if (b3_check_time_to_cruise(b, x, inflight, bw))
+		if (b3_check_time_to_cruise(b, in, out, inflight, bw))
 			b3_start_probe_cruise(b);
 		break;
 	}
@@ -1000,25 +1017,27 @@ static __always_inline void b3_exit_probe_rtt(struct bbr3 *b, const struct bbr3_
 	}
 }
 
-static __always_inline void b3_check_probe_rtt_done(struct bbr3 *b, struct bbr3_ctx *x)
+static __always_inline void b3_check_probe_rtt_done(struct bbr3 *b, const struct bbr3_in *in,
+						    struct bbr3_ctx *x)
 {
-	if (!(b->probe_rtt_done_stamp && (__s64)(x->in->now_us - b->probe_rtt_done_stamp) > 0))
+	if (!(b->probe_rtt_done_stamp && (__s64)(in->now_us - b->probe_rtt_done_stamp) > 0))
 		return;
-	b->probe_rtt_min_stamp = x->in->now_us; /* the next PROBE_RTT in 5 s */
+	b->probe_rtt_min_stamp = in->now_us; /* the next PROBE_RTT in 5 s */
 	x->cwnd = b3_max32(x->cwnd, b->prior_cwnd);
-	b3_exit_probe_rtt(b, x->in);
+	b3_exit_probe_rtt(b, in);
 }
 
-static __always_inline void b3_check_loss_too_high_in_startup(struct bbr3 *b, struct bbr3_ctx *x,
+static __always_inline void b3_check_loss_too_high_in_startup(struct bbr3 *b, const struct bbr3_in *in,
+							      struct bbr3_out *out,
 							      const struct bbr3_rs *rs)
 {
 	if (b->full_bw_reached)
 		return;
 	if (rs->losses && b->loss_events_in_round < 0xf)
 		b->loss_events_in_round++;
-	if (b->loss_round_start && x->in->ca_state == B3_CA_RECOVERY &&
+	if (b->loss_round_start && in->ca_state == B3_CA_RECOVERY &&
 	    b->loss_events_in_round >= B3_FULL_LOSS_CNT && b3_is_inflight_too_high(b, rs)) {
-		b3_handle_queue_too_high_in_startup(b, x);
+		b3_handle_queue_too_high_in_startup(b, in, out);
 		return;
 	}
 	if (b->loss_round_start)
@@ -1046,25 +1065,26 @@ static __always_inline void b3_check_full_bw_reached(struct bbr3 *b, const struc
 	b->full_bw_reached |= b->full_bw_now;
 }
 
-static __always_inline void b3_check_drain(struct bbr3 *b, struct bbr3_ctx *x)
+static __always_inline void b3_check_drain(struct bbr3 *b, const struct bbr3_in *in, struct bbr3_out *out)
 {
 	if (b->mode == BBR3_STARTUP && b->full_bw_reached) {
 		b->mode = BBR3_DRAIN;
 		/* ssthresh for monitoring only: STARTUP is over. */
-		x->out->ssthresh = b3_inflight(b, x, b3_max_bw(b), B3_UNIT);
+		out->ssthresh = b3_inflight(b, in, out, b3_max_bw(b), B3_UNIT);
 		b3_reset_congestion_signals(b);
 	}
 	if (b->mode == BBR3_DRAIN &&
-	    b3_in_net_at_edt(b, x, x->in->inflight) <= b3_inflight(b, x, b3_max_bw(b), B3_UNIT)) {
+	    b3_in_net_at_edt(b, in, out, in->inflight) <= b3_inflight(b, in, out, b3_max_bw(b), B3_UNIT)) {
 		b->mode = BBR3_PROBE_BW;
-		b3_start_probe_down(b, x->in);
+		b3_start_probe_down(b, in);
 	}
 }
 
 /* The two min-RTT filters, and PROBE_RTT's entry and timing. */
-static __always_inline void b3_update_min_rtt(struct bbr3 *b, struct bbr3_ctx *x, const struct bbr3_rs *rs)
+static __always_inline void b3_update_min_rtt(struct bbr3 *b, const struct bbr3_in *in,
+					      struct bbr3_out *out, struct bbr3_ctx *x,
+const struct bbr3_rs *rs)
 {
-	const struct bbr3_in *in = x->in;
 	int probe_rtt_expired, min_rtt_expired;
 
 	probe_rtt_expired = (__s64)(in->now_us - (b->probe_rtt_min_stamp + B3_PROBE_RTT_WIN_US)) > 0;
@@ -1091,7 +1111,7 @@ static __always_inline void b3_update_min_rtt(struct bbr3 *b, struct bbr3_ctx *x
 		/* Its low rate samples are not the path's. */
 		__u32 mark = in->delivered + in->inflight;
 
-		x->out->app_limited = mark ? mark : 1;
+		out->app_limited = mark ? mark : 1;
 		/* At the low window for max(200 ms, one round). */
 		if (!b->probe_rtt_done_stamp && in->inflight <= b3_probe_rtt_cwnd(b)) {
 			b->probe_rtt_done_stamp = in->now_us + B3_PROBE_RTT_MODE_US;
@@ -1101,7 +1121,7 @@ static __always_inline void b3_update_min_rtt(struct bbr3 *b, struct bbr3_ctx *x
 			if (b->round_start)
 				b->probe_rtt_round_done = 1;
 			if (b->probe_rtt_round_done)
-				b3_check_probe_rtt_done(b, x);
+				b3_check_probe_rtt_done(b, in, x);
 		}
 	}
 	if (rs->delivered > 0)
@@ -1135,14 +1155,15 @@ static __always_inline void b3_update_gains(struct bbr3 *b)
 
 /* Toward the target: grow by what was ACKed (slow-start-like) while below
  * it, snap down to it once the pipe is known full; PROBE_RTT's cap. */
-static __always_inline void b3_set_cwnd(struct bbr3 *b, struct bbr3_ctx *x, __u32 acked, __u32 bw, __u32 gain)
+static __always_inline void b3_set_cwnd(struct bbr3 *b, const struct bbr3_in *in, struct bbr3_out *out,
+					struct bbr3_ctx *x, __u32 acked, __u32 bw, __u32 gain)
 {
 	__u32 cwnd = x->cwnd, target;
 
 	if (acked) {
 		target = b3_bdp(b, bw, gain);
 		target += b3_ack_aggregation_cwnd(b);
-		target = b3_quantization_budget(b, x, target);
+		target = b3_quantization_budget(b, in, out, target);
 		if (b->full_bw_reached) {
 			cwnd += acked;
 			if (cwnd >= target)
@@ -1152,7 +1173,7 @@ static __always_inline void b3_set_cwnd(struct bbr3 *b, struct bbr3_ctx *x, __u3
 		}
 		cwnd = b3_max32(cwnd, B3_CWND_MIN_TARGET);
 	}
-	cwnd = b3_min32(cwnd, x->in->cwnd_clamp);
+	cwnd = b3_min32(cwnd, in->cwnd_clamp);
 	if (b->mode == BBR3_PROBE_RTT)
 		cwnd = b3_min32(cwnd, b3_probe_rtt_cwnd(b));
 	x->cwnd = cwnd;
@@ -1225,8 +1246,10 @@ static __always_inline void b3_rate_sample(struct bbr3 *b, const struct bbr3_in 
 		lost_at = b3_interp(b->snap_delivered[0], b->snap_lost[0], in->delivered, in->lost, p);
 		ce_at = b3_interp(b->snap_delivered[0], b->snap_ce[0], in->delivered, in->delivered_ce, p);
 	} else {
-		lost_at = b3_interp(b->snap_delivered[1], b->snap_lost[1], b->snap_delivered[0], b->snap_lost[0], p);
-		ce_at = b3_interp(b->snap_delivered[1], b->snap_ce[1], b->snap_delivered[0], b->snap_ce[0], p);
+		lost_at = b3_interp(b->snap_delivered[1], b->snap_lost[1], b->snap_delivered[0],
+				    b->snap_lost[0], p);
+		ce_at = b3_interp(b->snap_delivered[1], b->snap_ce[1], b->snap_delivered[0], b->snap_ce[0],
+				  p);
 	}
 	rs->lost = in->lost - lost_at;
 	rs->delivered_ce = in->delivered_ce - ce_at;
@@ -1238,25 +1261,26 @@ static __always_inline void b3_rate_sample(struct bbr3 *b, const struct bbr3_in 
 /* The branch's skb_marked_lost(), run at the ACK that reports the losses:
  * while probing, is the loss rate up to them too high, and from which
  * flight on? */
-static __always_inline void b3_on_losses(struct bbr3 *b, struct bbr3_ctx *x, const struct bbr3_rs *rs)
+static __always_inline void b3_on_losses(struct bbr3 *b, const struct bbr3_in *in, struct bbr3_out *out,
+					 struct bbr3_ctx *x, const struct bbr3_rs *rs)
 {
 	struct bbr3_rs lrs;
 
-	b3_note_loss(b, x->in);
+	b3_note_loss(b, in);
 	if (!b->bw_probe_samples)
 		return;
 	lrs = *rs;
 	if (b3_is_inflight_too_high(b, &lrs)) {
 		lrs.tx_in_flight = b3_inflight_hi_from_lost(&lrs);
-		b3_handle_inflight_too_high(b, x, &lrs);
+		b3_handle_inflight_too_high(b, in, out, x, &lrs);
 	}
 }
 
 /* ---- entry points ---- */
 
-static __always_inline void bbr3_init(struct bbr3 *b, const struct bbr3_in *in, struct bbr3_out *out)
+static __always_inline void b3_start(struct bbr3 *b, const struct bbr3_in *in, struct bbr3_out *out)
 {
-	struct bbr3_ctx x = { .in = in, .out = out, .cwnd = in->cwnd };
+	struct bbr3_ctx x = { .cwnd = in->cwnd };
 
 	__builtin_memset(b, 0, sizeof(*b));
 	b->initialized = 1;
@@ -1286,64 +1310,124 @@ static __always_inline void bbr3_init(struct bbr3 *b, const struct bbr3_in *in, 
 	out->ssthresh = 0x7fffffff;
 	out->app_limited = 0;
 	out->cwnd = in->cwnd;
-	b3_init_pacing_rate(b, &x);
+	b3_init_pacing_rate(b, in, out, &x);
 	b3_update_gains(b);
 }
 
-/* One ACK: bbr_main() of the branch, with the losses it reports handled
- * first, as the kernel's skb_marked_lost() calls would have been. */
-static __always_inline void bbr3_on_ack(struct bbr3 *b, const struct bbr3_in *in, struct bbr3_out *out)
+/*
+ * One ACK is bbr_main() of the branch, in five steps. In BPF each step is a
+ * global function, which the verifier checks once on its own: inlined into
+ * one program, their branches multiply past the verifier's million
+ * instructions. Each returns 0 (a global function returns a scalar).
+ */
+#ifdef __bpf__
+#define B3_STEP __attribute__((noinline))
+#else
+#define B3_STEP static inline
+#endif
+
+/* The rate sample with our per-skb estimates, the losses it reports (the
+ * branch's skb_marked_lost() calls, which the kernel makes before
+ * cong_control()), the round, ECN's alpha, the bandwidth sample and the
+ * latest round's delivery. */
+B3_STEP int b3_step_signals(struct bbr3 *b, const struct bbr3_in *in, struct bbr3_out *out,
+			    struct bbr3_ctx *x,
+			    struct bbr3_rs *rs)
 {
-	struct bbr3_ctx x = { .in = in, .out = out, .cwnd = in->cwnd };
-	struct bbr3_rs rs;
-	__u32 bw;
-
-	out->pacing_rate = in->pacing_rate;
-	out->ssthresh = 0;
-	out->app_limited = 0;
-
-	b3_rate_sample(b, in, &rs);
+	if (!b || !in || !out || !x || !rs)
+		return 0;
+	b3_rate_sample(b, in, rs);
 	b3_snapshot_round(b, in);
-	if (rs.losses)
-		b3_on_losses(b, &x, &rs);
-
-	b3_update_round_start(b, in, &rs);
+	if (rs->losses)
+		b3_on_losses(b, in, out, x, rs);
+	b3_update_round_start(b, in, rs);
 	if (b->round_start) {
 		if (b->rounds_since_probe < 0xff)
 			b->rounds_since_probe++;
-		b3_update_ecn_alpha(b, &x);
+		b3_update_ecn_alpha(b, in, out);
 	}
-	b->ecn_in_round |= b->ecn_eligible && rs.is_ece;
-	b3_calculate_bw_sample(&x, &rs);
-	b3_update_latest_delivery_signals(b, &x, &rs);
+	b->ecn_in_round |= b->ecn_eligible && rs->is_ece;
+	b3_calculate_bw_sample(x, rs);
+	b3_update_latest_delivery_signals(b, in, x, rs);
+	return 0;
+}
 
-	/* bbr_update_model() */
-	b3_update_congestion_signals(b, &x, &rs);
-	b3_update_ack_aggregation(b, &x, &rs);
-	b3_check_loss_too_high_in_startup(b, &x, &rs);
-	b3_check_full_bw_reached(b, &x, &rs);
-	b3_check_drain(b, &x);
-	b3_update_cycle_phase(b, &x, &rs);
-	b3_update_min_rtt(b, &x, &rs);
+/* bbr_update_model(), up to the PROBE_BW cycle. */
+B3_STEP int b3_step_model(struct bbr3 *b, const struct bbr3_in *in, struct bbr3_out *out, struct bbr3_ctx *x,
+			  struct bbr3_rs *rs)
+{
+	if (!b || !in || !out || !x || !rs)
+		return 0;
+	b3_update_congestion_signals(b, x, rs);
+	b3_update_ack_aggregation(b, in, x, rs);
+	b3_check_loss_too_high_in_startup(b, in, out, rs);
+	b3_check_full_bw_reached(b, x, rs);
+	b3_check_drain(b, in, out);
+	return 0;
+}
 
+B3_STEP int b3_step_cycle(struct bbr3 *b, const struct bbr3_in *in, struct bbr3_out *out, struct bbr3_ctx *x,
+			  struct bbr3_rs *rs)
+{
+	if (!b || !in || !out || !x || !rs)
+		return 0;
+	b3_update_cycle_phase(b, in, out, x, rs);
+	return 0;
+}
+
+B3_STEP int b3_step_min_rtt(struct bbr3 *b, const struct bbr3_in *in, struct bbr3_out *out,
+			    struct bbr3_ctx *x,
+			    struct bbr3_rs *rs)
+{
+	if (!b || !in || !out || !x || !rs)
+		return 0;
+	b3_update_min_rtt(b, in, out, x, rs);
+	return 0;
+}
+
+/* The gains, the pacing rate and the window from the model. */
+B3_STEP int b3_step_control(struct bbr3 *b, const struct bbr3_in *in, struct bbr3_out *out,
+			    struct bbr3_ctx *x,
+			    struct bbr3_rs *rs)
+{
+	__u32 bw;
+
+	if (!b || !in || !out || !x || !rs)
+		return 0;
 	b3_update_gains(b);
 	bw = b3_bw(b);
-	b3_set_pacing_rate(b, &x, bw, b->pacing_gain);
-	b3_set_cwnd(b, &x, rs.acked_sacked, bw, b->cwnd_gain);
-	b3_bound_cwnd_for_inflight_model(b, &x);
-
-	b3_advance_latest_delivery_signals(b, &x, &rs);
+	b3_set_pacing_rate(b, in, out, x, bw, b->pacing_gain);
+	b3_set_cwnd(b, in, out, x, rs->acked_sacked, bw, b->cwnd_gain);
+	b3_bound_cwnd_for_inflight_model(b, x);
+	b3_advance_latest_delivery_signals(b, x, rs);
 	b->prev_ca_state = in->ca_state;
-	b->loss_in_cycle |= rs.lost > 0;
-	b->ecn_in_cycle |= rs.delivered_ce > 0;
-	out->cwnd = x.cwnd;
+	b->loss_in_cycle |= rs->lost > 0;
+	b->ecn_in_cycle |= rs->delivered_ce > 0;
+	out->cwnd = x->cwnd;
+	return 0;
+}
+
+static __always_inline void b3_on_ack(struct bbr3 *b, const struct bbr3_in *in, struct bbr3_out *out)
+{
+	struct bbr3_ctx x = { .cwnd = in->cwnd };
+	struct bbr3_rs rs;
+
+	out->pacing_rate = in->pacing_rate;
+	out->cwnd = in->cwnd;
+	out->ssthresh = 0;
+	out->app_limited = 0;
+	b3_step_signals(b, in, out, &x, &rs);
+	b3_step_model(b, in, out, &x, &rs);
+	b3_step_cycle(b, in, out, &x, &rs);
+	b3_step_min_rtt(b, in, out, &x, &rs);
+	b3_step_control(b, in, out, &x, &rs);
 }
 
 /* The first send after idle: while app-limited, pace at bw rather than
  * the probing gain; end a PROBE_RTT that the idle time covered. */
-static __always_inline void bbr3_on_tx_start(struct bbr3 *b, const struct bbr3_in *in, struct bbr3_out *out)
+static __always_inline void b3_on_tx_start(struct bbr3 *b, const struct bbr3_in *in, struct bbr3_out *out)
 {
-	struct bbr3_ctx x = { .in = in, .out = out, .cwnd = in->cwnd };
+	struct bbr3_ctx x = { .cwnd = in->cwnd };
 
 	out->pacing_rate = in->pacing_rate;
 	out->cwnd = in->cwnd;
@@ -1355,15 +1439,15 @@ static __always_inline void bbr3_on_tx_start(struct bbr3 *b, const struct bbr3_i
 	b->ack_epoch_mstamp = in->now_us;
 	b->ack_epoch_acked = 0;
 	if (b->mode == BBR3_PROBE_BW)
-		b3_set_pacing_rate(b, &x, b3_bw(b), B3_UNIT);
+		b3_set_pacing_rate(b, in, out, &x, b3_bw(b), B3_UNIT);
 	else if (b->mode == BBR3_PROBE_RTT)
-		b3_check_probe_rtt_done(b, &x);
+		b3_check_probe_rtt_done(b, in, &x);
 	out->cwnd = x.cwnd;
 }
 
 /* Entering Recovery or Loss: keep what undo needs. Returns the ssthresh to
  * report (BBR leaves it as it is). */
-static __always_inline void bbr3_on_ssthresh(struct bbr3 *b, __u32 cwnd)
+static __always_inline void b3_on_ssthresh(struct bbr3 *b, __u32 cwnd)
 {
 	b3_save_cwnd(b, cwnd);
 	b->undo_bw_lo = b->bw_lo;
@@ -1372,7 +1456,7 @@ static __always_inline void bbr3_on_ssthresh(struct bbr3 *b, __u32 cwnd)
 }
 
 /* A spurious recovery: the bounds as they were; the cwnd to restore. */
-static __always_inline __u32 bbr3_on_undo(struct bbr3 *b)
+static __always_inline __u32 b3_on_undo(struct bbr3 *b)
 {
 	b3_reset_full_bw(b);
 	b->loss_in_round = 0;
@@ -1384,7 +1468,7 @@ static __always_inline __u32 bbr3_on_undo(struct bbr3 *b)
 
 /* A change of the connection's CA state; returns the cwnd to set (the
  * given one when nothing changes). */
-static __always_inline __u32 bbr3_on_state(struct bbr3 *b, __u8 new_state, __u32 cwnd)
+static __always_inline __u32 b3_on_state(struct bbr3 *b, __u8 new_state, __u32 cwnd)
 {
 	if (new_state == B3_CA_LOSS) {
 		b->prev_ca_state = B3_CA_LOSS;
@@ -1399,7 +1483,7 @@ static __always_inline __u32 bbr3_on_state(struct bbr3 *b, __u8 new_state, __u32
 }
 
 /* Mainline BBR's min_tso_segs(): bursts of 1 below ~1.2 Mbit/s. */
-static __always_inline __u32 bbr3_min_tso_segs(__u64 pacing_rate)
+static __always_inline __u32 b3_min_tso_segs(__u64 pacing_rate)
 {
 	return pacing_rate < (1200000 >> 3) ? 1 : 2;
 }

@@ -170,7 +170,7 @@ static __always_inline void copa_reset_velocity(struct copa *c)
 	c->same_direction = 0;
 }
 
-static __always_inline void copa_init(struct copa *c, __u64 now_us, __u32 init_cwnd)
+static __always_inline void copa_start(struct copa *c, __u64 now_us, __u32 init_cwnd)
 {
 	__builtin_memset(c, 0, sizeof(*c));
 	copa_set_cwnd(c, (__u64)init_cwnd << COPA_CWND_SHIFT);

@@ -85,7 +85,7 @@ static void b3_sim_ack(struct sim *s, const struct sim_ack *a)
 	in.rs_acked_sacked = a->acked;
 	in.rs_prior_in_flight = a->prior_in_flight;
 	in.rs_is_app_limited = (__u8)a->app_limited;
-	bbr3_on_ack(&x->b, &in, &out);
+	b3_on_ack(&x->b, &in, &out);
 	x->cwnd = out.cwnd;
 	x->pacing_rate = out.pacing_rate;
 	if (phase_of(&x->b) != before && x->trail_n < 4096) {
@@ -118,7 +118,7 @@ static void b3_sim_init(struct sim *s, struct b3sim *x, double mbps, double rtt_
 	x->cwnd = 10;
 	x->ecn_max_rtt_us = B3_ECN_MAX_RTT_US;
 	fill_in(s, x, &in);
-	bbr3_init(&x->b, &in, &out);
+	b3_start(&x->b, &in, &out);
 	x->cwnd = out.cwnd;
 	x->pacing_rate = out.pacing_rate;
 	x->trail[x->trail_n++] = phase_of(&x->b);
@@ -226,7 +226,7 @@ static void test_probe_rtt(void)
 		struct bbr3 b;
 		struct bbr3_in in;
 		struct bbr3_out out;
-		struct bbr3_ctx c = {.in = &in, .out = &out};
+		struct bbr3_ctx c = {0};
 		struct bbr3_rs rs;
 
 		memset(&in, 0, sizeof(in));
@@ -237,7 +237,7 @@ static void test_probe_rtt(void)
 		in.mss = SIM_MSS;
 		in.tcp_min_rtt_us = 40000;
 		in.max_pacing_rate = ~0ULL;
-		bbr3_init(&b, &in, &out);
+		b3_start(&b, &in, &out);
 		b.full_bw_reached = 1;
 		b.mode = BBR3_PROBE_BW;
 		b.cycle_idx = BBR3_CRUISE;
@@ -247,21 +247,21 @@ static void test_probe_rtt(void)
 		in.inflight = 150;
 		rs.rtt_us = 50000;
 		in.now_us += B3_PROBE_RTT_WIN_US + 1;
-		b3_update_min_rtt(&b, &c, &rs);
+		b3_update_min_rtt(&b, &in, &out, &c, &rs);
 		CHECK_EQ(b.mode, BBR3_PROBE_RTT);
 		CHECK_EQ(b.prior_cwnd, 200);
 		CHECK_EQ(out.app_limited, 1000 + 150);
 		CHECK_EQ(b3_probe_rtt_cwnd(&b), 50); /* half of 100 */
-		b3_set_cwnd(&b, &c, 0, b3_bw(&b), B3_UNIT);
+		b3_set_cwnd(&b, &in, &out, &c, 0, b3_bw(&b), B3_UNIT);
 		CHECK_EQ(c.cwnd, 50);
 		/* flight down to the cap: 200 ms starts */
 		in.inflight = 50;
-		b3_update_min_rtt(&b, &c, &rs);
+		b3_update_min_rtt(&b, &in, &out, &c, &rs);
 		CHECK_EQ(b.probe_rtt_done_stamp, in.now_us + B3_PROBE_RTT_MODE_US);
 		/* a round and 200 ms later: out, to CRUISE, the window restored */
 		b.round_start = 1;
 		in.now_us += B3_PROBE_RTT_MODE_US + 1;
-		b3_update_min_rtt(&b, &c, &rs);
+		b3_update_min_rtt(&b, &in, &out, &c, &rs);
 		CHECK_EQ(b.mode, BBR3_PROBE_BW);
 		CHECK_EQ(b.cycle_idx, BBR3_CRUISE);
 		CHECK_EQ(c.cwnd, 200);
@@ -275,7 +275,7 @@ static void test_filters(void)
 	struct bbr3 b;
 	struct bbr3_in in;
 	struct bbr3_out out;
-	struct bbr3_ctx c = {.in = &in, .out = &out};
+	struct bbr3_ctx c = {0};
 	struct bbr3_rs rs;
 
 	memset(&in, 0, sizeof(in));
@@ -284,7 +284,7 @@ static void test_filters(void)
 	in.mss = SIM_MSS;
 	in.tcp_min_rtt_us = 40000;
 	in.max_pacing_rate = ~0ULL;
-	bbr3_init(&b, &in, &out);
+	b3_start(&b, &in, &out);
 	rs.interval_us = 40000;
 	rs.acked_sacked = 1;
 	c.sample_bw = 1000;
@@ -316,14 +316,14 @@ static void test_filters(void)
 	rs.is_app_limited = 0;
 	in.now_us = 1000000;
 	rs.rtt_us = 30000;
-	b3_update_min_rtt(&b, &c, &rs);
+	b3_update_min_rtt(&b, &in, &out, &c, &rs);
 	CHECK_EQ(b.min_rtt_us, 30000);
 	in.now_us += 5000000;
 	rs.rtt_us = 45000;
-	b3_update_min_rtt(&b, &c, &rs);
+	b3_update_min_rtt(&b, &in, &out, &c, &rs);
 	CHECK_EQ(b.min_rtt_us, 30000);
 	in.now_us += 5000001;
-	b3_update_min_rtt(&b, &c, &rs);
+	b3_update_min_rtt(&b, &in, &out, &c, &rs);
 	CHECK_EQ(b.min_rtt_us, 45000);
 	/* BDP = bw * min_rtt, rounded up: 100 packets per 40 ms x 40 ms. */
 	b.min_rtt_us = 40000;
@@ -347,7 +347,7 @@ static void test_inflight_hi(void)
 	struct bbr3 b;
 	struct bbr3_in in;
 	struct bbr3_out out;
-	struct bbr3_ctx c = {.in = &in, .out = &out};
+	struct bbr3_ctx c = {0};
 	struct bbr3_rs rs;
 
 	memset(&in, 0, sizeof(in));
@@ -358,7 +358,7 @@ static void test_inflight_hi(void)
 	in.max_pacing_rate = ~0ULL;
 	in.min_tso_segs = 2;
 	in.pacing_shift = 10;
-	bbr3_init(&b, &in, &out);
+	b3_start(&b, &in, &out);
 	out.pacing_rate = 3000000; /* 24 Mbit/s: bursts of 2 packets */
 	b.full_bw_reached = 1;
 	b.mode = BBR3_PROBE_BW;
@@ -388,7 +388,7 @@ static void test_inflight_hi(void)
 	rs.losses = 3;
 	CHECK_EQ(b3_inflight_hi_from_lost(&rs), 128);
 	rs.tx_in_flight = b3_inflight_hi_from_lost(&rs);
-	b3_handle_inflight_too_high(&b, &c, &rs);
+	b3_handle_inflight_too_high(&b, &in, &out, &c, &rs);
 	/* max(128, 0.7 x min(BDP budget 100, cwnd 120) = 70) */
 	CHECK_EQ(b.inflight_hi, 128);
 	CHECK_EQ(b.cycle_idx, BBR3_DOWN);
@@ -401,7 +401,7 @@ static void test_inflight_hi(void)
 	rs.tx_in_flight = 20;
 	rs.losses = 1;
 	rs.lost = 1;
-	b3_handle_inflight_too_high(&b, &c, &rs);
+	b3_handle_inflight_too_high(&b, &in, &out, &c, &rs);
 	/* (BDP 100 + UP's 2) x 0.7 */
 	CHECK_EQ(b.inflight_hi, 102 * (B3_UNIT - B3_BETA) / B3_UNIT);
 
@@ -411,12 +411,12 @@ static void test_inflight_hi(void)
 	b.cycle_idx = BBR3_CRUISE;
 	rs.tx_in_flight = 100;
 	rs.lost = 10;
-	b3_adapt_upper_bounds(&b, &c, &rs);
+	b3_adapt_upper_bounds(&b, &in, &out, &c, &rs);
 	CHECK_EQ(b.inflight_hi, 150);
 	/* ... and a safe sample above it raises it. */
 	rs.lost = 0;
 	rs.tx_in_flight = 160;
-	b3_adapt_upper_bounds(&b, &c, &rs);
+	b3_adapt_upper_bounds(&b, &in, &out, &c, &rs);
 	CHECK_EQ(b.inflight_hi, 160);
 	/* CRUISE keeps 15 % headroom under inflight_hi */
 	CHECK_EQ(b3_inflight_with_headroom(&b), 160 - 160 * 38 / 256);
@@ -429,13 +429,13 @@ static void test_lower_bounds(void)
 	struct bbr3 b;
 	struct bbr3_in in;
 	struct bbr3_out out;
-	struct bbr3_ctx c = {.in = &in, .out = &out};
+	struct bbr3_ctx c = {0};
 
 	memset(&in, 0, sizeof(in));
 	in.cwnd = 10;
 	in.mss = SIM_MSS;
 	in.max_pacing_rate = ~0ULL;
-	bbr3_init(&b, &in, &out);
+	b3_start(&b, &in, &out);
 	b.full_bw_reached = 1;
 	b.mode = BBR3_PROBE_BW;
 	b.cycle_idx = BBR3_CRUISE;
@@ -598,7 +598,7 @@ static void test_ecn(void)
 		struct bbr3 b;
 		struct bbr3_in in;
 		struct bbr3_out out;
-		struct bbr3_ctx c = {.in = &in, .out = &out};
+		struct bbr3_ctx c = {0};
 		struct bbr3_rs rs;
 
 		memset(&in, 0, sizeof(in));
@@ -609,17 +609,17 @@ static void test_ecn(void)
 		in.tcp_min_rtt_us = 2000;
 		in.ecn_ok = 1;
 		in.ecn_max_rtt_us = B3_ECN_MAX_RTT_US;
-		bbr3_init(&b, &in, &out);
+		b3_start(&b, &in, &out);
 		CHECK_EQ(b.ecn_alpha, B3_UNIT);
 		/* a round of 100 delivered, none CE: alpha *= 15/16 */
 		in.delivered = 100;
-		b3_update_ecn_alpha(&b, &c);
+		b3_update_ecn_alpha(&b, &in, &out);
 		CHECK_EQ(b.ecn_eligible, 1);
 		CHECK_EQ(b.ecn_alpha, 240);
 		/* a round all CE: alpha = 15/16 alpha + 1/16 */
 		in.delivered = 200;
 		in.delivered_ce = 100;
-		b3_update_ecn_alpha(&b, &c);
+		b3_update_ecn_alpha(&b, &in, &out);
 		CHECK_EQ(b.ecn_alpha, 240 * 240 / 256 + 16);
 		/* a CE round outside probing: inflight_lo = cwnd (1 - alpha/3) */
 		b.full_bw_reached = 1;
