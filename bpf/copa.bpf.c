@@ -62,6 +62,14 @@ static __always_inline void copa_ack(struct sock *sk, const struct rate_sample *
 	copa_apply(sk, c);
 }
 
+/* The paper's Copa switches to the competitive mode; registered under
+ * another name (COPA_FIXED_NAME) the same programs keep delta at 0.5, as
+ * mvfst's Copa does. The registration's name says which. */
+static __always_inline int copa_switches_mode(const struct sock *sk)
+{
+	return inet_csk(sk)->icsk_ca_ops->name[4] == '\0'; /* "copa" */
+}
+
 SEC("struct_ops")
 void BPF_PROG(copa_init, struct sock *sk)
 {
@@ -71,7 +79,7 @@ void BPF_PROG(copa_init, struct sock *sk)
 	c = bpf_sk_storage_get(&copa_state, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!c)
 		return; /* no memory: the socket keeps its window, unpaced */
-	copa_start(c, tp->tcp_mstamp, tp->snd_cwnd);
+	copa_start(c, tp->tcp_mstamp, tp->snd_cwnd, copa_switches_mode(sk));
 	if (tp->srtt_us)
 		c->pacing_rate = copa_pacing_rate(c->cwnd_fp, tp->srtt_us >> 3, tp->mss_cache);
 	tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;

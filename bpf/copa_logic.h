@@ -136,7 +136,8 @@ struct copa {
 	__u8 competitive;
 	__u8 have_rtt;
 	__u8 have_record;
-	__u8 pad[2];
+	__u8 mode_switch;		/* 0: delta stays 0.5 (mvfst's Copa) */
+	__u8 pad;
 };
 
 /* What the sender knows at one ACK. */
@@ -170,9 +171,10 @@ static __always_inline void copa_reset_velocity(struct copa *c)
 	c->same_direction = 0;
 }
 
-static __always_inline void copa_start(struct copa *c, __u64 now_us, __u32 init_cwnd)
+static __always_inline void copa_start(struct copa *c, __u64 now_us, __u32 init_cwnd, int mode_switch)
 {
 	__builtin_memset(c, 0, sizeof(*c));
+	c->mode_switch = !!mode_switch;
 	copa_set_cwnd(c, (__u64)init_cwnd << COPA_CWND_SHIFT);
 	c->inv_delta = COPA_INV_DELTA_DEFAULT;
 	c->velocity = 1;
@@ -265,7 +267,7 @@ static __always_inline void copa_update_mode(struct copa *c, const struct copa_a
 
 	if (has_rtt && ((__u64)above * 100 <= (__u64)span * COPA_EMPTY_PCT || above <= pkt_us))
 		c->empty_t = now;
-	competitive = now - c->empty_t > COPA_MODE_WIN_RTTS * a->srtt_us;
+	competitive = c->mode_switch && now - c->empty_t > COPA_MODE_WIN_RTTS * a->srtt_us;
 	if (competitive != c->competitive) {
 		c->competitive = competitive;
 		c->mode_switches++;

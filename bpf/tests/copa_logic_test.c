@@ -103,7 +103,7 @@ static void test_standing_and_min_rtt(void)
 	__u64 t = 1000000;
 	int i;
 
-	copa_start(&c, t, 10);
+	copa_start(&c, t, 10, 1);
 	/* 50 ms RTTs, one 30 ms sample, then 60 ms RTTs. */
 	for (i = 0; i < 100; i++, t += 1 * MS) {
 		a = ack_at(t, 50 * MS, 50 * MS);
@@ -156,7 +156,7 @@ static void test_target_rate(void)
 		struct copa_ack a;
 		__u64 before;
 
-		copa_start(&c, 0, 10);
+		copa_start(&c, 0, 10, 1);
 		c.slow_start = 0;
 		a = ack_at(1000, 40 * MS, 40 * MS); /* RTTmin 40 ms */
 		copa_on_ack(&c, &a);
@@ -166,7 +166,7 @@ static void test_target_rate(void)
 		copa_on_ack(&c, &a);
 		CHECK_EQ(c.cwnd_fp - before, (1ULL << COPA_CWND_SHIFT) / 5);
 
-		copa_start(&c, 0, 10);
+		copa_start(&c, 0, 10, 1);
 		c.slow_start = 0;
 		a = ack_at(1000, 40 * MS, 40 * MS);
 		copa_on_ack(&c, &a);
@@ -191,7 +191,7 @@ static void test_velocity(void)
 	__u32 v_at_rtt[10];
 	int r, i;
 
-	copa_start(&c, 0, 100);
+	copa_start(&c, 0, 100, 1);
 	c.slow_start = 0;
 	a = ack_at(t, 40 * MS, 40 * MS);
 	copa_on_ack(&c, &a); /* RTTmin = RTTstanding: always below target */
@@ -249,7 +249,7 @@ static void test_competitive_mode(void)
 	__u64 t = 0;
 	int r, i;
 
-	copa_start(&c, 0, 50);
+	copa_start(&c, 0, 50, 1);
 	c.slow_start = 0;
 	a = ack_at(t, 40 * MS, 40 * MS);
 	copa_on_ack(&c, &a);
@@ -337,7 +337,7 @@ static void copa_sim_init(struct sim *s, struct copa *c, double mbps, double rtt
 			  __u64 seed)
 {
 	sim_init(s, mbps, rtt_ms, buffer, loss, seed);
-	copa_start(c, (__u64)(s->now * 1e6), 10);
+	copa_start(c, (__u64)(s->now * 1e6), 10, 1);
 	c->pacing_rate = copa_pacing_rate(c->cwnd_fp, (__u32)(rtt_ms * 1000), SIM_MSS);
 	s->cc = c;
 	s->on_ack = copa_sim_ack;
@@ -410,7 +410,7 @@ static void test_rto(void)
 {
 	struct copa c;
 
-	copa_start(&c, 0, 100);
+	copa_start(&c, 0, 100, 1);
 	c.slow_start = 0;
 	c.velocity = 8;
 	copa_on_rto(&c, SIM_MSS);
