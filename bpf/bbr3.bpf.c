@@ -23,10 +23,10 @@
  * icsk_ca_priv's 104 bytes, where the branch packs it in bitfields; it
  * lives in socket-local storage, freed with the socket.
  *
- * ECN: the response to CE marks is in the logic and off, as in the branch
- * (which enables it per route, "ecn_low"). `bbr3_ecn` turns it on for
- * connections that negotiated ECN, below `bbr3_ecn_max_rtt_us` of min RTT
- * (the branch's 5 ms; 0 for any RTT); both are set before load.
+ * ECN: the response to CE marks applies to connections that negotiated ECN
+ * (the sender's net.ipv4.tcp_ecn = 1; off by Linux's default) below
+ * `bbr3_ecn_max_rtt_us` of min RTT (the branch's 5 ms, set before load;
+ * 0 for any RTT): bbr3_logic.h.
  *
  * Kernels before 6.10 call cong_control(sk, rs): the struct_ops
  * bbr3_pre610 carries that form (the branch's BBR reads only the rate
@@ -41,7 +41,6 @@ char _license[] SEC("license") = "GPL";
 #define TCP_ECN_OK 1
 
 /* Set before load. */
-const volatile bool bbr3_ecn = false;
 const volatile __u32 bbr3_ecn_max_rtt_us = B3_ECN_MAX_RTT_US;
 
 struct {
@@ -78,7 +77,7 @@ static __always_inline void bbr3_in_of(struct sock *sk, struct bbr3_in *in)
 	in->ecn_max_rtt_us = bbr3_ecn_max_rtt_us;
 	in->ca_state = inet_csk(sk)->icsk_ca_state;
 	in->cwnd_limited = BPF_CORE_READ_BITFIELD(tp, is_cwnd_limited);
-	in->ecn_ok = bbr3_ecn && (tp->ecn_flags & TCP_ECN_OK);
+	in->ecn_ok = !!(tp->ecn_flags & TCP_ECN_OK);
 	in->app_limited = tp->app_limited != 0;
 }
 

@@ -56,13 +56,16 @@
  *             (at least 4) for 200 ms and a round, then back to PROBE_BW
  *             (CRUISE) or STARTUP.
  *
- * ECN (off by default, as in the branch, which also requires the route's
- * "ecn_low" flag and a min RTT under 5 ms): when enabled and the
- * connection negotiated ECN, an EWMA (gain 1/16) of the CE fraction per
+ * ECN, off by default as in the branch: the branch responds to CE only on a
+ * route flagged "ecn_low" (shallow-threshold marking, precise ACKs) and
+ * below 5 ms of min RTT. Mainline has no such route flag; here the sender
+ * asking for ECN (net.ipv4.tcp_ecn = 1, which Linux's default 2 never does)
+ * stands in for it, and the 5 ms limit stays (bbr3_in.ecn_max_rtt_us; 0: any
+ * RTT). For such a connection an EWMA (gain 1/16) of the CE fraction per
  * round cuts inflight_lo to (1 - alpha/3), a round with more than half CE
- * ends a probe as loss does, and two such rounds end STARTUP. Marks need a
- * receiver that echoes them per packet (DCTCP-style, bpf/ce_echo.h): a
- * classic RFC 3168 receiver repeats ECE until CWR and overstates them.
+ * ends a probe as loss does, and two such rounds end STARTUP. The marks
+ * need a receiver that echoes them per packet (DCTCP-style, bpf/ce_echo.h):
+ * a classic RFC 3168 receiver repeats ECE until CWR and overstates them.
  *
  * Every constant is the v3 branch's (tcp_bbr.c, its static const table);
  * the draft agrees except that its ProbeBW_DOWN gain is 0.90 where the code
@@ -281,7 +284,7 @@ struct bbr3_in {
 	__u32 ecn_max_rtt_us;		/* ECN only below this min RTT; 0: any */
 	__u8 ca_state;			/* icsk_ca_state */
 	__u8 cwnd_limited;		/* tp->is_cwnd_limited */
-	__u8 ecn_ok;			/* ECN negotiated and the response on */
+	__u8 ecn_ok;			/* the connection negotiated ECN */
 	__u8 app_limited;		/* tp->app_limited != 0 */
 	/* struct rate_sample */
 	__s64 rs_interval_us;
