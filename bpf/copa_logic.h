@@ -75,6 +75,13 @@
  *  - 1/delta is capped at 65 536 in the competitive mode (ours: keeps the
  *    fixed-point products in range; far beyond any share a loss allows).
  *  - Minimum cwnd 2 packets (genericCC and mvfst's minCwndInMss).
+ *  - "Nearly empty" is also a queue of at most three packets' transmission
+ *    (1/delta = 2 of the default mode's equilibrium and the one in
+ *    service, capped at a tenth of RTTmin), however small 10 % of the
+ *    span is: RTTmin is the luckiest
+ *    sample of 10 s, and on a slotted link the best of five RTTs sits a
+ *    packet or two above it; without the margin a lone flow went
+ *    competitive on a steady 24 Mbit/s link (copa_update_mode()).
  *
  * Fixed point, no floating point (this runs per ACK in BPF): cwnd in 1/1024
  * packet, 1/delta in 1/256, times in µs, rates in bytes/s. The rate test
@@ -102,6 +109,7 @@
 #define COPA_SAME_DIRECTION_RTTS 3		/* before v starts doubling */
 #define COPA_MODE_WIN_RTTS 5			/* the queue must empty within */
 #define COPA_EMPTY_PCT 10			/* "nearly empty": within 10 % */
+#define COPA_EMPTY_PKTS 3			/* or 3 packets (ours: below) */
 #define COPA_MIN_CWND 2u			/* packets */
 #define COPA_MAX_CWND (1u << 20)		/* packets (ours: arithmetic) */
 #define COPA_MAX_VELOCITY (1u << 16)
@@ -261,11 +269,22 @@ static __always_inline void copa_update_mode(struct copa *c, const struct copa_a
 	__u8 competitive;
 
 	/* One packet's transmission (RTTstanding / cwnd) is the finest queue a
-	 * sample can show: a packet that finds the one ahead half sent sees
-	 * half of it. */
+	 * sample can show. A queue of COPA_EMPTY_PKTS of them counts as empty:
+	 * the default mode's own equilibrium (1/delta = 2 packets) plus the one
+	 * in service. RTTmin is the luckiest sample of 10 s, and a link that
+	 * serves in slots (a cellular TTI, the emulator's 1 ms opportunities)
+	 * or an ACK that waits for its pair puts the best sample of five RTTs
+	 * a packet or two above it: without this margin a lone flow at 24
+	 * Mbit/s never saw its queue "empty" (its best sample of five RTTs
+	 * ~0.9 ms above RTTmin, a packet 0.5 ms), went competitive and, with
+	 * nothing lost on a deep buffer, grew its queue without bound. */
 	__u32 pkt_us = (__u32)(((__u64)c->rtt_standing_us << COPA_CWND_SHIFT) / c->cwnd_fp);
+	/* At most a tenth of RTTmin: the packet time is our own (RTT / cwnd),
+	 * longer than the link's when we share it, and a collapsed window
+	 * beside a buffer-filler must not call its queue of tens of ms empty. */
+	__u32 margin_us = COPA_EMPTY_PKTS * pkt_us < min_us / 10 ? COPA_EMPTY_PKTS * pkt_us : min_us / 10;
 
-	if (has_rtt && ((__u64)above * 100 <= (__u64)span * COPA_EMPTY_PCT || above <= pkt_us))
+	if (has_rtt && ((__u64)above * 100 <= (__u64)span * COPA_EMPTY_PCT || above <= margin_us))
 		c->empty_t = now;
 	competitive = c->mode_switch && now - c->empty_t > COPA_MODE_WIN_RTTS * a->srtt_us;
 	if (competitive != c->competitive) {
