@@ -15,7 +15,10 @@ For each merged report given (one part: LTE, 5g, 5g-deep, raw or bridged):
     does in every repetition (rep k against CoDel's rep k), so a verdict that
     holds only on the means shows.
 
-Usage: scripts/copa-bbr3-table.py NAME=MERGED_DIR [NAME=MERGED_DIR ...]
+Usage: scripts/copa-bbr3-table.py [--only "NAME;..."] NAME=MERGED_DIR [NAME=MERGED_DIR ...]
+
+--only keeps the configurations whose scheme or full name (`c2tcp
+[variant=jsac]`) is listed; the references are always kept.
 """
 import json
 import sys
@@ -65,6 +68,9 @@ def fmt(x, d=2):
     return "–" if x is None else f"{x:.{d}f}"
 
 
+ONLY = None
+
+
 def part(title, merged):
     summary = json.load(open(Path(merged) / "summary.json"))
     by = defaultdict(dict)  # trace -> config -> record
@@ -72,6 +78,9 @@ def part(title, merged):
         by[c["trace"]][config(c)] = c
     configs = sorted({cfg for t in by.values() for cfg in t})
     ref = c2tcp_ref(configs)
+    if ONLY:
+        configs = [c for c in configs
+                   if c[0] in ONLY or name(c) in ONLY or c in (CUBIC, ref, ("cubic-codel", ""))]
     traces = sorted(by)
     print(f"### {title}\n")
     print(f"`{merged}`: {len(traces)} traces; C2TCP reference: {name(ref) if ref else 'none'}.\n")
@@ -120,9 +129,14 @@ def part(title, merged):
 
 
 def main():
-    if len(sys.argv) < 2 or any("=" not in a for a in sys.argv[1:]):
+    global ONLY
+    args = sys.argv[1:]
+    if len(args) >= 2 and args[0] == "--only":
+        ONLY = set(args[1].split(";"))
+        args = args[2:]
+    if not args or any("=" not in a for a in args):
         sys.exit(__doc__)
-    for arg in sys.argv[1:]:
+    for arg in args:
         title, merged = arg.split("=", 1)
         part(title, merged)
 
