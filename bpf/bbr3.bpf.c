@@ -81,7 +81,16 @@ static __always_inline void bbr3_in_of(struct sock *sk, struct bbr3_in *in)
 	in->app_limited = tp->app_limited != 0;
 }
 
-static __always_inline void bbr3_apply(struct sock *sk, const struct bbr3_out *out)
+/*
+ * write_app_limited: whether this program may write tp->app_limited (its
+ * PROBE_RTT mark). Kernels before 6.10, which call the _pre610 struct_ops,
+ * include some (6.1) whose verifier refuses that write ("no write support
+ * to tcp_sock"); there the mark is left out: PROBE_RTT's low-rate samples
+ * then count as ordinary ones, which the max bandwidth filter ignores but
+ * the round's delivery figures (bw_lo's floor) see.
+ */
+static __always_inline void bbr3_apply(struct sock *sk, const struct bbr3_out *out,
+				       int write_app_limited)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	__u64 rate = out->pacing_rate;
@@ -90,11 +99,12 @@ static __always_inline void bbr3_apply(struct sock *sk, const struct bbr3_out *o
 	tcp_set_cwnd(tp, out->cwnd);
 	if (out->ssthresh)
 		tp->snd_ssthresh = out->ssthresh;
-	if (out->app_limited)
+	if (write_app_limited && out->app_limited)
 		tp->app_limited = out->app_limited;
 }
 
-static __always_inline void bbr3_ack(struct sock *sk, const struct rate_sample *rs)
+static __always_inline void bbr3_ack(struct sock *sk, const struct rate_sample *rs,
+				     int write_app_limited)
 {
 	struct bbr3 *b = bpf_sk_storage_get(&bbr3_state, sk, 0, 0);
 	struct bbr3_out out;
@@ -113,7 +123,7 @@ static __always_inline void bbr3_ack(struct sock *sk, const struct rate_sample *
 	in.rs_is_app_limited = rs->is_app_limited;
 	in.rs_is_ack_delayed = rs->is_ack_delayed;
 	b3_on_ack(b, &in, &out);
-	bbr3_apply(sk, &out);
+	bbr3_apply(sk, &out, write_app_limited);
 }
 
 static __always_inline void bbr3_tx_start(struct sock *sk)
@@ -127,7 +137,7 @@ static __always_inline void bbr3_tx_start(struct sock *sk)
 	__builtin_memset(&in, 0, sizeof(in));
 	bbr3_in_of(sk, &in);
 	b3_on_tx_start(b, &in, &out);
-	bbr3_apply(sk, &out);
+	bbr3_apply(sk, &out, 0);
 }
 
 SEC("struct_ops")
@@ -153,13 +163,13 @@ void BPF_PROG(bbr3_init, struct sock *sk)
 SEC("struct_ops")
 void BPF_PROG(bbr3_cong_control, struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs)
 {
-	bbr3_ack(sk, rs);
+	bbr3_ack(sk, rs, 1);
 }
 
 SEC("struct_ops")
 void BPF_PROG(bbr3_cong_control_pre610, struct sock *sk, const struct rate_sample *rs)
 {
-	bbr3_ack(sk, rs);
+	bbr3_ack(sk, rs, 0);
 }
 
 SEC("struct_ops")
