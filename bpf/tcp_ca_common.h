@@ -72,8 +72,10 @@ struct tcp_congestion_ops___c2tcp {
 	void (*cwnd_event_tx_start)(struct sock *sk);
 	void (*in_ack_event)(struct sock *sk, __u32 flags);
 	void (*pkts_acked)(struct sock *sk, const struct ack_sample *sample);
+	__u32 (*min_tso_segs)(struct sock *sk);
 	void (*cong_control)(struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs);
 	__u32 (*undo_cwnd)(struct sock *sk);
+	__u32 (*sndbuf_expand)(struct sock *sk);
 	char name[16];
 	__u32 flags;
 	void (*init)(struct sock *sk);

@@ -122,6 +122,17 @@ const NETASSIST: &[Feature] = &[
     Feature::CwndEventTxStart,
 ];
 
+/// Copa: links, and before 6.10 its `<cc>_pre610` struct_ops (it reads
+/// only the rate sample); no kfunc, no idle hook.
+const COPA: &[Feature] = &[Feature::StructOpsLink, Feature::CongControlAckFlag];
+/// BBRv3: as Copa, and its restart after idle through 7.1's
+/// `cwnd_event_tx_start` where the kernel has it.
+const BBR3: &[Feature] = &[
+    Feature::StructOpsLink,
+    Feature::CongControlAckFlag,
+    Feature::CwndEventTxStart,
+];
+
 pub static CCS: &[CcSpec] = &[
     CcSpec {
         name: "c2tcp",
@@ -190,6 +201,30 @@ pub static CCS: &[CcSpec] = &[
         requires: BASE,
         adapts: LINK,
         load: struct_ops_cc::<skel::prague::PragueSkelBuilder>,
+        reconfigure: no_options,
+    },
+    CcSpec {
+        name: "copa",
+        summary: "Copa (BPF, NSDI'18): cwnd toward the target rate 1/(delta x queueing delay) with velocity doubling, paced at 2 cwnd/RTTstanding; delta 0.5, competitive mode when the queue does not empty within 5 RTTs",
+        requires: BASE,
+        adapts: COPA,
+        load: struct_ops_cc::<skel::copa::CopaSkelBuilder>,
+        reconfigure: no_options,
+    },
+    CcSpec {
+        name: "copafixed",
+        summary: "Copa (BPF) with delta held at 0.5 and no competitive mode, as mvfst and genericCC's constant_delta run it",
+        requires: BASE,
+        adapts: COPA,
+        load: struct_ops_cc::<skel::copafixed::CopafixedSkelBuilder>,
+        reconfigure: no_options,
+    },
+    CcSpec {
+        name: "bbr3",
+        summary: "BBRv3 (BPF, Google's v3 branch, draft-ietf-ccwg-bbr): bandwidth and min-RTT model, PROBE_BW DOWN/CRUISE/REFILL/UP, inflight_hi/lo on 2 % loss with beta 0.7, paced",
+        requires: BASE,
+        adapts: BBR3,
+        load: struct_ops_cc::<skel::bbr3::Bbr3SkelBuilder>,
         reconfigure: no_options,
     },
     CcSpec {

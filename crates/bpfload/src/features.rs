@@ -200,7 +200,7 @@ pub static FEATURES: &[FeatureInfo] = &[
         what: "`tcp_congestion_ops.cwnd_event_tx_start` and `cubictcp_cwnd_event_tx_start` (Cubic's restart after idle, out of `cwnd_event`)",
         short: "7.1's `cwnd_event_tx_start`",
         first_kernel: Release(7, 1),
-        used_for: "Cubic's restart after idle; Vegas's and Compound's own",
+        used_for: "Cubic's restart after idle; Vegas's, Compound's and BBRv3's own",
         without: "the restart after idle through `cwnd_event` and `cubictcp_cwnd_event`, as before 7.1",
         degrades: false,
     },

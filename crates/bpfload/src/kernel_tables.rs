@@ -116,7 +116,10 @@ mod tests {
     fn users_come_from_the_cc_list() {
         assert_eq!(used_by(Feature::StructOps), "every congestion control");
         assert_eq!(used_by(Feature::BpfStats), "`c2tcp cost`");
-        assert_eq!(used_by(Feature::CongControlAckFlag), "natcp, nacubic, tg");
+        assert_eq!(
+            used_by(Feature::CongControlAckFlag),
+            "copa, copafixed, bbr3, natcp, nacubic, tg"
+        );
         assert!(used_by(Feature::CgroupSockopt).starts_with("c2tcp ("));
     }
 }
