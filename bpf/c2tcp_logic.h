@@ -98,20 +98,23 @@ static __always_inline int c2tcp_variant_valid(__u32 v)
 	__u32 base = v & 0xff, on = (v >> C2TCP_VARIANT_ON_SHIFT) & 0xff,
 	      off = (v >> C2TCP_VARIANT_OFF_SHIFT) & 0xff;
 
-	return base <= C2TCP_VARIANT_PAPER && !(v >> 24) && !(on & ~C2TCP_B_ALL) &&
+	return base <= C2TCP_VARIANT_MAX && !(v >> 24) && !(on & ~C2TCP_B_ALL) &&
 	       !(off & ~C2TCP_B_ALL) && !(on & off);
 }
 
 /* Applies a C2TCP_VARIANT value to a behaviour set: its base replaces the
- * set (jsac: all, paper: none; 0 keeps it), then its forced bits. */
+ * set (jsac: the authors' five, paper: none, drain: its own; 0 keeps it),
+ * then its forced bits. */
 static __always_inline __u32 c2tcp_apply_variant(__u32 set, __u32 v)
 {
 	__u32 base = v & 0xff;
 
 	if (base == C2TCP_VARIANT_JSAC)
-		set = C2TCP_B_ALL;
+		set = C2TCP_B_JSAC;
 	else if (base == C2TCP_VARIANT_PAPER)
 		set = 0;
+	else if (base == C2TCP_VARIANT_DRAIN)
+		set = C2TCP_B_DRAIN;
 	set |= (v >> C2TCP_VARIANT_ON_SHIFT) & C2TCP_B_ALL;
 	set &= ~((v >> C2TCP_VARIANT_OFF_SHIFT) & C2TCP_B_ALL);
 	return set;
@@ -121,7 +124,7 @@ static __always_inline __u32 c2tcp_apply_variant(__u32 set, __u32 v)
  * load-time default (a variant value; jsac when its base is 0). */
 static __always_inline __u32 c2tcp_behaviours(__u32 v, __u32 load_default)
 {
-	return c2tcp_apply_variant(c2tcp_apply_variant(C2TCP_B_ALL, load_default), v);
+	return c2tcp_apply_variant(c2tcp_apply_variant(C2TCP_B_JSAC, load_default), v);
 }
 
 enum c2tcp_cond {
@@ -156,6 +159,10 @@ struct c2tcp_state {
 	__u32 behaviours;       /* C2TCP_B_* in force */
 	__u32 skipped_samples;  /* RTT samples the blind window discarded */
 	__u32 rec_inv_sqrt;     /* ACK_INTERVAL: CoDel's 1/sqrt(N), Q0.16 */
+	/* BDP_FLOOR: what the path delivered per min RTT */
+	__u32 win_delivered;    /* the socket's delivered count when the window opened */
+	__u32 bdp_pkts;         /* packets delivered in the last full window, per min RTT */
+	__u64 win_start_us;     /* when the window opened (0: not yet) */
 };
 
 static __always_inline void c2tcp_state_init(struct c2tcp_state *st, __u32 behaviours)
@@ -450,6 +457,68 @@ static __always_inline void c2tcp_shared_growth(const struct c2tcp_state *st, __
 	*cwnd_cnt = (__u32)(cnt - delta * *cwnd); /* < cwnd */
 	grown = *cwnd + delta;
 	*cwnd = grown > clamp ? clamp : (__u32)grown;
+}
+
+/*
+ * BDP_FLOOR's measure: packets the path delivered per min RTT, from the
+ * socket's own delivered count (tcp_sock.delivered, which counts every
+ * packet the receiver got, SACKed or cumulatively ACKed). Windows of at
+ * least one min RTT follow each other; at the end of one, its count is
+ * scaled to exactly one min RTT (a window stretched by an outage counts
+ * the outage's low rate). Called on every ACK with an RTT sample, blind or
+ * not; one division per window, none per ACK.
+ */
+static __always_inline void c2tcp_track_delivered(struct c2tcp_state *st, __u64 now_us,
+						  __u32 delivered)
+{
+	__u64 elapsed = now_us - st->win_start_us;
+
+	if (st->win_start_us == 0 || now_us < st->win_start_us) {
+		st->win_start_us = now_us ? now_us : 1;
+		st->win_delivered = delivered;
+		return;
+	}
+	if (st->min_rtt_us == 0 || elapsed < st->min_rtt_us)
+		return;
+	/* u32 difference: the count wraps after 2^32 packets */
+	st->bdp_pkts = c2tcp_sat_u32((__u64)(__u32)(delivered - st->win_delivered) *
+				     st->min_rtt_us / elapsed);
+	st->win_start_us = now_us;
+	st->win_delivered = delivered;
+}
+
+/*
+ * The Action Enforcer's Bad: the window after an imaginary drop. As printed
+ * and as released, 1. With BDP_FLOOR, the packets the path delivered in the
+ * last min RTT: the standing queue (in flight minus that) drains within one
+ * queueing delay and the link stays busy, where cwnd 1 drains the pipe as
+ * well. Never above the window in force, never 0.
+ */
+static __always_inline __u32 c2tcp_backoff_cwnd(const struct c2tcp_state *st, __u32 cwnd)
+{
+	__u32 w = 1;
+
+	if ((st->behaviours & C2TCP_B_BDP_FLOOR) && st->bdp_pkts > w)
+		w = st->bdp_pkts;
+	if (w > cwnd)
+		w = cwnd;
+	return w ? w : 1;
+}
+
+/*
+ * Does this Bad (c2tcp_on_rtt has just counted it) recompute ssthresh from
+ * the loss-based TCP? Always, as printed and as released. With
+ * HOLD_SSTHRESH only the first Bad since the last Good does: the rest of
+ * the streak keeps ssthresh (and Cubic's W_max), as TCP keeps ssthresh
+ * when the retransmission timer fires again for the same episode (RFC 5681
+ * section 3.1, eq. 4's note; Linux's tcp_enter_loss), for the paper treats
+ * an imaginary drop as a timeout. A streak is a queue that does not drain:
+ * an outage, where cutting ssthresh again from the window just cut forgets
+ * the link's rate (ssthresh falls to 2 in three Bads).
+ */
+static __always_inline int c2tcp_backoff_sets_ssthresh(const struct c2tcp_state *st)
+{
+	return !(st->behaviours & C2TCP_B_HOLD_SSTHRESH) || st->n_bad <= 2;
 }
 
 #endif /* C2TCP_LOGIC_H */
