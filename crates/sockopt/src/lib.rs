@@ -73,7 +73,7 @@ pub struct C2tcpInfo {
     pub bad_events: u32,
     pub tune_cycles: u32,
     // version 2
-    /// The socket's C2TCP_VARIANT with the base resolved (1 jsac, 2 paper).
+    /// The socket's C2TCP_VARIANT with the base resolved (1 jsac, 2 paper, 3 drain).
     pub variant: u32,
     /// The C2TCP_B_* behaviours in force.
     pub behaviours: u32,

@@ -28,7 +28,7 @@ const FIELDS: [&str; 13] = [
     "skipped_samples",
 ];
 
-const CONSTANTS: [&str; 25] = [
+const CONSTANTS: [&str; 32] = [
     "SOL_C2TCP",
     "C2TCP_TARGET",
     "C2TCP_ALPHA",
@@ -44,6 +44,8 @@ const CONSTANTS: [&str; 25] = [
     "C2TCP_VARIANT_DEFAULT",
     "C2TCP_VARIANT_JSAC",
     "C2TCP_VARIANT_PAPER",
+    "C2TCP_VARIANT_DRAIN",
+    "C2TCP_VARIANT_MAX",
     "C2TCP_VARIANT_ON_SHIFT",
     "C2TCP_VARIANT_OFF_SHIFT",
     "C2TCP_B_BLIND_WINDOW",
@@ -51,6 +53,11 @@ const CONSTANTS: [&str; 25] = [
     "C2TCP_B_MS_GOOD_TEST",
     "C2TCP_B_SHARED_GROWTH",
     "C2TCP_B_ACK_INTERVAL",
+    "C2TCP_B_JSAC",
+    "C2TCP_B_BDP_FLOOR",
+    "C2TCP_B_HOLD_SSTHRESH",
+    "C2TCP_B_PACING",
+    "C2TCP_B_DRAIN",
     "C2TCP_B_ALL",
     "C2TCP_COND_GOOD",
     "C2TCP_COND_BAD",
@@ -147,6 +154,8 @@ fn the_rust_mirror_agrees_with_include_c2tcp_h() {
         ("C2TCP_VARIANT_DEFAULT", Variant::default().to_raw().into()),
         ("C2TCP_VARIANT_JSAC", Variant::JSAC.to_raw().into()),
         ("C2TCP_VARIANT_PAPER", Variant::PAPER.to_raw().into()),
+        ("C2TCP_VARIANT_DRAIN", Variant::DRAIN.to_raw().into()),
+        ("C2TCP_VARIANT_MAX", Variant::DRAIN.to_raw().into()),
         ("C2TCP_VARIANT_ON_SHIFT", variant::ON_SHIFT.into()),
         ("C2TCP_VARIANT_OFF_SHIFT", variant::OFF_SHIFT.into()),
         ("C2TCP_B_BLIND_WINDOW", BEHAVIOURS[0].1.into()),
@@ -154,6 +163,11 @@ fn the_rust_mirror_agrees_with_include_c2tcp_h() {
         ("C2TCP_B_MS_GOOD_TEST", BEHAVIOURS[2].1.into()),
         ("C2TCP_B_SHARED_GROWTH", BEHAVIOURS[3].1.into()),
         ("C2TCP_B_ACK_INTERVAL", BEHAVIOURS[4].1.into()),
+        ("C2TCP_B_JSAC", variant::JSAC.into()),
+        ("C2TCP_B_BDP_FLOOR", BEHAVIOURS[5].1.into()),
+        ("C2TCP_B_HOLD_SSTHRESH", BEHAVIOURS[6].1.into()),
+        ("C2TCP_B_PACING", BEHAVIOURS[7].1.into()),
+        ("C2TCP_B_DRAIN", variant::DRAIN.into()),
         ("C2TCP_B_ALL", variant::ALL.into()),
         // C2tcpInfo::condition: 0 good .. 2 bad (the README's table).
         ("C2TCP_COND_GOOD", 0),
