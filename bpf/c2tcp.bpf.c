@@ -379,6 +379,8 @@ static __always_inline void fill_info(struct c2tcp_info *info, struct c2tcp_sk *
 	info->bad_events = s->st.bad_events;
 	info->tune_cycles = s->st.tune_cycles;
 	info->skipped_samples = s->st.skipped_samples;
+	info->bdp_pkts = s->st.bdp_pkts;
+	info->paced = s->paced;
 }
 
 SEC("cgroup/getsockopt")
@@ -399,7 +401,7 @@ int c2tcp_getsockopt(struct bpf_sockopt *ctx)
 	case C2TCP_INFO: {
 		struct c2tcp_info info;
 
-		/* Version-1 readers pass 40 bytes and get the version-1 fields. */
+		/* Older readers pass 40 or 52 bytes and get their version's fields. */
 		if (ctx->optlen < C2TCP_INFO_V1_SIZE ||
 		    p + C2TCP_INFO_V1_SIZE > (__u8 *)ctx->optval_end) {
 			ctx->retval = -EINVAL;
@@ -409,6 +411,10 @@ int c2tcp_getsockopt(struct bpf_sockopt *ctx)
 		if (ctx->optlen >= (int)sizeof(info) && p + sizeof(info) <= (__u8 *)ctx->optval_end) {
 			__builtin_memcpy(p, &info, sizeof(info));
 			ctx->optlen = sizeof(info);
+		} else if (ctx->optlen >= C2TCP_INFO_V2_SIZE &&
+			   p + C2TCP_INFO_V2_SIZE <= (__u8 *)ctx->optval_end) {
+			__builtin_memcpy(p, &info, C2TCP_INFO_V2_SIZE);
+			ctx->optlen = C2TCP_INFO_V2_SIZE;
 		} else {
 			__builtin_memcpy(p, &info, C2TCP_INFO_V1_SIZE);
 			ctx->optlen = C2TCP_INFO_V1_SIZE;

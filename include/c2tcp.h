@@ -56,9 +56,9 @@
 #define C2TCP_ALPHA_MAX_PCT 1000u
 
 /* getsockopt only: struct c2tcp_info. optlen must be at least
- * C2TCP_INFO_V1_SIZE: with less than C2TCP_INFO_V2_SIZE the kernel side
- * writes the version-1 fields (40 bytes), else the whole struct, and sets
- * optlen to what it wrote. Later versions only append fields. */
+ * C2TCP_INFO_V1_SIZE: the kernel side writes the longest version that fits
+ * (the version-1 fields, 40 bytes; version 2's, 52; the whole struct) and
+ * sets optlen to what it wrote. Later versions only append fields. */
 #define C2TCP_INFO 3
 
 /* __u32: which C2TCP runs on this socket. Bits 0-7, the base variant:
@@ -103,7 +103,7 @@ enum c2tcp_condition {
 };
 
 struct c2tcp_info {
-	__u32 version;            /* 2 */
+	__u32 version;            /* 3 */
 	__u32 target_us;          /* Target in force (set, or the load-time default) */
 	__u32 alpha_pct;          /* current alpha x 100 */
 	__u32 min_rtt_us;         /* global minimum RTT of the connection */
@@ -117,10 +117,14 @@ struct c2tcp_info {
 	__u32 variant;            /* C2TCP_VARIANT in force, base resolved (1 jsac, 2 paper, 3 drain) */
 	__u32 behaviours;         /* C2TCP_B_* in force */
 	__u32 skipped_samples;    /* RTT samples the blind window discarded */
+	/* version 3 */
+	__u32 bdp_pkts;           /* packets delivered per min RTT, last window (with C2TCP_B_BDP_FLOOR) */
+	__u32 paced;              /* 1 while C2TCP holds the kernel's pacing on (C2TCP_B_PACING) */
 };
 
-#define C2TCP_INFO_VERSION 2
+#define C2TCP_INFO_VERSION 3
 #define C2TCP_INFO_V1_SIZE 40
 #define C2TCP_INFO_V2_SIZE 52
+#define C2TCP_INFO_V3_SIZE 60
 
 #endif /* C2TCP_H */

@@ -12,7 +12,7 @@ use std::process::Command;
 use sockopt::variant::{self, Variant, BEHAVIOURS};
 use sockopt::*;
 
-const FIELDS: [&str; 13] = [
+const FIELDS: [&str; 15] = [
     "version",
     "target_us",
     "alpha_pct",
@@ -26,9 +26,11 @@ const FIELDS: [&str; 13] = [
     "variant",
     "behaviours",
     "skipped_samples",
+    "bdp_pkts",
+    "paced",
 ];
 
-const CONSTANTS: [&str; 32] = [
+const CONSTANTS: [&str; 33] = [
     "SOL_C2TCP",
     "C2TCP_TARGET",
     "C2TCP_ALPHA",
@@ -41,6 +43,7 @@ const CONSTANTS: [&str; 32] = [
     "C2TCP_INFO_VERSION",
     "C2TCP_INFO_V1_SIZE",
     "C2TCP_INFO_V2_SIZE",
+    "C2TCP_INFO_V3_SIZE",
     "C2TCP_VARIANT_DEFAULT",
     "C2TCP_VARIANT_JSAC",
     "C2TCP_VARIANT_PAPER",
@@ -151,6 +154,7 @@ fn the_rust_mirror_agrees_with_include_c2tcp_h() {
         ("C2TCP_INFO_VERSION", C2TCP_INFO_VERSION.into()),
         ("C2TCP_INFO_V1_SIZE", C2TCP_INFO_V1_SIZE as u64),
         ("C2TCP_INFO_V2_SIZE", C2TCP_INFO_V2_SIZE as u64),
+        ("C2TCP_INFO_V3_SIZE", C2TCP_INFO_V3_SIZE as u64),
         ("C2TCP_VARIANT_DEFAULT", Variant::default().to_raw().into()),
         ("C2TCP_VARIANT_JSAC", Variant::JSAC.to_raw().into()),
         ("C2TCP_VARIANT_PAPER", Variant::PAPER.to_raw().into()),
@@ -198,7 +202,10 @@ fn the_rust_mirror_agrees_with_include_c2tcp_h() {
         offset_of!(C2tcpInfo, variant),
         offset_of!(C2tcpInfo, behaviours),
         offset_of!(C2tcpInfo, skipped_samples),
+        offset_of!(C2tcpInfo, bdp_pkts),
+        offset_of!(C2tcpInfo, paced),
     ];
+    assert_eq!(offsets.len(), FIELDS.len());
     for (f, off) in FIELDS.iter().zip(offsets) {
         assert_eq!(
             h[&format!("offsetof.{f}")],
