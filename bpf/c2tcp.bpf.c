@@ -15,8 +15,8 @@
  *             jsac: Setpoint_ms/rtt_ms into Cubic's snd_cwnd_cnt, every ACK;
  *   Bad    -> ssthresh = Cubic's recalc_ssthresh(), cwnd = 1: an imaginary
  *             drop, handled like a timeout (drain: cwnd = the packets
- *             delivered in the last min RTT, and ssthresh kept after the
- *             first Bad of a streak);
+ *             delivered in the last min RTT, and ssthresh kept while cwnd
+ *             is still below it);
  *   Normal -> nothing.
  *
  * The drain variant also asks the kernel to pace the socket (set_pacing).
@@ -200,7 +200,7 @@ void BPF_PROG(c2tcp_pkts_acked, struct sock *sk, const struct ack_sample *sample
 			   (s->st.behaviours & C2TCP_B_BLIND_WINDOW) && in_cubic_blind_window(sk));
 
 	if (act == C2TCP_ACT_BACKOFF) {
-		if (c2tcp_backoff_sets_ssthresh(&s->st))
+		if (c2tcp_backoff_sets_ssthresh(&s->st, tp->snd_cwnd, tp->snd_ssthresh))
 			tp->snd_ssthresh = cubictcp_recalc_ssthresh(sk);
 		tp->snd_cwnd = c2tcp_backoff_cwnd(&s->st, tp->snd_cwnd);
 		tp->snd_cwnd_cnt = 0;

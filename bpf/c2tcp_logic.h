@@ -30,7 +30,7 @@
  *  avg - 2(avg - Target), the second, more cautiously, at
  *  Target - (Target - avg)/2 (Fig. 4 of the paper).
  *
- * Two variants. `paper` is Algorithms 1-3 as printed (above). `jsac` is what
+ * Variants. `paper` is Algorithms 1-3 as printed (above). `jsac` is what
  * the authors' released code does, which is what produced the paper's
  * numbers (their JSAC-release Tuner, src/server.cc on branch v2.0-jsac-19,
  * and their kernel module, linux-4-13-1-orca-c2tcp-0521.patch). It differs
@@ -59,6 +59,33 @@
  *  ACK_INTERVAL    Interval = the current Setpoint, recomputed on every
  *                  ACK (not frozen at the last Good); 1/sqrt(N) by CoDel's
  *                  Newton step, as the module copies it from CoDel.
+ *
+ * A third variant, `drain` (issue 44: C2TCP on 5G-era links, where a
+ * 100-packet buffer is half a BDP and a recording's outages fill a deep
+ * one), is jsac with three more switches (docs/c2tcp.md, "C2TCP on today's
+ * cells", has the ablation that chose them):
+ *
+ *  BDP_FLOOR       a Bad cuts cwnd not to 1 but to the packets the path
+ *                  delivered in the last min RTT (never above cwnd, never
+ *                  0): in flight minus that is the standing queue, which
+ *                  then drains within one queueing delay while the link
+ *                  stays busy; cwnd 1 drains the pipe too, and regrowing a
+ *                  300-packet window from 1 costs many round trips. The
+ *                  measure: windows of at least one min RTT over the
+ *                  socket's delivered count, each scaled to one min RTT.
+ *  HOLD_SSTHRESH   a Bad recomputes ssthresh only once cwnd is back at
+ *                  the last cut's ssthresh; one that comes while cwnd is
+ *                  still below it keeps it, as TCP keeps ssthresh when its
+ *                  timer fires again before the recovery from the first
+ *                  timeout is over (RFC 5681 section 3.1) - the paper calls
+ *                  the imaginary drop a timeout. Through an outage the
+ *                  window is cut again and again: recomputing ssthresh from
+ *                  the window just cut takes it to 2 in three Bads and
+ *                  leaves the recovery to Cubic's slow climb.
+ *  PACING          the kernel paces the socket itself (sk_pacing_status =
+ *                  SK_PACING_NEEDED: 2 x cwnd/sRTT in slow start, 1.2 x
+ *                  after), so a window no bigger than the path's does not
+ *                  arrive as one burst into a shallow buffer.
  *
  * Everything is integer arithmetic (us, alpha in thousandths), so the same
  * code compiles into the BPF program and into the host unit tests.
@@ -505,20 +532,27 @@ static __always_inline __u32 c2tcp_backoff_cwnd(const struct c2tcp_state *st, __
 	return w ? w : 1;
 }
 
+#define C2TCP_INFINITE_SSTHRESH 0x7fffffffu /* the kernel's TCP_INFINITE_SSTHRESH */
+
 /*
- * Does this Bad (c2tcp_on_rtt has just counted it) recompute ssthresh from
- * the loss-based TCP? Always, as printed and as released. With
- * HOLD_SSTHRESH only the first Bad since the last Good does: the rest of
- * the streak keeps ssthresh (and Cubic's W_max), as TCP keeps ssthresh
- * when the retransmission timer fires again for the same episode (RFC 5681
- * section 3.1, eq. 4's note; Linux's tcp_enter_loss), for the paper treats
- * an imaginary drop as a timeout. A streak is a queue that does not drain:
- * an outage, where cutting ssthresh again from the window just cut forgets
- * the link's rate (ssthresh falls to 2 in three Bads).
+ * Does a Bad recompute ssthresh from the loss-based TCP? Always, as printed
+ * and as released. With HOLD_SSTHRESH only when the window has climbed back
+ * to the last cut's ssthresh (or none was ever set): a Bad that comes while
+ * cwnd is still below ssthresh - still climbing back from an earlier cut -
+ * keeps ssthresh (and Cubic's W_max), as TCP keeps ssthresh when its
+ * retransmission timer fires again before the recovery from the first
+ * timeout is over (RFC 5681 section 3.1, eq. 4's note; Linux's
+ * tcp_enter_loss recomputes it only out of Loss and Recovery), for the
+ * paper treats an imaginary drop as a timeout. Through an outage the window
+ * is cut again and again: recomputing ssthresh from the window just cut
+ * takes it to 2 in three Bads, and when the link comes back Cubic climbs
+ * from there at a few packets per round trip.
  */
-static __always_inline int c2tcp_backoff_sets_ssthresh(const struct c2tcp_state *st)
+static __always_inline int c2tcp_backoff_sets_ssthresh(const struct c2tcp_state *st, __u32 cwnd,
+						       __u32 ssthresh)
 {
-	return !(st->behaviours & C2TCP_B_HOLD_SSTHRESH) || st->n_bad <= 2;
+	return !(st->behaviours & C2TCP_B_HOLD_SSTHRESH) || cwnd >= ssthresh ||
+	       ssthresh >= C2TCP_INFINITE_SSTHRESH;
 }
 
 #endif /* C2TCP_LOGIC_H */

@@ -91,7 +91,7 @@
 #define C2TCP_B_JSAC 0x1fu           /* the authors' five: the jsac variant */
 /* Three that neither has, the drain variant's own (docs/c2tcp.md). */
 #define C2TCP_B_BDP_FLOOR 0x20u      /* a Bad cuts cwnd to the packets delivered in the last min RTT, not 1 */
-#define C2TCP_B_HOLD_SSTHRESH 0x40u  /* Bads after the first since a Good keep ssthresh, as repeated RTOs do */
+#define C2TCP_B_HOLD_SSTHRESH 0x40u  /* a Bad while cwnd < ssthresh keeps ssthresh, as a repeated RTO does */
 #define C2TCP_B_PACING 0x80u         /* the kernel's own pacing (sk_pacing_status = SK_PACING_NEEDED) */
 #define C2TCP_B_DRAIN (C2TCP_B_JSAC | C2TCP_B_BDP_FLOOR | C2TCP_B_HOLD_SSTHRESH | C2TCP_B_PACING)
 #define C2TCP_B_ALL 0xffu            /* every behaviour: what the on/off bits may name */

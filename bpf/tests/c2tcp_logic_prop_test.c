@@ -19,8 +19,8 @@
  * (N_MAX) at a Bad; N stays in [1, N_MAX]; no counter wraps. A Bad never
  * raises cwnd and cuts it to 1 or, with BDP_FLOOR, to the last window's
  * delivered packets per min RTT, which never exceed what that window
- * delivered; with HOLD_SSTHRESH ssthresh changes only at the first Bad
- * since a Good. Built with
+ * delivered; with HOLD_SSTHRESH a Bad recomputes ssthresh only with cwnd at
+ * or above it (or none set). Built with
  * -fsanitize=undefined -fno-sanitize-recover (Makefile), so any signed
  * overflow, bad shift or division by zero in the header aborts the test.
  *
@@ -145,9 +145,8 @@ static void one_sequence(__u32 behaviours)
 	struct c2tcp_state st;
 	__u32 target_choice = targets[below(sizeof(targets) / sizeof(targets[0]))];
 	__u32 pin = 0, cwnd, cnt, clamp, base_rtt, delivered = (__u32)rnd();
-	__u32 win_delivered_before;
+	__u32 win_delivered_before, ssthresh;
 	__u64 win_start_before;
-	int in_streak = 0;
 	__u64 now, max_setpoint = 0;
 	__u32 min_seen = 0, max_seen = 0;
 	int anchored_ever = !!(behaviours & C2TCP_B_ANCHORED_TUNER), mode = (int)below(4);
@@ -184,6 +183,7 @@ static void one_sequence(__u32 behaviours)
 	clamp = below(2) ? UINT32_MAX : cwnd + (__u32)below(1u << 16);
 	if (clamp < cwnd)
 		clamp = UINT32_MAX;
+	ssthresh = below(2) ? C2TCP_INFINITE_SSTHRESH : log_uniform(2, 1u << 20);
 	base_rtt = log_uniform(1, RTT_MAX_US);
 	now = below(1ULL << 40); /* tcp_mstamp: us since boot */
 
@@ -231,22 +231,26 @@ static void one_sequence(__u32 behaviours)
 			if (rtt > max_seen)
 				max_seen = rtt;
 		}
-		if (act == C2TCP_ACT_GROW)
-			in_streak = 0;
 		/* The Action Enforcer, as c2tcp_pkts_acked does it. */
 		cwnd_before = cwnd;
 		if (act == C2TCP_ACT_BACKOFF) {
 			__u32 w = c2tcp_backoff_cwnd(&st, cwnd);
-			int sets = c2tcp_backoff_sets_ssthresh(&st);
+			int sets = c2tcp_backoff_sets_ssthresh(&st, cwnd, ssthresh);
 
 			if (st.behaviours & C2TCP_B_HOLD_SSTHRESH)
-				PROP(sets == !in_streak, "%s (N %u)",
-				     sets ? "a Bad after a Bad recomputed ssthresh"
-					  : "the first Bad since a Good kept ssthresh",
-				     st.n_bad);
+				PROP(sets == (cwnd >= ssthresh || ssthresh >= C2TCP_INFINITE_SSTHRESH),
+				     "%s (cwnd %u, ssthresh %u)",
+				     sets ? "a Bad below ssthresh recomputed it"
+					  : "a Bad at or above ssthresh kept it",
+				     cwnd, ssthresh);
 			else
 				PROP(sets, "a Bad kept ssthresh without HOLD_SSTHRESH");
-			in_streak = 1;
+			if (sets) {
+				/* Cubic's recalc: max(cwnd x 717/1024, 2) */
+				ssthresh = (__u32)((__u64)cwnd * 717 / 1024);
+				if (ssthresh < 2)
+					ssthresh = 2;
+			}
 			PROP(w >= 1 && w <= cwnd, "a Bad took cwnd %u to %u", cwnd, w);
 			if (st.behaviours & C2TCP_B_BDP_FLOOR)
 				PROP(w == (st.bdp_pkts > 1 ? (st.bdp_pkts < cwnd ? st.bdp_pkts : cwnd) : 1),
@@ -295,8 +299,10 @@ static void one_sequence(__u32 behaviours)
 			goods_total++;
 		}
 		/* Cubic's own moves in between: a loss now and then, growth. */
-		if (below(64) == 0)
+		if (below(64) == 0) {
 			cwnd = set_cwnd(cwnd - cwnd / 3, clamp);
+			ssthresh = cwnd > 2 ? cwnd : 2;
+		}
 		else if (below(4) == 0 && cwnd < clamp)
 			cwnd = set_cwnd(cwnd + 1, clamp);
 

@@ -541,33 +541,20 @@ static void test_backoff_window(void)
 	CHECK_EQ(c2tcp_backoff_cwnd(&st, 0xfffffffeu), 0xfffffffeu);
 }
 
-/* HOLD_SSTHRESH: in a streak of Bads (no Good in between) only the first
- * recomputes ssthresh; a Good ends the streak. Without it, every Bad does. */
-static void test_hold_ssthresh_in_a_streak(void)
+/* HOLD_SSTHRESH: a Bad recomputes ssthresh only once cwnd is back at it
+ * (or none was set yet); without the behaviour, always. */
+static void test_hold_ssthresh_while_climbing_back(void)
 {
-	const __u32 pin = 1500, target = MS(50);
-	int pass;
+	struct c2tcp_state held = with(C2TCP_B_DRAIN), plain = with(C2TCP_B_JSAC);
 
-	for (pass = 0; pass < 2; pass++) {
-		struct c2tcp_state st = with(pass ? C2TCP_B_HOLD_SSTHRESH : 0);
-		int hold = pass;
-
-		CHECK_EQ(on_rtt(&st, MS(1), MS(20), target, pin), C2TCP_ACT_GROW);
-		CHECK_EQ(on_rtt(&st, MS(10), MS(35), target, pin), C2TCP_ACT_NONE);
-		CHECK_EQ(on_rtt(&st, MS(41), MS(37), target, pin), C2TCP_ACT_BACKOFF);
-		CHECK_EQ(c2tcp_backoff_sets_ssthresh(&st), 1);
-		CHECK_EQ(on_rtt(&st, MS(72), MS(40), target, pin), C2TCP_ACT_BACKOFF);
-		CHECK_EQ(c2tcp_backoff_sets_ssthresh(&st), !hold);
-		CHECK_EQ(on_rtt(&st, MS(94), MS(40), target, pin), C2TCP_ACT_BACKOFF);
-		CHECK_EQ(c2tcp_backoff_sets_ssthresh(&st), !hold);
-		/* A Good ends the streak; the next Bad starts another. */
-		CHECK_EQ(on_rtt(&st, MS(100), MS(21), target, pin), C2TCP_ACT_GROW);
-		CHECK_EQ(on_rtt(&st, MS(110), MS(35), target, pin), C2TCP_ACT_NONE);
-		CHECK_EQ(on_rtt(&st, MS(141), MS(35), target, pin), C2TCP_ACT_BACKOFF);
-		CHECK_EQ(c2tcp_backoff_sets_ssthresh(&st), 1);
-		CHECK_EQ(on_rtt(&st, MS(172), MS(35), target, pin), C2TCP_ACT_BACKOFF);
-		CHECK_EQ(c2tcp_backoff_sets_ssthresh(&st), !hold);
-	}
+	CHECK_EQ(c2tcp_backoff_sets_ssthresh(&held, 10, C2TCP_INFINITE_SSTHRESH), 1);
+	CHECK_EQ(c2tcp_backoff_sets_ssthresh(&held, 300, 200), 1);
+	CHECK_EQ(c2tcp_backoff_sets_ssthresh(&held, 200, 200), 1);
+	CHECK_EQ(c2tcp_backoff_sets_ssthresh(&held, 199, 200), 0);
+	CHECK_EQ(c2tcp_backoff_sets_ssthresh(&held, 1, 2), 0);
+	CHECK_EQ(c2tcp_backoff_sets_ssthresh(&plain, 199, 200), 1);
+	CHECK_EQ(c2tcp_backoff_sets_ssthresh(&plain, 1, 2), 1);
+	CHECK_EQ(c2tcp_backoff_sets_ssthresh(&plain, 10, C2TCP_INFINITE_SSTHRESH), 1);
 }
 
 int main(void)
@@ -591,7 +578,7 @@ int main(void)
 	test_setpoint_saturates();
 	test_delivered_per_min_rtt();
 	test_backoff_window();
-	test_hold_ssthresh_in_a_streak();
+	test_hold_ssthresh_while_climbing_back();
 	if (failures) {
 		fprintf(stderr, "c2tcp_logic_test: %d failure(s)\n", failures);
 		return 1;

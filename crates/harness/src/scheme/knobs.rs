@@ -81,7 +81,7 @@ pub(super) const C2TCP_KNOBS: &[Knob] = &[
     ),
     c2tcp_switch!(
         "hold_ssthresh",
-        "1: Bads after the first since a Good keep ssthresh, as repeated timeouts do (drain)"
+        "1: a Bad while cwnd is below ssthresh keeps ssthresh, as a repeated timeout does (drain)"
     ),
     c2tcp_switch!(
         "pacing",
