@@ -220,9 +220,19 @@ void BPF_PROG(c2tcp_pkts_acked, struct sock *sk, const struct ack_sample *sample
 	}
 }
 
+/* The kernel's own cuts (a loss, a timeout). With HOLD_SSTHRESH, one that
+ * comes while the window is still climbing back to ssthresh keeps it, as a
+ * Bad does: a timeout in an outage, after C2TCP has already cut the window,
+ * would otherwise set ssthresh from that cut window (c2tcp_logic.h). */
 SEC("struct_ops")
 __u32 BPF_PROG(c2tcp_ssthresh, struct sock *sk)
 {
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct c2tcp_sk *s = bpf_sk_storage_get(&c2tcp_sk_map, sk, 0, 0);
+
+	if (s && s->running &&
+	    !c2tcp_backoff_sets_ssthresh(&s->st, tp->snd_cwnd, tp->snd_ssthresh))
+		return tp->snd_ssthresh;
 	return cubictcp_recalc_ssthresh(sk);
 }
 

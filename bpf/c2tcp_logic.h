@@ -81,7 +81,9 @@
  *                  the imaginary drop a timeout. Through an outage the
  *                  window is cut again and again: recomputing ssthresh from
  *                  the window just cut takes it to 2 in three Bads and
- *                  leaves the recovery to Cubic's slow climb.
+ *                  leaves the recovery to Cubic's slow climb. The kernel's
+ *                  own cuts (a timeout in the outage, a loss) keep it the
+ *                  same way (the ssthresh hook asks this function too).
  *  PACING          the kernel paces the socket itself (sk_pacing_status =
  *                  SK_PACING_NEEDED: 2 x cwnd/sRTT in slow start, 1.2 x
  *                  after), so a window no bigger than the path's does not
