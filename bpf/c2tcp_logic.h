@@ -63,7 +63,8 @@
  * A third variant, `drain` (issue 44: C2TCP on 5G-era links, where a
  * 100-packet buffer is half a BDP and a recording's outages fill a deep
  * one), is jsac with three more switches (docs/c2tcp.md, "C2TCP on today's
- * cells", has the ablation that chose them):
+ * cells", has the runs that chose them and the ablation that is to test
+ * each):
  *
  *  BDP_FLOOR       a Bad cuts cwnd not to 1 but to the packets the path
  *                  delivered in the last min RTT (never above cwnd, never
