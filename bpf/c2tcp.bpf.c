@@ -14,8 +14,12 @@
  *             only while cwnd-limited and not recovering a loss;
  *             jsac: Setpoint_ms/rtt_ms into Cubic's snd_cwnd_cnt, every ACK;
  *   Bad    -> ssthresh = Cubic's recalc_ssthresh(), cwnd = 1: an imaginary
- *             drop, handled like a timeout;
+ *             drop, handled like a timeout (drain: cwnd = the packets
+ *             delivered in the last min RTT, and ssthresh kept while cwnd
+ *             is still below it);
  *   Normal -> nothing.
+ *
+ * The drain variant also asks the kernel to pace the socket (set_pacing).
  *
  * The jsac variant's blind window reads Cubic's own epoch_start from its
  * private state (struct bictcp in icsk_ca_priv, the bytes the cubictcp_*
@@ -120,6 +124,25 @@ static __always_inline int in_cubic_blind_window(const struct sock *sk)
 	return epoch_start && (__s32)((__u32)bpf_jiffies64() - epoch_start) < (__s32)c2tcp_hz;
 }
 
+/* PACING: the kernel paces the socket itself (tcp_needs_internal_pacing)
+ * at its own rate, sk_pacing_rate = cwnd x mss / srtt x 200 % in slow start
+ * or 120 % after it (tcp_update_pacing_rate, net.ipv4.tcp_pacing_*_ratio),
+ * so no fq qdisc is needed. Turned on when the behaviour is in force and
+ * off again only where we turned it on (an fq qdisc's SK_PACING_FQ stays). */
+static __always_inline void set_pacing(struct sock *sk, struct c2tcp_sk *s)
+{
+	if (s->st.behaviours & C2TCP_B_PACING) {
+		if (sk->sk_pacing_status == SK_PACING_NONE) {
+			sk->sk_pacing_status = SK_PACING_NEEDED;
+			s->paced = 1;
+		}
+	} else if (s->paced) {
+		if (sk->sk_pacing_status == SK_PACING_NEEDED)
+			sk->sk_pacing_status = SK_PACING_NONE;
+		s->paced = 0;
+	}
+}
+
 /* ---- the congestion control ---- */
 
 SEC("struct_ops")
@@ -135,6 +158,7 @@ void BPF_PROG(c2tcp_init, struct sock *sk)
 	 * listener); start the state machine afresh. */
 	c2tcp_state_init(&s->st, resolve_behaviours(s));
 	s->running = 1;
+	set_pacing(sk, s);
 }
 
 SEC("struct_ops")
@@ -142,8 +166,12 @@ void BPF_PROG(c2tcp_release, struct sock *sk)
 {
 	struct c2tcp_sk *s = bpf_sk_storage_get(&c2tcp_sk_map, sk, 0, 0);
 
-	if (s)
+	if (s) {
 		s->running = 0;
+		if (s->paced && sk->sk_pacing_status == SK_PACING_NEEDED)
+			sk->sk_pacing_status = SK_PACING_NONE; /* the next CC paces if it wants */
+		s->paced = 0;
+	}
 }
 
 SEC("struct_ops")
@@ -162,14 +190,19 @@ void BPF_PROG(c2tcp_pkts_acked, struct sock *sk, const struct ack_sample *sample
 	if (!s)
 		return;
 
+	if (s->st.behaviours & C2TCP_B_BDP_FLOOR)
+		c2tcp_track_delivered(&s->st, tp->tcp_mstamp, tp->delivered);
+	if (!(s->st.behaviours & C2TCP_B_PACING) != !s->paced)
+		set_pacing(sk, s);
 	alpha_pin = s->pinned_alpha_pct * 10;
 	act = c2tcp_on_rtt(&s->st, tp->tcp_mstamp, (__u32)rtt_us,
 			   resolve_target_us(s), alpha_pin,
 			   (s->st.behaviours & C2TCP_B_BLIND_WINDOW) && in_cubic_blind_window(sk));
 
 	if (act == C2TCP_ACT_BACKOFF) {
-		tp->snd_ssthresh = cubictcp_recalc_ssthresh(sk);
-		tp->snd_cwnd = 1;
+		if (c2tcp_backoff_sets_ssthresh(&s->st, tp->snd_cwnd, tp->snd_ssthresh))
+			tp->snd_ssthresh = cubictcp_recalc_ssthresh(sk);
+		tp->snd_cwnd = c2tcp_backoff_cwnd(&s->st, tp->snd_cwnd);
 		tp->snd_cwnd_cnt = 0;
 	} else if (act == C2TCP_ACT_GROW && (s->st.behaviours & C2TCP_B_SHARED_GROWTH)) {
 		__u32 cwnd = tp->snd_cwnd, cnt = tp->snd_cwnd_cnt;
@@ -187,9 +220,19 @@ void BPF_PROG(c2tcp_pkts_acked, struct sock *sk, const struct ack_sample *sample
 	}
 }
 
+/* The kernel's own cuts (a loss, a timeout). With HOLD_SSTHRESH, one that
+ * comes while the window is still climbing back to ssthresh keeps it, as a
+ * Bad does: a timeout in an outage, after C2TCP has already cut the window,
+ * would otherwise set ssthresh from that cut window (c2tcp_logic.h). */
 SEC("struct_ops")
 __u32 BPF_PROG(c2tcp_ssthresh, struct sock *sk)
 {
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct c2tcp_sk *s = bpf_sk_storage_get(&c2tcp_sk_map, sk, 0, 0);
+
+	if (s && s->running &&
+	    !c2tcp_backoff_sets_ssthresh(&s->st, tp->snd_cwnd, tp->snd_ssthresh))
+		return tp->snd_ssthresh;
 	return cubictcp_recalc_ssthresh(sk);
 }
 
@@ -346,6 +389,8 @@ static __always_inline void fill_info(struct c2tcp_info *info, struct c2tcp_sk *
 	info->bad_events = s->st.bad_events;
 	info->tune_cycles = s->st.tune_cycles;
 	info->skipped_samples = s->st.skipped_samples;
+	info->bdp_pkts = s->st.bdp_pkts;
+	info->paced = s->paced;
 }
 
 SEC("cgroup/getsockopt")
@@ -366,7 +411,7 @@ int c2tcp_getsockopt(struct bpf_sockopt *ctx)
 	case C2TCP_INFO: {
 		struct c2tcp_info info;
 
-		/* Version-1 readers pass 40 bytes and get the version-1 fields. */
+		/* Older readers pass 40 or 52 bytes and get their version's fields. */
 		if (ctx->optlen < C2TCP_INFO_V1_SIZE ||
 		    p + C2TCP_INFO_V1_SIZE > (__u8 *)ctx->optval_end) {
 			ctx->retval = -EINVAL;
@@ -376,6 +421,10 @@ int c2tcp_getsockopt(struct bpf_sockopt *ctx)
 		if (ctx->optlen >= (int)sizeof(info) && p + sizeof(info) <= (__u8 *)ctx->optval_end) {
 			__builtin_memcpy(p, &info, sizeof(info));
 			ctx->optlen = sizeof(info);
+		} else if (ctx->optlen >= C2TCP_INFO_V2_SIZE &&
+			   p + C2TCP_INFO_V2_SIZE <= (__u8 *)ctx->optval_end) {
+			__builtin_memcpy(p, &info, C2TCP_INFO_V2_SIZE);
+			ctx->optlen = C2TCP_INFO_V2_SIZE;
 		} else {
 			__builtin_memcpy(p, &info, C2TCP_INFO_V1_SIZE);
 			ctx->optlen = C2TCP_INFO_V1_SIZE;

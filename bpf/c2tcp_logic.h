@@ -30,7 +30,7 @@
  *  avg - 2(avg - Target), the second, more cautiously, at
  *  Target - (Target - avg)/2 (Fig. 4 of the paper).
  *
- * Two variants. `paper` is Algorithms 1-3 as printed (above). `jsac` is what
+ * Variants. `paper` is Algorithms 1-3 as printed (above). `jsac` is what
  * the authors' released code does, which is what produced the paper's
  * numbers (their JSAC-release Tuner, src/server.cc on branch v2.0-jsac-19,
  * and their kernel module, linux-4-13-1-orca-c2tcp-0521.patch). It differs
@@ -59,6 +59,36 @@
  *  ACK_INTERVAL    Interval = the current Setpoint, recomputed on every
  *                  ACK (not frozen at the last Good); 1/sqrt(N) by CoDel's
  *                  Newton step, as the module copies it from CoDel.
+ *
+ * A third variant, `drain` (issue 44: C2TCP on 5G-era links, where a
+ * 100-packet buffer is half a BDP and a recording's outages fill a deep
+ * one), is jsac with three more switches (docs/c2tcp.md, "C2TCP on today's
+ * cells", has the runs that chose them and the ablation that is to test
+ * each):
+ *
+ *  BDP_FLOOR       a Bad cuts cwnd not to 1 but to the packets the path
+ *                  delivered in the last min RTT (never above cwnd, never
+ *                  0): in flight minus that is the standing queue, which
+ *                  then drains within one queueing delay while the link
+ *                  stays busy; cwnd 1 drains the pipe too, and regrowing a
+ *                  300-packet window from 1 costs many round trips. The
+ *                  measure: windows of at least one min RTT over the
+ *                  socket's delivered count, each scaled to one min RTT.
+ *  HOLD_SSTHRESH   a Bad recomputes ssthresh only once cwnd is back at
+ *                  the last cut's ssthresh; one that comes while cwnd is
+ *                  still below it keeps it, as TCP keeps ssthresh when its
+ *                  timer fires again before the recovery from the first
+ *                  timeout is over (RFC 5681 section 3.1) - the paper calls
+ *                  the imaginary drop a timeout. Through an outage the
+ *                  window is cut again and again: recomputing ssthresh from
+ *                  the window just cut takes it to 2 in three Bads and
+ *                  leaves the recovery to Cubic's slow climb. The kernel's
+ *                  own cuts (a timeout in the outage, a loss) keep it the
+ *                  same way (the ssthresh hook asks this function too).
+ *  PACING          the kernel paces the socket itself (sk_pacing_status =
+ *                  SK_PACING_NEEDED: 2 x cwnd/sRTT in slow start, 1.2 x
+ *                  after), so a window no bigger than the path's does not
+ *                  arrive as one burst into a shallow buffer.
  *
  * Everything is integer arithmetic (us, alpha in thousandths), so the same
  * code compiles into the BPF program and into the host unit tests.
@@ -98,20 +128,23 @@ static __always_inline int c2tcp_variant_valid(__u32 v)
 	__u32 base = v & 0xff, on = (v >> C2TCP_VARIANT_ON_SHIFT) & 0xff,
 	      off = (v >> C2TCP_VARIANT_OFF_SHIFT) & 0xff;
 
-	return base <= C2TCP_VARIANT_PAPER && !(v >> 24) && !(on & ~C2TCP_B_ALL) &&
+	return base <= C2TCP_VARIANT_MAX && !(v >> 24) && !(on & ~C2TCP_B_ALL) &&
 	       !(off & ~C2TCP_B_ALL) && !(on & off);
 }
 
 /* Applies a C2TCP_VARIANT value to a behaviour set: its base replaces the
- * set (jsac: all, paper: none; 0 keeps it), then its forced bits. */
+ * set (jsac: the authors' five, paper: none, drain: its own; 0 keeps it),
+ * then its forced bits. */
 static __always_inline __u32 c2tcp_apply_variant(__u32 set, __u32 v)
 {
 	__u32 base = v & 0xff;
 
 	if (base == C2TCP_VARIANT_JSAC)
-		set = C2TCP_B_ALL;
+		set = C2TCP_B_JSAC;
 	else if (base == C2TCP_VARIANT_PAPER)
 		set = 0;
+	else if (base == C2TCP_VARIANT_DRAIN)
+		set = C2TCP_B_DRAIN;
 	set |= (v >> C2TCP_VARIANT_ON_SHIFT) & C2TCP_B_ALL;
 	set &= ~((v >> C2TCP_VARIANT_OFF_SHIFT) & C2TCP_B_ALL);
 	return set;
@@ -121,7 +154,7 @@ static __always_inline __u32 c2tcp_apply_variant(__u32 set, __u32 v)
  * load-time default (a variant value; jsac when its base is 0). */
 static __always_inline __u32 c2tcp_behaviours(__u32 v, __u32 load_default)
 {
-	return c2tcp_apply_variant(c2tcp_apply_variant(C2TCP_B_ALL, load_default), v);
+	return c2tcp_apply_variant(c2tcp_apply_variant(C2TCP_B_JSAC, load_default), v);
 }
 
 enum c2tcp_cond {
@@ -156,6 +189,10 @@ struct c2tcp_state {
 	__u32 behaviours;       /* C2TCP_B_* in force */
 	__u32 skipped_samples;  /* RTT samples the blind window discarded */
 	__u32 rec_inv_sqrt;     /* ACK_INTERVAL: CoDel's 1/sqrt(N), Q0.16 */
+	/* BDP_FLOOR: what the path delivered per min RTT */
+	__u32 win_delivered;    /* the socket's delivered count when the window opened */
+	__u32 bdp_pkts;         /* packets delivered in the last full window, per min RTT */
+	__u64 win_start_us;     /* when the window opened (0: not yet) */
 };
 
 static __always_inline void c2tcp_state_init(struct c2tcp_state *st, __u32 behaviours)
@@ -450,6 +487,75 @@ static __always_inline void c2tcp_shared_growth(const struct c2tcp_state *st, __
 	*cwnd_cnt = (__u32)(cnt - delta * *cwnd); /* < cwnd */
 	grown = *cwnd + delta;
 	*cwnd = grown > clamp ? clamp : (__u32)grown;
+}
+
+/*
+ * BDP_FLOOR's measure: packets the path delivered per min RTT, from the
+ * socket's own delivered count (tcp_sock.delivered, which counts every
+ * packet the receiver got, SACKed or cumulatively ACKed). Windows of at
+ * least one min RTT follow each other; at the end of one, its count is
+ * scaled to exactly one min RTT (a window stretched by an outage counts
+ * the outage's low rate). Called on every ACK with an RTT sample, blind or
+ * not; one division per window, none per ACK.
+ */
+static __always_inline void c2tcp_track_delivered(struct c2tcp_state *st, __u64 now_us,
+						  __u32 delivered)
+{
+	__u64 elapsed = now_us - st->win_start_us;
+
+	if (st->win_start_us == 0 || now_us < st->win_start_us) {
+		st->win_start_us = now_us ? now_us : 1;
+		st->win_delivered = delivered;
+		return;
+	}
+	if (st->min_rtt_us == 0 || elapsed < st->min_rtt_us)
+		return;
+	/* u32 difference: the count wraps after 2^32 packets */
+	st->bdp_pkts = c2tcp_sat_u32((__u64)(__u32)(delivered - st->win_delivered) *
+				     st->min_rtt_us / elapsed);
+	st->win_start_us = now_us;
+	st->win_delivered = delivered;
+}
+
+/*
+ * The Action Enforcer's Bad: the window after an imaginary drop. As printed
+ * and as released, 1. With BDP_FLOOR, the packets the path delivered in the
+ * last min RTT: the standing queue (in flight minus that) drains within one
+ * queueing delay and the link stays busy, where cwnd 1 drains the pipe as
+ * well. Never above the window in force, never 0.
+ */
+static __always_inline __u32 c2tcp_backoff_cwnd(const struct c2tcp_state *st, __u32 cwnd)
+{
+	__u32 w = 1;
+
+	if ((st->behaviours & C2TCP_B_BDP_FLOOR) && st->bdp_pkts > w)
+		w = st->bdp_pkts;
+	if (w > cwnd)
+		w = cwnd;
+	return w ? w : 1;
+}
+
+#define C2TCP_INFINITE_SSTHRESH 0x7fffffffu /* the kernel's TCP_INFINITE_SSTHRESH */
+
+/*
+ * Does a Bad recompute ssthresh from the loss-based TCP? Always, as printed
+ * and as released. With HOLD_SSTHRESH only when the window has climbed back
+ * to the last cut's ssthresh (or none was ever set): a Bad that comes while
+ * cwnd is still below ssthresh - still climbing back from an earlier cut -
+ * keeps ssthresh (and Cubic's W_max), as TCP keeps ssthresh when its
+ * retransmission timer fires again before the recovery from the first
+ * timeout is over (RFC 5681 section 3.1, eq. 4's note; Linux's
+ * tcp_enter_loss recomputes it only out of Loss and Recovery), for the
+ * paper treats an imaginary drop as a timeout. Through an outage the window
+ * is cut again and again: recomputing ssthresh from the window just cut
+ * takes it to 2 in three Bads, and when the link comes back Cubic climbs
+ * from there at a few packets per round trip.
+ */
+static __always_inline int c2tcp_backoff_sets_ssthresh(const struct c2tcp_state *st, __u32 cwnd,
+						       __u32 ssthresh)
+{
+	return !(st->behaviours & C2TCP_B_HOLD_SSTHRESH) || cwnd >= ssthresh ||
+	       ssthresh >= C2TCP_INFINITE_SSTHRESH;
 }
 
 #endif /* C2TCP_LOGIC_H */

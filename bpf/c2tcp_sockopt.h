@@ -27,7 +27,7 @@ struct c2tcp_sk {
 	__u32 running;          /* 1 while the c2tcp congestion control owns the socket */
 	__u32 variant;          /* C2TCP_VARIANT as set; 0: the load-time default */
 	__u32 target_source;    /* enum c2tcp_target_source of target_us */
-	__u32 reserved;
+	__u32 paced;            /* 1 while we hold sk_pacing_status at SK_PACING_NEEDED */
 	__u64 cgroup_id;        /* the cgroup whose setting applied; 0: none */
 	struct c2tcp_state st;
 };
@@ -49,7 +49,7 @@ struct c2tcp_cgroup_setting {
 /* Load-time configuration, one entry in an array map. */
 struct c2tcp_config {
 	__u32 default_target_us; /* 0: 2 x min RTT, as the authors' server does */
-	__u32 default_variant;   /* a C2TCP_VARIANT value with base 1 or 2; 0: jsac */
+	__u32 default_variant;   /* a C2TCP_VARIANT value with base 1, 2 or 3; 0: jsac */
 };
 
 #endif /* C2TCP_SOCKOPT_H */

@@ -6,16 +6,21 @@
  * applies it. Inputs cover the extremes: RTTs of 0 (ignored), 1 us and
  * 60 s, Targets of 1 ms and 10 000 ms (include/c2tcp.h's range) and the
  * "no Target" default of 2 x min RTT, pinned alpha at both ends of its
- * range, every one of the 32 behaviour sets (jsac = all, paper = none) and
- * variant changes mid-connection, clock steps from 0 to a minute, and
- * windows from 1 segment to 2^32 - 1.
+ * range, every one of the 256 behaviour sets (jsac = the authors' five,
+ * paper = none, drain = jsac and three more) and variant changes
+ * mid-connection, clock steps from 0 to a minute, windows from 1 segment
+ * to 2^32 - 1, and delivered counts that wrap.
  *
  * After every ACK: cwnd is never 0 and Good growth never shrinks it; alpha
  * stays in its documented range ([1, 10] for the printed Tuner and a pinned
  * alpha, [0.01, 100] once the anchored Tuner has run); the Setpoint is
  * alpha x minRTT exactly (nothing truncated to 32 bits); the Interval is
  * within the Setpoints it came from and no shorter than Interval/256
- * (N_MAX) at a Bad; N stays in [1, N_MAX]; no counter wraps. Built with
+ * (N_MAX) at a Bad; N stays in [1, N_MAX]; no counter wraps. A Bad never
+ * raises cwnd and cuts it to 1 or, with BDP_FLOOR, to the last window's
+ * delivered packets per min RTT, which never exceed what that window
+ * delivered; with HOLD_SSTHRESH a Bad recomputes ssthresh only with cwnd at
+ * or above it (or none set). Built with
  * -fsanitize=undefined -fno-sanitize-recover (Makefile), so any signed
  * overflow, bad shift or division by zero in the header aborts the test.
  *
@@ -139,7 +144,9 @@ static void one_sequence(__u32 behaviours)
 					 50000, 0 /* none: 2 x min RTT, as resolve_target_us */ };
 	struct c2tcp_state st;
 	__u32 target_choice = targets[below(sizeof(targets) / sizeof(targets[0]))];
-	__u32 pin = 0, cwnd, cnt, clamp, base_rtt;
+	__u32 pin = 0, cwnd, cnt, clamp, base_rtt, delivered = (__u32)rnd();
+	__u32 win_delivered_before, ssthresh;
+	__u64 win_start_before;
 	__u64 now, max_setpoint = 0;
 	__u32 min_seen = 0, max_seen = 0;
 	int anchored_ever = !!(behaviours & C2TCP_B_ANCHORED_TUNER), mode = (int)below(4);
@@ -176,6 +183,7 @@ static void one_sequence(__u32 behaviours)
 	clamp = below(2) ? UINT32_MAX : cwnd + (__u32)below(1u << 16);
 	if (clamp < cwnd)
 		clamp = UINT32_MAX;
+	ssthresh = below(2) ? C2TCP_INFINITE_SSTHRESH : log_uniform(2, 1u << 20);
 	base_rtt = log_uniform(1, RTT_MAX_US);
 	now = below(1ULL << 40); /* tcp_mstamp: us since boot */
 
@@ -196,6 +204,24 @@ static void one_sequence(__u32 behaviours)
 			anchored_ever |= !!(st.behaviours & C2TCP_B_ANCHORED_TUNER);
 		}
 		used = rtt != 0 && !(blind && (st.behaviours & C2TCP_B_BLIND_WINDOW));
+		/* tcp_sock.delivered: up to a few thousand per ACK, wrapping */
+		delivered += below(4) ? (__u32)below(64) : (__u32)below(1u << 16);
+		win_delivered_before = st.win_delivered;
+		win_start_before = st.win_start_us;
+		if (rtt && (st.behaviours & C2TCP_B_BDP_FLOOR)) {
+			__u32 bdp_before = st.bdp_pkts;
+
+			c2tcp_track_delivered(&st, now, delivered);
+			if (st.win_start_us != win_start_before && win_start_before &&
+			    now >= win_start_before)
+				/* a window closed: per min RTT, at most what it delivered */
+				PROP(st.bdp_pkts <= (__u32)(delivered - win_delivered_before),
+				     "%u per min RTT from a window that delivered %u", st.bdp_pkts,
+				     (__u32)(delivered - win_delivered_before));
+			else
+				PROP(st.bdp_pkts == bdp_before, "BDP moved without a window's end");
+			PROP(st.win_start_us != 0, "no window open after an ACK");
+		}
 		act = c2tcp_on_rtt(&st, now, rtt, target, pin, blind);
 		acks_total++;
 
@@ -208,7 +234,30 @@ static void one_sequence(__u32 behaviours)
 		/* The Action Enforcer, as c2tcp_pkts_acked does it. */
 		cwnd_before = cwnd;
 		if (act == C2TCP_ACT_BACKOFF) {
-			cwnd = 1;
+			__u32 w = c2tcp_backoff_cwnd(&st, cwnd);
+			int sets = c2tcp_backoff_sets_ssthresh(&st, cwnd, ssthresh);
+
+			if (st.behaviours & C2TCP_B_HOLD_SSTHRESH)
+				PROP(sets == (cwnd >= ssthresh || ssthresh >= C2TCP_INFINITE_SSTHRESH),
+				     "%s (cwnd %u, ssthresh %u)",
+				     sets ? "a Bad below ssthresh recomputed it"
+					  : "a Bad at or above ssthresh kept it",
+				     cwnd, ssthresh);
+			else
+				PROP(sets, "a Bad kept ssthresh without HOLD_SSTHRESH");
+			if (sets) {
+				/* Cubic's recalc: max(cwnd x 717/1024, 2) */
+				ssthresh = (__u32)((__u64)cwnd * 717 / 1024);
+				if (ssthresh < 2)
+					ssthresh = 2;
+			}
+			PROP(w >= 1 && w <= cwnd, "a Bad took cwnd %u to %u", cwnd, w);
+			if (st.behaviours & C2TCP_B_BDP_FLOOR)
+				PROP(w == (st.bdp_pkts > 1 ? (st.bdp_pkts < cwnd ? st.bdp_pkts : cwnd) : 1),
+				     "a Bad took cwnd %u to %u, floor %u", cwnd, w, st.bdp_pkts);
+			else
+				PROP(w == 1, "a Bad without the floor took cwnd %u to %u", cwnd, w);
+			cwnd = w;
 			cnt = 0;
 			bads_total++;
 		} else if (act == C2TCP_ACT_GROW && (st.behaviours & C2TCP_B_SHARED_GROWTH)) {
@@ -250,8 +299,10 @@ static void one_sequence(__u32 behaviours)
 			goods_total++;
 		}
 		/* Cubic's own moves in between: a loss now and then, growth. */
-		if (below(64) == 0)
+		if (below(64) == 0) {
 			cwnd = set_cwnd(cwnd - cwnd / 3, clamp);
+			ssthresh = cwnd > 2 ? cwnd : 2;
+		}
 		else if (below(4) == 0 && cwnd < clamp)
 			cwnd = set_cwnd(cwnd + 1, clamp);
 
@@ -430,7 +481,7 @@ static void shared_growth_property(void)
 		__u32 rtt = pick_rtt((int)below(4), 1000), c = cwnd, n = cnt;
 		__u64 add;
 
-		c2tcp_state_init(&st, C2TCP_B_ALL);
+		c2tcp_state_init(&st, C2TCP_B_JSAC);
 		st.setpoint_us = below(2) ? UINT32_MAX : log_uniform(1, UINT32_MAX);
 		add = (st.setpoint_us / 1000) / (rtt / 1000 ? rtt / 1000 : 1);
 		c2tcp_shared_growth(&st, rtt, &c, &n, clamp);
@@ -459,7 +510,7 @@ static void variant_property(void)
 	for (i = 0; i < 1000000; i++) {
 		__u32 v = (__u32)rnd() >> (below(4) * 8), def = (__u32)rnd() & 0xffffff;
 		__u32 base = v & 0xff, on = (v >> 8) & 0xff, off = (v >> 16) & 0xff;
-		int want = base <= 2 && (v >> 24) == 0 && (on & ~0x1fu) == 0 && (off & ~0x1fu) == 0 &&
+		int want = base <= 3 && (v >> 24) == 0 && (on & ~0xffu) == 0 && (off & ~0xffu) == 0 &&
 			   (on & off) == 0;
 
 		CHECK_EQ(c2tcp_variant_valid(v), want);

@@ -450,14 +450,22 @@ static void test_variant_encoding(void)
 {
 	const __u32 on = C2TCP_VARIANT_ON_SHIFT, off = C2TCP_VARIANT_OFF_SHIFT;
 
-	CHECK_EQ(c2tcp_behaviours(C2TCP_VARIANT_JSAC, 0), C2TCP_B_ALL);
+	CHECK_EQ(c2tcp_behaviours(C2TCP_VARIANT_JSAC, 0), C2TCP_B_JSAC);
+	CHECK_EQ(C2TCP_B_JSAC, 0x1f); /* the authors' five, as before the drain variant */
 	CHECK_EQ(c2tcp_behaviours(C2TCP_VARIANT_PAPER, 0), 0);
-	CHECK_EQ(c2tcp_behaviours(0, 0), C2TCP_B_ALL);                   /* default default: jsac */
+	CHECK_EQ(c2tcp_behaviours(0, 0), C2TCP_B_JSAC);                  /* default default: jsac */
+	CHECK_EQ(c2tcp_behaviours(C2TCP_VARIANT_DRAIN, 0), C2TCP_B_DRAIN);
+	CHECK_EQ(c2tcp_behaviours(0, C2TCP_VARIANT_DRAIN), C2TCP_B_DRAIN);
+	CHECK_EQ(C2TCP_B_DRAIN & C2TCP_B_JSAC, C2TCP_B_JSAC & C2TCP_B_DRAIN);
+	CHECK_EQ(c2tcp_behaviours(C2TCP_VARIANT_DRAIN | C2TCP_B_PACING << off, 0),
+		 C2TCP_B_DRAIN & ~C2TCP_B_PACING);
+	CHECK_EQ(c2tcp_behaviours(C2TCP_VARIANT_JSAC | C2TCP_B_BDP_FLOOR << on, 0),
+		 C2TCP_B_JSAC | C2TCP_B_BDP_FLOOR);
 	CHECK_EQ(c2tcp_behaviours(0, C2TCP_VARIANT_PAPER), 0);
 	CHECK_EQ(c2tcp_behaviours(C2TCP_VARIANT_PAPER | C2TCP_B_BLIND_WINDOW << on, 0),
 		 C2TCP_B_BLIND_WINDOW);
 	CHECK_EQ(c2tcp_behaviours(C2TCP_VARIANT_JSAC | C2TCP_B_SHARED_GROWTH << off, 0),
-		 C2TCP_B_ALL & ~C2TCP_B_SHARED_GROWTH);
+		 C2TCP_B_JSAC & ~C2TCP_B_SHARED_GROWTH);
 	/* forced bits on top of the load-time default */
 	CHECK_EQ(c2tcp_behaviours(C2TCP_B_MS_GOOD_TEST << on, C2TCP_VARIANT_PAPER),
 		 C2TCP_B_MS_GOOD_TEST);
@@ -465,10 +473,88 @@ static void test_variant_encoding(void)
 		 C2TCP_B_ACK_INTERVAL);
 	CHECK_EQ(c2tcp_variant_valid(0), 1);
 	CHECK_EQ(c2tcp_variant_valid(2 | 0x1f << on), 1);
-	CHECK_EQ(c2tcp_variant_valid(3), 0);
-	CHECK_EQ(c2tcp_variant_valid(1 | 0x20 << on), 0);
+	CHECK_EQ(c2tcp_variant_valid(3), 1);
+	CHECK_EQ(c2tcp_variant_valid(4), 0);
+	CHECK_EQ(c2tcp_variant_valid(1 | 0x20 << on), 1);
+	CHECK_EQ(c2tcp_variant_valid(2 | 0xffu << off), 1);
+	CHECK_EQ(c2tcp_variant_valid(3 | 0x80 << on | 0x80 << off), 0);
 	CHECK_EQ(c2tcp_variant_valid(1 | 1 << on | 1 << off), 0);
 	CHECK_EQ(c2tcp_variant_valid(1u << 24), 0);
+}
+
+/* BDP_FLOOR's measure: delivered packets per min RTT, over windows of at
+ * least a min RTT, each scaled to exactly one. */
+static void test_delivered_per_min_rtt(void)
+{
+	struct c2tcp_state st = with(C2TCP_B_BDP_FLOOR);
+
+	/* The first call opens a window; without a min RTT none closes. */
+	c2tcp_track_delivered(&st, MS(1), 100);
+	CHECK_EQ(st.win_start_us, MS(1));
+	CHECK_EQ(st.win_delivered, 100);
+	c2tcp_track_delivered(&st, MS(5), 150);
+	CHECK_EQ(st.bdp_pkts, 0);
+	CHECK_EQ(st.win_start_us, MS(1));
+	/* min RTT 20 ms: the window closes at 21 ms, 100 packets in 20 ms. */
+	on_rtt(&st, MS(5), MS(20), MS(50), 1500);
+	c2tcp_track_delivered(&st, MS(20), 190);
+	CHECK_EQ(st.bdp_pkts, 0);
+	c2tcp_track_delivered(&st, MS(21), 200);
+	CHECK_EQ(st.bdp_pkts, 100);
+	CHECK_EQ(st.win_start_us, MS(21));
+	CHECK_EQ(st.win_delivered, 200);
+	/* A window closed late is scaled to one min RTT: 50 in 25 ms -> 40. */
+	c2tcp_track_delivered(&st, MS(46), 250);
+	CHECK_EQ(st.bdp_pkts, 40);
+	/* An outage stretches the window: 10 packets in 2 s is 0.1 per 20 ms. */
+	c2tcp_track_delivered(&st, MS(2046), 260);
+	CHECK_EQ(st.bdp_pkts, 0);
+	/* The delivered count wraps at 2^32. */
+	st.win_delivered = 0xfffffff0u;
+	c2tcp_track_delivered(&st, MS(2066), 0x10);
+	CHECK_EQ(st.bdp_pkts, 0x20);
+	/* A clock that steps back restarts the window and keeps the figure. */
+	c2tcp_track_delivered(&st, MS(5), 0x30);
+	CHECK_EQ(st.win_start_us, MS(5));
+	CHECK_EQ(st.bdp_pkts, 0x20);
+}
+
+/* The Bad's window: 1 as printed and released; with BDP_FLOOR what the path
+ * delivered in the last min RTT, but never above the window in force. */
+static void test_backoff_window(void)
+{
+	struct c2tcp_state st = with(C2TCP_B_JSAC);
+
+	st.bdp_pkts = 300;
+	CHECK_EQ(c2tcp_backoff_cwnd(&st, 500), 1);
+	CHECK_EQ(c2tcp_backoff_cwnd(&st, 1), 1);
+	st = with(0);
+	st.bdp_pkts = 300;
+	CHECK_EQ(c2tcp_backoff_cwnd(&st, 500), 1);
+	st = with(C2TCP_B_DRAIN);
+	CHECK_EQ(c2tcp_backoff_cwnd(&st, 500), 1); /* nothing measured yet */
+	st.bdp_pkts = 300;
+	CHECK_EQ(c2tcp_backoff_cwnd(&st, 500), 300);
+	CHECK_EQ(c2tcp_backoff_cwnd(&st, 200), 200); /* never raises it */
+	CHECK_EQ(c2tcp_backoff_cwnd(&st, 0), 1);     /* never 0 */
+	st.bdp_pkts = 0xffffffffu;
+	CHECK_EQ(c2tcp_backoff_cwnd(&st, 0xfffffffeu), 0xfffffffeu);
+}
+
+/* HOLD_SSTHRESH: a Bad recomputes ssthresh only once cwnd is back at it
+ * (or none was set yet); without the behaviour, always. */
+static void test_hold_ssthresh_while_climbing_back(void)
+{
+	struct c2tcp_state held = with(C2TCP_B_DRAIN), plain = with(C2TCP_B_JSAC);
+
+	CHECK_EQ(c2tcp_backoff_sets_ssthresh(&held, 10, C2TCP_INFINITE_SSTHRESH), 1);
+	CHECK_EQ(c2tcp_backoff_sets_ssthresh(&held, 300, 200), 1);
+	CHECK_EQ(c2tcp_backoff_sets_ssthresh(&held, 200, 200), 1);
+	CHECK_EQ(c2tcp_backoff_sets_ssthresh(&held, 199, 200), 0);
+	CHECK_EQ(c2tcp_backoff_sets_ssthresh(&held, 1, 2), 0);
+	CHECK_EQ(c2tcp_backoff_sets_ssthresh(&plain, 199, 200), 1);
+	CHECK_EQ(c2tcp_backoff_sets_ssthresh(&plain, 1, 2), 1);
+	CHECK_EQ(c2tcp_backoff_sets_ssthresh(&plain, 10, C2TCP_INFINITE_SSTHRESH), 1);
 }
 
 int main(void)
@@ -490,6 +576,9 @@ int main(void)
 	test_variant_encoding();
 	test_ack_interval_switched_on_mid_streak();
 	test_setpoint_saturates();
+	test_delivered_per_min_rtt();
+	test_backoff_window();
+	test_hold_ssthresh_while_climbing_back();
 	if (failures) {
 		fprintf(stderr, "c2tcp_logic_test: %d failure(s)\n", failures);
 		return 1;

@@ -109,6 +109,7 @@ def judge(config, checks: dict, files: dict) -> list[Verdict]:
         else:
             add(name, True, "the project's own test, on this kernel")
     add("backoff", True, "C2TCP_INFO must show C2TCP backing off (bad_events > 0)")
+    add("backoff:drain", True, "the drain variant (issue 44) must back off at its Target too (bad_events > 0)")
     if config.refuse_tracing:
         add("top", False, "top's iterator is refused here; recorded")
     else:

@@ -151,20 +151,34 @@ send_file top.json /tmp/top.json
 wait $RUN_PID
 rc=$?
 cat /tmp/out/run
-csv=/tmp/run/tcpinfo.csv
-if [ $rc = 0 ] && [ -f $csv ]; then
-	# Columns by name: C2TCP_INFO's bad_events and alpha, the RTTs.
-	summary=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-		{ n++; b = $col["c2tcp_bad_events"]; if (b + 0 > bad) bad = b + 0
-		  s += $col["srtt_ms"]; a = $col["c2tcp_alpha"]; sp = $col["c2tcp_setpoint_ms"]; m = $col["min_rtt_ms"] }
-		END { printf "%d samples, bad_events %d, mean srtt %.1f ms, min rtt %s ms, last alpha %s, setpoint %s ms", n, bad, n ? s / n : 0, m, a, sp }' $csv)
-	bad=$(echo "$summary" | sed -n 's/.*bad_events \([0-9]*\).*/\1/p')
-	if [ "${bad:-0}" -gt 0 ]; then st=ok; else st=fail; fi
-	check backoff $st "$(since "$t0")" "$summary"
-	send_file tcpinfo.csv $csv
-else
-	check backoff fail "$(since "$t0")" "c2tcp run exit $rc: $(tail -n 12 /tmp/out/run)"
-fi
+# Did C2TCP back off (bad_events > 0 in its C2TCP_INFO, sampled into
+# tcpinfo.csv)? backoff CHECK-NAME RUN-DIR EXIT-STATUS
+backoff() {
+	csv=$2/tcpinfo.csv
+	if [ "$3" = 0 ] && [ -f $csv ]; then
+		# Columns by name: C2TCP_INFO's bad_events and alpha, the RTTs.
+		summary=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+			{ n++; b = $col["c2tcp_bad_events"]; if (b + 0 > bad) bad = b + 0
+			  s += $col["srtt_ms"]; a = $col["c2tcp_alpha"]; sp = $col["c2tcp_setpoint_ms"]; m = $col["min_rtt_ms"] }
+			END { printf "%d samples, bad_events %d, mean srtt %.1f ms, min rtt %s ms, last alpha %s, setpoint %s ms", n, bad, n ? s / n : 0, m, a, sp }' $csv)
+		bad=$(echo "$summary" | sed -n 's/.*bad_events \([0-9]*\).*/\1/p')
+		if [ "${bad:-0}" -gt 0 ]; then st=ok; else st=fail; fi
+		check "$1" $st "$(since "$t0")" "$summary"
+	else
+		check "$1" fail "$(since "$t0")" "c2tcp run exit $3: $(tail -n 12 /tmp/out/run)"
+	fi
+}
+backoff backoff /tmp/run $rc
+[ -f /tmp/run/tcpinfo.csv ] && send_file tcpinfo.csv /tmp/run/tcpinfo.csv
+
+# The same run with issue 44's drain variant: it backs off at its Target too.
+t0=$(now)
+c2tcp run --scheme c2tcp --set variant=drain --target "$RUN_TARGET_MS" --downlink "constant:$RUN_MBPS" \
+	--uplink "constant:$RUN_MBPS" --delay 10 --queue "droptail:packets=$RUN_QUEUE_PACKETS" \
+	--duration "$RUN_SECONDS" --out /tmp/run-drain -q >/tmp/out/run 2>&1
+rc=$?
+cat /tmp/out/run
+backoff backoff:drain /tmp/run-drain $rc
 
 # A bench of Cubic, BBR and C2TCP (make demo's, shortened): on a host that
 # refuses tracing programs it must still run all three and report.

@@ -75,6 +75,7 @@ GUEST_TESTS = {
         "socket_option_validates_its_input",
         "unprivileged_programs_can_select_c2tcp",
         "real_transfer_between_namespaces_uses_c2tcp",
+        "drain_variant_paces_and_measures_what_the_path_delivers",
     ],
     "cgroup_targets": [
         "cgroup_targets_reach_sockets_and_leave_with_unload",

@@ -125,15 +125,25 @@ fn socket_option_validates_its_input() {
     );
     assert_eq!(set(77, &0u32.to_ne_bytes()), Some(libc::ENOPROTOOPT));
 
-    // C2TCP_VARIANT: a base of 0-2, known behaviour bits, none both on and off.
-    for ok in [0u32, 1, 2, 2 | 0x1f << 8, 1 | 0x1f << 16, 0x04 << 8] {
+    // C2TCP_VARIANT: a base of 0-3, behaviour bits, none both on and off.
+    // The last accepted value stays set (read back below).
+    for ok in [
+        0u32,
+        1,
+        2,
+        3,
+        2 | 0xff << 8,
+        1 | 0x1f << 16,
+        1 | 0x20 << 8,
+        3 | 0x80 << 16,
+        0x04 << 8,
+    ] {
         assert_eq!(set(C2TCP_VARIANT, &ok.to_ne_bytes()), None, "{ok:#x}");
     }
     for bad in [
-        3u32,
+        4u32,
         0xff,
-        1 | 0x20 << 8,
-        1 | 0x40 << 16,
+        3 | 0x40 << 8 | 0x40 << 16,
         1 | 1 << 8 | 1 << 16,
         1 << 24,
     ] {
@@ -158,9 +168,11 @@ fn socket_option_validates_its_input() {
         "paper+blind_window"
     );
 
-    // C2TCP_INFO v2 appends; a version-1 reader (40 bytes) still gets its fields.
+    // C2TCP_INFO v2 and v3 append; a version-1 reader (40 bytes) and a
+    // version-2 one (52) still get their fields.
     let info = sockopt::c2tcp_info(&s).unwrap();
-    assert_eq!(info.version, 2);
+    assert_eq!(info.version, 3);
+    assert_eq!((info.bdp_pkts, info.paced), (0, 0));
     assert_eq!(info.variant, 2 | 0x01 << 8);
     assert_eq!(info.behaviours, 0x01);
     assert_eq!(info.skipped_samples, 0);
@@ -169,11 +181,17 @@ fn socket_option_validates_its_input() {
         sockopt::get_raw(fd, SOL_C2TCP, C2TCP_INFO, &mut v1).unwrap(),
         40
     );
-    assert_eq!(u32::from_ne_bytes(v1[..4].try_into().unwrap()), 2);
+    assert_eq!(u32::from_ne_bytes(v1[..4].try_into().unwrap()), 3);
+    let mut v2 = [0u8; 56];
+    assert_eq!(
+        sockopt::get_raw(fd, SOL_C2TCP, C2TCP_INFO, &mut v2).unwrap(),
+        52
+    );
+    assert_eq!(u32::from_ne_bytes(v2[44..48].try_into().unwrap()), 0x01);
     let mut long = [0u8; 64];
     assert_eq!(
         sockopt::get_raw(fd, SOL_C2TCP, C2TCP_INFO, &mut long).unwrap(),
-        52
+        60
     );
     // A socket that chose nothing reports the load-time default, jsac.
     let plain = sockopt::c2tcp_info(&tcp_socket()).unwrap();
@@ -335,7 +353,7 @@ fn real_transfer_between_namespaces_uses_c2tcp() {
         "listener's Target not inherited by the accepted socket"
     );
     assert_eq!(received, sent);
-    assert_eq!(info_before.version, 2);
+    assert_eq!(info_before.version, 3);
     assert_eq!(
         (
             info_end.variant,
@@ -359,4 +377,60 @@ fn real_transfer_between_namespaces_uses_c2tcp() {
         "{info_mid:?} -> {info_end:?}"
     );
     assert!(info_end.last_avg_rtt_us > 0, "{info_end:?}");
+}
+
+/// The drain variant (issue 44) in the kernel: C2TCP_INFO reports it with
+/// all eight behaviours, the kernel's pacing is held on while `pacing` is in
+/// force and handed back when that behaviour is switched off mid-connection,
+/// and the floor's measure (packets delivered per min RTT) follows the
+/// transfer.
+#[test]
+fn drain_variant_paces_and_measures_what_the_path_delivers() {
+    if !testkit::require_root("drain_variant_paces_and_measures_what_the_path_delivers") {
+        return;
+    }
+    let _serial = serial();
+    let _loaded = Loaded::new(&["c2tcp"]);
+    let (server, ue) = common::veth_hosts();
+    let listener = ue
+        .run(|| TcpListener::bind("10.77.0.2:5002").unwrap())
+        .unwrap();
+    let receiver = std::thread::spawn(move || {
+        let (conn, _) = listener.accept().unwrap();
+        drain(conn)
+    });
+
+    let (before, mid, max_bdp, off, sent) = server
+        .run(|| {
+            let sock = tcp_socket();
+            sockopt::set_congestion(&sock, "c2tcp").unwrap();
+            sockopt::set_variant(&sock, sockopt::Variant::DRAIN).unwrap();
+            let before = sockopt::c2tcp_info(&sock).unwrap();
+            let mut stream = connect(sock, "10.77.0.2:5002".parse().unwrap());
+            let chunk = vec![0x5au8; 1 << 16];
+            let (mut sent, mut max_bdp) = (0u64, 0u32);
+            let start = Instant::now();
+            let mut mid = None;
+            while start.elapsed() < Duration::from_millis(1200) {
+                stream.write_all(&chunk).unwrap();
+                sent += chunk.len() as u64;
+                let info = sockopt::c2tcp_info(&stream).unwrap();
+                max_bdp = max_bdp.max(info.bdp_pkts);
+                if mid.is_none() && start.elapsed() > Duration::from_millis(700) {
+                    mid = Some(info);
+                    // Pacing off mid-connection: handed back on the next ACK.
+                    sockopt::set_variant(&stream, "drain-pacing".parse().unwrap()).unwrap();
+                }
+            }
+            let off = sockopt::c2tcp_info(&stream).unwrap();
+            (before, mid.unwrap(), max_bdp, off, sent)
+        })
+        .unwrap();
+    assert_eq!(receiver.join().unwrap(), sent);
+    assert_eq!((before.variant, before.behaviours), (3, 0xff), "{before:?}");
+    assert_eq!(before.paced, 0, "nothing paces before the connection: {before:?}");
+    assert_eq!((mid.variant, mid.behaviours, mid.paced), (3, 0xff, 1), "{mid:?}");
+    assert!(mid.min_rtt_us > 0 && mid.tune_cycles >= 1, "{mid:?}");
+    assert!(max_bdp > 0, "no packets delivered per min RTT measured: {mid:?}");
+    assert_eq!((off.variant, off.behaviours, off.paced), (3 | 0x80 << 16, 0x7f, 0), "{off:?}");
 }

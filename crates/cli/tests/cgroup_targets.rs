@@ -294,6 +294,12 @@ fn cgroup_targets_reach_sockets_and_leave_with_unload() {
         "{st}"
     );
 
+    // A cgroup's sockets can take the drain variant (issue 44) with their
+    // Target, as they take jsac or paper.
+    let drained = TestCgroup::new("drained");
+    let (ok, out) = c2tcp(&["target", "set", &drained.name, "--target", "40", "--variant", "drain"]);
+    assert!(ok, "target set {} --variant drain: {out}", drained.name);
+
     // Bad input is refused with the reason.
     let missing = format!("{}/no-such-cgroup", video.name);
     let (ok, out) = c2tcp(&["target", "set", &missing, "--target", "50"]);
@@ -361,6 +367,14 @@ fn cgroup_targets_reach_sockets_and_leave_with_unload() {
     );
     assert_eq!(info_target(&own), 77_000);
     assert_eq!(info_target(&own_late), 66_000);
+    let from_drained = c2tcp_connection(socket_in_cgroup(&drained.path, &server), to, 1 << 20);
+    let info = sockopt::c2tcp_info(&from_drained).unwrap();
+    assert_eq!(
+        (info.target_us, info.variant & 0xff, info.behaviours),
+        (40_000, 3, 0xff),
+        "the drain variant and its Target from the cgroup: {info:?}"
+    );
+    drop(from_drained);
 
     // Passive open: the accepted socket inherits its listener's (bulk's) Target.
     let client = server

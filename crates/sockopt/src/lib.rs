@@ -54,11 +54,12 @@ pub fn alpha_pct_from(alpha: f64) -> Result<u32, String> {
     Ok(pct as u32)
 }
 
-pub const C2TCP_INFO_VERSION: u32 = 2;
+pub const C2TCP_INFO_VERSION: u32 = 3;
 pub const C2TCP_INFO_V1_SIZE: usize = 40;
 pub const C2TCP_INFO_V2_SIZE: usize = 52;
+pub const C2TCP_INFO_V3_SIZE: usize = 60;
 
-/// `struct c2tcp_info` (version 2; a version-1 kernel leaves the tail zero).
+/// `struct c2tcp_info` (version 3; an older kernel leaves the tail zero).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
 pub struct C2tcpInfo {
@@ -73,15 +74,21 @@ pub struct C2tcpInfo {
     pub bad_events: u32,
     pub tune_cycles: u32,
     // version 2
-    /// The socket's C2TCP_VARIANT with the base resolved (1 jsac, 2 paper).
+    /// The socket's C2TCP_VARIANT with the base resolved (1 jsac, 2 paper, 3 drain).
     pub variant: u32,
     /// The C2TCP_B_* behaviours in force.
     pub behaviours: u32,
     /// RTT samples the blind window discarded.
     pub skipped_samples: u32,
+    // version 3
+    /// Packets delivered per min RTT in the last window (C2TCP_B_BDP_FLOOR's
+    /// measure; 0 without it).
+    pub bdp_pkts: u32,
+    /// 1 while C2TCP holds the kernel's pacing on (C2TCP_B_PACING).
+    pub paced: u32,
 }
 
-const _: () = assert!(size_of::<C2tcpInfo>() == C2TCP_INFO_V2_SIZE);
+const _: () = assert!(size_of::<C2tcpInfo>() == C2TCP_INFO_V3_SIZE);
 
 fn check(rc: libc::c_int) -> io::Result<()> {
     if rc == 0 {

@@ -2,23 +2,32 @@
 //! C2TCP_VARIANT values (include/c2tcp.h): which C2TCP runs on a socket.
 //!
 //! `jsac` is the authors' released behaviour, `paper` Algorithms 1–3 as
-//! printed; the five behaviours that tell them apart can be forced on or off
-//! one by one, written `paper+blind_window` or `jsac-shared_growth-ms_good_test`.
-//! The value is a base in bits 0–7 (0 = the load-time default, 1 = jsac,
-//! 2 = paper), forced-on behaviours in bits 8–15 and forced-off in 16–23.
+//! printed, `drain` jsac whose imaginary drop drains the queue and not the
+//! pipe (docs/c2tcp.md, "C2TCP on today's cells"); the eight behaviours that
+//! tell them apart can be forced on or off one by one, written
+//! `paper+blind_window` or `jsac-shared_growth-ms_good_test`. The value is a
+//! base in bits 0–7 (0 = the load-time default, 1 = jsac, 2 = paper,
+//! 3 = drain), forced-on behaviours in bits 8–15 and forced-off in 16–23.
 use std::fmt;
 use std::str::FromStr;
 
-/// The authors' behaviours, in C2TCP_B_* bit order, with their names.
-pub const BEHAVIOURS: [(&str, u32); 5] = [
+/// The behaviours, in C2TCP_B_* bit order, with their names: the authors'
+/// five, then the drain variant's three.
+pub const BEHAVIOURS: [(&str, u32); 8] = [
     ("blind_window", 0x01),
     ("anchored_tuner", 0x02),
     ("ms_good_test", 0x04),
     ("shared_growth", 0x08),
     ("ack_interval", 0x10),
+    ("bdp_floor", 0x20),
+    ("hold_ssthresh", 0x40),
+    ("pacing", 0x80),
 ];
-/// C2TCP_B_ALL, C2TCP_VARIANT_ON_SHIFT, C2TCP_VARIANT_OFF_SHIFT.
-pub const ALL: u32 = 0x1f;
+/// C2TCP_B_JSAC (the authors' five), C2TCP_B_DRAIN, C2TCP_B_ALL,
+/// C2TCP_VARIANT_ON_SHIFT, C2TCP_VARIANT_OFF_SHIFT.
+pub const JSAC: u32 = 0x1f;
+pub const DRAIN: u32 = JSAC | 0x20 | 0x40 | 0x80;
+pub const ALL: u32 = 0xff;
 pub const ON_SHIFT: u32 = 8;
 pub const OFF_SHIFT: u32 = 16;
 
@@ -29,6 +38,19 @@ pub enum Base {
     Default,
     Jsac,
     Paper,
+    Drain,
+}
+
+impl Base {
+    /// The behaviours the base stands for (None: the load-time default's).
+    pub fn behaviours(self) -> Option<u32> {
+        match self {
+            Base::Default => None,
+            Base::Jsac => Some(JSAC),
+            Base::Paper => Some(0),
+            Base::Drain => Some(DRAIN),
+        }
+    }
 }
 
 /// A C2TCP_VARIANT value.
@@ -51,6 +73,11 @@ impl Variant {
         on: 0,
         off: 0,
     };
+    pub const DRAIN: Variant = Variant {
+        base: Base::Drain,
+        on: 0,
+        off: 0,
+    };
 
     /// The value the kernel takes.
     pub fn to_raw(self) -> u32 {
@@ -58,6 +85,7 @@ impl Variant {
             Base::Default => 0,
             Base::Jsac => 1,
             Base::Paper => 2,
+            Base::Drain => 3,
         };
         base | self.on << ON_SHIFT | self.off << OFF_SHIFT
     }
@@ -68,6 +96,7 @@ impl Variant {
             0 => Base::Default,
             1 => Base::Jsac,
             2 => Base::Paper,
+            3 => Base::Drain,
             _ => return None,
         };
         (v >> 24 == 0 && on & !ALL == 0 && off & !ALL == 0 && on & off == 0).then_some(Variant {
@@ -84,6 +113,7 @@ impl fmt::Display for Variant {
             Base::Default => "default",
             Base::Jsac => "jsac",
             Base::Paper => "paper",
+            Base::Drain => "drain",
         })?;
         for (name, bit) in BEHAVIOURS {
             if self.on & bit != 0 {
@@ -100,15 +130,16 @@ impl fmt::Display for Variant {
 impl FromStr for Variant {
     type Err = String;
 
-    /// `jsac`, `paper` or `default`, then any `+behaviour` / `-behaviour`.
+    /// `jsac`, `paper`, `drain` or `default`, then any `+behaviour` / `-behaviour`.
     fn from_str(s: &str) -> Result<Variant, String> {
         let end = s.find(['+', '-']).unwrap_or(s.len());
         let base = match &s[..end] {
             "jsac" => Base::Jsac,
             "paper" => Base::Paper,
+            "drain" => Base::Drain,
             "default" => Base::Default,
             other => {
-                return Err(format!("`{other}` is not a C2TCP variant: give jsac or paper, then any +BEHAVIOUR or -BEHAVIOUR"))
+                return Err(format!("`{other}` is not a C2TCP variant: give jsac, paper or drain, then any +BEHAVIOUR or -BEHAVIOUR"))
             }
         };
         let mut v = Variant {
@@ -155,6 +186,9 @@ mod tests {
             "default",
             "paper+blind_window",
             "jsac-shared_growth-ack_interval",
+            "drain",
+            "drain-pacing",
+            "jsac+bdp_floor+hold_ssthresh",
         ] {
             let v: Variant = s.parse().unwrap();
             assert_eq!(v.to_string(), s);
@@ -162,6 +196,11 @@ mod tests {
         }
         assert_eq!(Variant::JSAC.to_raw(), 1);
         assert_eq!(Variant::PAPER.to_raw(), 2);
+        assert_eq!(Variant::DRAIN.to_raw(), 3);
+        let v: Variant = "drain-blind_window+ms_good_test".parse().unwrap();
+        assert_eq!(v.to_raw(), 3 | 0x04 << 8 | 0x01 << 16);
+        assert_eq!(Base::Drain.behaviours(), Some(0xff));
+        assert_eq!(Base::Jsac.behaviours(), Some(0x1f));
         let v: Variant = "paper+ms_good_test".parse().unwrap();
         assert_eq!(v.to_raw(), 2 | 0x04 << 8);
         let v: Variant = "jsac-blind_window".parse().unwrap();
@@ -182,8 +221,8 @@ mod tests {
             .parse::<Variant>()
             .unwrap_err()
             .contains("both"));
-        assert_eq!(Variant::from_raw(3), None);
-        assert_eq!(Variant::from_raw(1 | 0x20 << 8), None);
+        assert_eq!(Variant::from_raw(4), None);
+        assert_eq!(Variant::from_raw(3 | 0x80 << 8 | 0x80 << 16), None);
         assert_eq!(Variant::from_raw(1 << 24), None);
     }
 }

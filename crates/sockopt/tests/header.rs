@@ -12,7 +12,7 @@ use std::process::Command;
 use sockopt::variant::{self, Variant, BEHAVIOURS};
 use sockopt::*;
 
-const FIELDS: [&str; 13] = [
+const FIELDS: [&str; 15] = [
     "version",
     "target_us",
     "alpha_pct",
@@ -26,9 +26,11 @@ const FIELDS: [&str; 13] = [
     "variant",
     "behaviours",
     "skipped_samples",
+    "bdp_pkts",
+    "paced",
 ];
 
-const CONSTANTS: [&str; 25] = [
+const CONSTANTS: [&str; 33] = [
     "SOL_C2TCP",
     "C2TCP_TARGET",
     "C2TCP_ALPHA",
@@ -41,9 +43,12 @@ const CONSTANTS: [&str; 25] = [
     "C2TCP_INFO_VERSION",
     "C2TCP_INFO_V1_SIZE",
     "C2TCP_INFO_V2_SIZE",
+    "C2TCP_INFO_V3_SIZE",
     "C2TCP_VARIANT_DEFAULT",
     "C2TCP_VARIANT_JSAC",
     "C2TCP_VARIANT_PAPER",
+    "C2TCP_VARIANT_DRAIN",
+    "C2TCP_VARIANT_MAX",
     "C2TCP_VARIANT_ON_SHIFT",
     "C2TCP_VARIANT_OFF_SHIFT",
     "C2TCP_B_BLIND_WINDOW",
@@ -51,6 +56,11 @@ const CONSTANTS: [&str; 25] = [
     "C2TCP_B_MS_GOOD_TEST",
     "C2TCP_B_SHARED_GROWTH",
     "C2TCP_B_ACK_INTERVAL",
+    "C2TCP_B_JSAC",
+    "C2TCP_B_BDP_FLOOR",
+    "C2TCP_B_HOLD_SSTHRESH",
+    "C2TCP_B_PACING",
+    "C2TCP_B_DRAIN",
     "C2TCP_B_ALL",
     "C2TCP_COND_GOOD",
     "C2TCP_COND_BAD",
@@ -144,9 +154,12 @@ fn the_rust_mirror_agrees_with_include_c2tcp_h() {
         ("C2TCP_INFO_VERSION", C2TCP_INFO_VERSION.into()),
         ("C2TCP_INFO_V1_SIZE", C2TCP_INFO_V1_SIZE as u64),
         ("C2TCP_INFO_V2_SIZE", C2TCP_INFO_V2_SIZE as u64),
+        ("C2TCP_INFO_V3_SIZE", C2TCP_INFO_V3_SIZE as u64),
         ("C2TCP_VARIANT_DEFAULT", Variant::default().to_raw().into()),
         ("C2TCP_VARIANT_JSAC", Variant::JSAC.to_raw().into()),
         ("C2TCP_VARIANT_PAPER", Variant::PAPER.to_raw().into()),
+        ("C2TCP_VARIANT_DRAIN", Variant::DRAIN.to_raw().into()),
+        ("C2TCP_VARIANT_MAX", Variant::DRAIN.to_raw().into()),
         ("C2TCP_VARIANT_ON_SHIFT", variant::ON_SHIFT.into()),
         ("C2TCP_VARIANT_OFF_SHIFT", variant::OFF_SHIFT.into()),
         ("C2TCP_B_BLIND_WINDOW", BEHAVIOURS[0].1.into()),
@@ -154,6 +167,11 @@ fn the_rust_mirror_agrees_with_include_c2tcp_h() {
         ("C2TCP_B_MS_GOOD_TEST", BEHAVIOURS[2].1.into()),
         ("C2TCP_B_SHARED_GROWTH", BEHAVIOURS[3].1.into()),
         ("C2TCP_B_ACK_INTERVAL", BEHAVIOURS[4].1.into()),
+        ("C2TCP_B_JSAC", variant::JSAC.into()),
+        ("C2TCP_B_BDP_FLOOR", BEHAVIOURS[5].1.into()),
+        ("C2TCP_B_HOLD_SSTHRESH", BEHAVIOURS[6].1.into()),
+        ("C2TCP_B_PACING", BEHAVIOURS[7].1.into()),
+        ("C2TCP_B_DRAIN", variant::DRAIN.into()),
         ("C2TCP_B_ALL", variant::ALL.into()),
         // C2tcpInfo::condition: 0 good .. 2 bad (the README's table).
         ("C2TCP_COND_GOOD", 0),
@@ -184,7 +202,10 @@ fn the_rust_mirror_agrees_with_include_c2tcp_h() {
         offset_of!(C2tcpInfo, variant),
         offset_of!(C2tcpInfo, behaviours),
         offset_of!(C2tcpInfo, skipped_samples),
+        offset_of!(C2tcpInfo, bdp_pkts),
+        offset_of!(C2tcpInfo, paced),
     ];
+    assert_eq!(offsets.len(), FIELDS.len());
     for (f, off) in FIELDS.iter().zip(offsets) {
         assert_eq!(
             h[&format!("offsetof.{f}")],

@@ -14,8 +14,10 @@ pub struct LoadArgs {
     #[arg(long, value_name = "MS")]
     default_target: Option<f64>,
     /// C2TCP for sockets that choose none (C2TCP_VARIANT): `jsac`, the authors' released
-    /// behaviour, or `paper`, Algorithms 1-3 as printed; either may add +BEHAVIOUR or
-    /// -BEHAVIOUR (blind_window, anchored_tuner, ms_good_test, shared_growth, ack_interval)
+    /// behaviour, `paper`, Algorithms 1-3 as printed, or `drain`, jsac whose imaginary drop
+    /// drains the queue and not the pipe; each may add +BEHAVIOUR or -BEHAVIOUR
+    /// (blind_window, anchored_tuner, ms_good_test, shared_growth, ack_interval, bdp_floor,
+    /// hold_ssthresh, pacing)
     #[arg(long, value_name = "VARIANT", default_value = "jsac")]
     variant: sockopt::Variant,
 }
@@ -44,7 +46,7 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
         default_variant: args.variant,
     };
     if args.variant.base == sockopt::variant::Base::Default {
-        bail!("--variant: the load-time default must start with jsac or paper");
+        bail!("--variant: the load-time default must start with jsac, paper or drain");
     }
     bpfload::sys::require_root("c2tcp load")?;
     // An unknown name is refused at once, not after waiting for the lock

@@ -42,7 +42,7 @@ struct SetArgs {
     /// Average-delay Target in milliseconds (1 to 10000)
     #[arg(long, value_name = "MS")]
     target: f64,
-    /// C2TCP variant for the cgroup's sockets (`jsac`, `paper`, with +/-BEHAVIOUR); default:
+    /// C2TCP variant for the cgroup's sockets (`jsac`, `paper`, `drain`, with +/-BEHAVIOUR); default:
     /// the load-time one
     #[arg(long, value_name = "VARIANT")]
     variant: Option<sockopt::Variant>,

@@ -3,13 +3,13 @@
 //! sentence, and a range or a word check.
 use super::knob::Knob;
 
-/// `variant = "jsac" | "paper"`, optionally with +BEHAVIOUR / -BEHAVIOUR.
+/// `variant = "jsac" | "paper" | "drain"`, optionally with +BEHAVIOUR / -BEHAVIOUR.
 fn c2tcp_variant_word(w: &str) -> Result<(), String> {
     w.parse::<sockopt::Variant>().map(|_| ())
 }
 
-/// One switch per behaviour of the authors' code (sockopt::variant), on top
-/// of `variant`: 1 forces it on, 0 off.
+/// One switch per behaviour (sockopt::variant: the authors' five, the drain
+/// variant's three), on top of `variant`: 1 forces it on, 0 off.
 macro_rules! c2tcp_switch {
     ($name:literal, $about:literal) => {
         Knob {
@@ -26,8 +26,8 @@ macro_rules! c2tcp_switch {
 
 pub(crate) const VARIANT: Knob = Knob {
     name: "variant",
-    about: "jsac (the authors' released behaviour, default) or paper (Algorithms 1-3 as printed), \
-            then any +BEHAVIOUR/-BEHAVIOUR",
+    about: "jsac (the authors' released behaviour, default), paper (Algorithms 1-3 as printed) or \
+            drain (jsac whose imaginary drop drains the queue, not the pipe), then any +BEHAVIOUR/-BEHAVIOUR",
     min: 0.0,
     max: 0.0,
     word: Some(c2tcp_variant_word),
@@ -74,6 +74,18 @@ pub(super) const C2TCP_KNOBS: &[Knob] = &[
     c2tcp_switch!(
         "ack_interval",
         "1: Interval = current Setpoint on every ACK; CoDel's Newton step"
+    ),
+    c2tcp_switch!(
+        "bdp_floor",
+        "1: a Bad cuts cwnd to the packets delivered in the last min RTT, not to 1 (drain)"
+    ),
+    c2tcp_switch!(
+        "hold_ssthresh",
+        "1: a Bad while cwnd is below ssthresh keeps ssthresh, as a repeated timeout does (drain)"
+    ),
+    c2tcp_switch!(
+        "pacing",
+        "1: the kernel's own pacing at 1.2 x cwnd/sRTT (2 x in slow start) (drain)"
     ),
     TARGET_MS,
     ALPHA,
