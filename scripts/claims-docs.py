@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Print the claims tally sentences and docs/results.md's claims table from a
+claims.json (`c2tcp claims ROOT --out DIR` writes DIR/claims.json).
+
+  scripts/claims-docs.py docs/claims.json
+
+The tally sentence ("N claims: A holds; B holds, magnitude differs; ...") is
+the one README.md and docs/results.md print; the table goes between
+docs/results.md's <!-- claims-table --> markers, one row per claim in
+claims.json's order. crates/report/tests/claims_docs.rs keeps the three
+equal, so after a new claims.json: copy it to docs/claims.json, run this, and
+paste its output in place.
+"""
+import json
+import sys
+
+ORDER = ["holds", "holds-magnitude-differs", "differs", "unsettled", "not-run", "error"]
+
+
+def key_text(k):
+    return "holds, magnitude differs" if k == "holds-magnitude-differs" else k.replace("-", " ")
+
+
+def tally_sentence(t):
+    n = sum(t.values())
+    parts = [f"{t[k]} {key_text(k)}" for k in ORDER if k in t]
+    return f"{n} claims: " + "; ".join(parts)
+
+
+def num(v):
+    if v is None:
+        return "–"
+    a = abs(v)
+    if v == round(v) and a < 1e9:
+        return f"{v:.0f}"
+    return f"{v:.1f}" if a >= 100 else f"{v:.2f}" if a >= 1 else f"{v:.3g}"
+
+
+def cell(s):
+    return str(s).replace("|", "/").replace("\n", " ")
+
+
+def check_text(c):
+    s = f"{num(c['value'])} ({c['bound']})" if c.get("value") is not None else "–"
+    if c.get("magnitude") is not None:
+        s += f", ×{num(c['magnitude'])} the paper's {num(c['paper'])}"
+    if c.get("components"):
+        a, b = c["components"]
+        s += f" [{num(a)} ÷ {num(b)}]"
+    return s
+
+
+def main():
+    j = json.load(open(sys.argv[1]))
+    print("papers:", tally_sentence(j["tally"]))
+    for p, t in j["tally_by_paper"].items():
+        print(f"  {p}:", tally_sentence(t))
+    print("ours:", tally_sentence(j["tally_ours"]))
+    print()
+    print("<!-- claims-table -->")
+    print("| paper | claim | where | paper's figure | ours (bound), ours ÷ the paper's figure [a ratio's two components] | reps | verdict |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for c in j["claims"]:
+        checks = "; ".join(check_text(k) for k in c["checks"])
+        reps = sorted({k["reps"] for k in c["checks"] if k.get("value") is not None})
+        reps = "–" if not reps else str(reps[0]) if len(reps) == 1 else f"{reps[0]}–{reps[-1]}"
+        verdict = key_text(c["verdict"]) + (" (close)" if c.get("close") else "")
+        who = c["paper"]
+        claim = f"`{c['id']}`" + (" (our question)" if c.get("ours") else "")
+        print(f"| {who} | {claim} | {cell(c['section'])} | {cell(c.get('paper_figure') or '–')} | {cell(checks)} | {reps} | **{verdict}** |")
+    print("<!-- /claims-table -->")
+
+
+if __name__ == "__main__":
+    main()
