@@ -4,6 +4,11 @@
 claims.json (`c2tcp claims ROOT --out DIR` writes DIR/claims.json).
 
   scripts/claims-docs.py docs/claims.json
+  scripts/claims-docs.py BENCH/claims.json --copy docs/claims.json
+
+--copy writes the claims.json docs/results.md describes (without each
+check's per-trace values, which stay in the bench's own claims.json), then
+prints from it.
 
 The tally sentence ("N claims: A holds; B holds, magnitude differs; ...") is
 the one README.md and docs/results.md print; the table goes between
@@ -53,6 +58,15 @@ def check_text(c):
 
 def main():
     j = json.load(open(sys.argv[1]))
+    if len(sys.argv) == 4 and sys.argv[2] == "--copy":
+        for c in j["claims"]:
+            for k in c["checks"]:
+                k.pop("per_trace", None)
+        with open(sys.argv[3], "w") as f:
+            json.dump(j, f, indent=1, ensure_ascii=False)
+            f.write("\n")
+    elif len(sys.argv) != 2:
+        sys.exit(__doc__)
     print("papers:", tally_sentence(j["tally"]))
     for p, t in j["tally_by_paper"].items():
         print(f"  {p}:", tally_sentence(t))
