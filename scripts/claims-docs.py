@@ -8,7 +8,10 @@ claims.json (`c2tcp claims ROOT --out DIR` writes DIR/claims.json).
 
 --copy writes the claims.json docs/results.md describes (without each
 check's per-trace values, which stay in the bench's own claims.json), then
-prints from it.
+prints from it. --apply (after the file) rewrites, in README.md and
+docs/results.md, what lies between the markers <!-- tally:papers -->,
+<!-- tally:by-paper -->, <!-- tally:ours --> (each closed by <!-- /tally -->)
+and <!-- claims-table --> ... <!-- /claims-table -->.
 
 The tally sentence ("N claims: A holds; B holds, magnitude differs; ...") is
 the one README.md and docs/results.md print; the table goes between
@@ -56,8 +59,43 @@ def check_text(c):
     return s
 
 
+def table(j):
+    out = ["<!-- claims-table -->",
+           "| paper | claim | where | paper's figure | ours (bound), ours ÷ the paper's figure [a ratio's two components] | reps | verdict |",
+           "| --- | --- | --- | --- | --- | --- | --- |"]
+    for c in j["claims"]:
+        checks = "; ".join(check_text(k) for k in c["checks"])
+        reps = sorted({k["reps"] for k in c["checks"] if k.get("value") is not None})
+        reps = "–" if not reps else str(reps[0]) if len(reps) == 1 else f"{reps[0]}–{reps[-1]}"
+        verdict = key_text(c["verdict"]) + (" (close)" if c.get("close") else "")
+        claim = f"`{c['id']}`" + (" (our question)" if c.get("ours") else "")
+        out.append(f"| {c['paper']} | {claim} | {cell(c['section'])} | {cell(c.get('paper_figure') or '–')} | {cell(checks)} | {reps} | **{verdict}** |")
+    out.append("<!-- /claims-table -->")
+    return "\n".join(out)
+
+
+def apply(j, paths):
+    import re
+    marks = {
+        "papers": tally_sentence(j["tally"]),
+        "ours": tally_sentence(j["tally_ours"]),
+        "by-paper": "; ".join(f"{p}: {tally_sentence(t)}" for p, t in j["tally_by_paper"].items()),
+    }
+    for path in paths:
+        text = open(path).read()
+        for k, v in marks.items():
+            text = re.sub(rf"(<!-- tally:{k} -->).*?(<!-- /tally -->)",
+                          lambda m: m.group(1) + v + m.group(2), text, flags=re.S)
+        text = re.sub(r"<!-- claims-table -->.*?<!-- /claims-table -->",
+                      lambda m: table(j), text, flags=re.S)
+        open(path, "w").write(text)
+
+
 def main():
     j = json.load(open(sys.argv[1]))
+    if len(sys.argv) == 3 and sys.argv[2] == "--apply":
+        apply(j, ["README.md", "docs/results.md"])
+        return
     if len(sys.argv) == 4 and sys.argv[2] == "--copy":
         for c in j["claims"]:
             for k in c["checks"]:
@@ -72,18 +110,7 @@ def main():
         print(f"  {p}:", tally_sentence(t))
     print("ours:", tally_sentence(j["tally_ours"]))
     print()
-    print("<!-- claims-table -->")
-    print("| paper | claim | where | paper's figure | ours (bound), ours ÷ the paper's figure [a ratio's two components] | reps | verdict |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
-    for c in j["claims"]:
-        checks = "; ".join(check_text(k) for k in c["checks"])
-        reps = sorted({k["reps"] for k in c["checks"] if k.get("value") is not None})
-        reps = "–" if not reps else str(reps[0]) if len(reps) == 1 else f"{reps[0]}–{reps[-1]}"
-        verdict = key_text(c["verdict"]) + (" (close)" if c.get("close") else "")
-        who = c["paper"]
-        claim = f"`{c['id']}`" + (" (our question)" if c.get("ours") else "")
-        print(f"| {who} | {claim} | {cell(c['section'])} | {cell(c.get('paper_figure') or '–')} | {cell(checks)} | {reps} | **{verdict}** |")
-    print("<!-- /claims-table -->")
+    print(table(j))
 
 
 if __name__ == "__main__":
