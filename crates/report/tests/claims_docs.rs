@@ -129,9 +129,16 @@ fn results_table_has_each_claim_with_its_verdict() {
         .filter(|l| l.starts_with("| ") && !l.starts_with("| paper ") && !l.starts_with("| ---"))
         .collect();
     let list = claim_list(&docs_json());
-    assert_eq!(rows.len(), list.len(), "one row per claim of docs/claims.json");
+    assert_eq!(
+        rows.len(),
+        list.len(),
+        "one row per claim of docs/claims.json"
+    );
     for (row, (paper, id, verdict)) in rows.iter().zip(&list) {
-        let cells: Vec<&str> = row.split(" | ").map(|c| c.trim_matches(['|', ' '])).collect();
+        let cells: Vec<&str> = row
+            .split(" | ")
+            .map(|c| c.trim_matches(['|', ' ']))
+            .collect();
         assert!(
             cells[0] == paper && cells[1].starts_with(&format!("`{id}`")),
             "rows in docs/claims.json's order, {paper}/{id} here: {row}"
@@ -172,7 +179,11 @@ fn no_tally_sentence_gives_other_counts() {
         (total(&j["tally"]), holds(&j["tally"])),
         (total(&j["tally_ours"]), holds(&j["tally_ours"])),
     ];
-    for t in j["tally_by_paper"].as_object().expect("tally_by_paper").values() {
+    for t in j["tally_by_paper"]
+        .as_object()
+        .expect("tally_by_paper")
+        .values()
+    {
         allowed.push((total(t), holds(t)));
     }
     for (name, text) in docs() {

@@ -403,8 +403,16 @@ fn magnitude_beside_direction() {
     table_part(tmp.path()); // Cubic ÷ C2TCP: 5 and 8, mean 6.5
     let text = [
         FILE.to_string(),
-        claim("near-paper", "table", &format!("{RATIO}paper = 2\nat_least = 1.414")),
-        claim("far-above", "table", &format!("{RATIO}paper = 1.5\nat_least = 1.225")),
+        claim(
+            "near-paper",
+            "table",
+            &format!("{RATIO}paper = 2\nat_least = 1.414"),
+        ),
+        claim(
+            "far-above",
+            "table",
+            &format!("{RATIO}paper = 1.5\nat_least = 1.225"),
+        ),
         claim("words", "table", &format!("{RATIO}at_least = 1")),
     ]
     .concat();
@@ -427,7 +435,10 @@ fn magnitude_beside_direction() {
     let file = claims::parse(&text, Path::new("t.toml")).unwrap();
     let w = claims::write(&tmp.path().join("out"), tmp.path(), &[file], &r).unwrap();
     let md = &w.table_markdown;
-    assert!(md.contains("paper 1.50, ours ÷ paper 4.33; of 90 ÷ to 15"), "{md}");
+    assert!(
+        md.contains("paper 1.50, ours ÷ paper 4.33; of 90 ÷ to 15"),
+        "{md}"
+    );
     assert!(md.contains("| holds, magnitude differs |"), "{md}");
     assert!(md.contains("2 holds, 1 holds, magnitude differs"), "{md}");
 }
@@ -445,7 +456,10 @@ fn an_unsettled_claim_outside_its_bound_needs_a_note() {
     ]
     .concat();
     let r = evaluate(tmp.path(), &text);
-    assert_eq!((r[0].verdict, r[1].verdict), (Verdict::Unsettled, Verdict::Unsettled));
+    assert_eq!(
+        (r[0].verdict, r[1].verdict),
+        (Verdict::Unsettled, Verdict::Unsettled)
+    );
     assert!(!r[0].checks[0].within && r[1].checks[0].within);
     assert!(r[0].unexplained() && !r[1].unexplained());
 }

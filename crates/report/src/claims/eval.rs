@@ -138,7 +138,10 @@ impl ClaimResult {
     /// if called).
     pub fn unexplained(&self) -> bool {
         let out_of_bound = self.verdict == Verdict::Unsettled
-            && self.checks.iter().any(|c| c.verdict == Verdict::Unsettled && !c.within);
+            && self
+                .checks
+                .iter()
+                .any(|c| c.verdict == Verdict::Unsettled && !c.within);
         (self.verdict == Verdict::Differs || out_of_bound)
             && self.note.as_deref().is_none_or(|n| n.trim().is_empty())
     }

@@ -99,11 +99,7 @@ fn ours(c: &CheckResult) -> String {
         );
     }
     if let Some((a, b)) = c.components {
-        s += &format!(
-            "; of {} ÷ to {}",
-            crate::number(a),
-            crate::number(b)
-        );
+        s += &format!("; of {} ÷ to {}", crate::number(a), crate::number(b));
     }
     if let Some(r) = &c.reason {
         s += &format!(" — {r}");

@@ -398,7 +398,9 @@ const RULE_ROUNDING: f64 = 0.0005;
 /// An absolute figure of the paper must lie within its check's bounds.
 fn admits(paper: f64, at_least: Option<f64>, at_most: Option<f64>) -> Result<(), String> {
     if !paper.is_finite() {
-        return Err(format!("paper = {paper}: the paper's figure must be a number"));
+        return Err(format!(
+            "paper = {paper}: the paper's figure must be a number"
+        ));
     }
     if at_least.is_some_and(|lo| lo > paper) || at_most.is_some_and(|hi| hi < paper) {
         return Err(format!(
@@ -523,7 +525,12 @@ pub fn parse(text: &str, origin: &Path) -> Result<ClaimsFile> {
                 c.id
             );
         }
-        if let Some(k) = c.checks.iter().position(|k| k.paper.is_none()).filter(|_| !c.ours) {
+        if let Some(k) = c
+            .checks
+            .iter()
+            .position(|k| k.paper.is_none())
+            .filter(|_| !c.ours)
+        {
             let line = check_line(text, &c.id, k)
                 .map(|l| format!(", line {l}"))
                 .unwrap_or_default();
@@ -544,7 +551,9 @@ pub fn parse(text: &str, origin: &Path) -> Result<ClaimsFile> {
 fn check_line(text: &str, id: &str, k: usize) -> Option<usize> {
     let id_line = format!("id = {}", toml::Value::String(id.to_owned()));
     let lines: Vec<&str> = text.lines().collect();
-    let start = lines.iter().position(|l| l.trim_start().starts_with(&id_line))?;
+    let start = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with(&id_line))?;
     lines[start..]
         .iter()
         .enumerate()
