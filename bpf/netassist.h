@@ -372,6 +372,14 @@ static __always_inline void na_cong_control(struct sock *sk, __u32 ack, int flag
 	if (s->mode == NA_MODE_ASSISTED && !cap_cubic) {
 		__u32 cwnd = s->target;
 
+		/* NATCP's assumed delay cap (netassist_logic.h): eq. 1 alone while
+		 * the latest RTT sample (RACK's) is above NetAssist's minimum RTT. */
+		if (flavour == NA_NATCP && fb && (fb->flags & NA_FB_MAX_DELAY))
+			cwnd = na_natcp_delay_capped(cwnd,
+						     na_target_cwnd(fb->bw_Bps, fb->min_rtt_us, fb->alpha_pct,
+								    fb->beta, na_wire(tp)),
+						     tp->rack.rtt_us, fb->min_rtt_us);
+
 		/* Let the first retransmission of a recovery out. */
 		if (na_in_reduction(inet_csk(sk)->icsk_ca_state) && !tp->prr_out &&
 		    cwnd < tcp_packets_in_flight(tp) + 1)

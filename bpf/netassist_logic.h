@@ -57,6 +57,7 @@ enum na_mode {
 /* na_feedback.flags, written by the agent (bpfload::netassist::FLAG_*). */
 #define NA_FB_CARRIED 1u    /* the bandwidth was carried over an empty period */
 #define NA_FB_EQ1_WINDOW 2u /* NATCP's window is eq. 1 alone, without BBR's headroom */
+#define NA_FB_MAX_DELAY 4u  /* NATCP's assumed delay cap: eq. 1 alone while the RTT is above the target */
 
 /* Feedback is usable while it is younger than its timeout. A bandwidth of 0
  * is a measurement (an empty period), not missing feedback: the entry exists
@@ -160,6 +161,26 @@ static __always_inline __u32 na_natcp_cwnd(__u64 bw_Bps, __u32 min_rtt_us, __u32
 	if (segs < NA_BBR_CWND_MIN)
 		segs = NA_BBR_CWND_MIN;
 	return na_saturate(segs);
+}
+
+/*
+ * The delay cap we assume of the authors' BBR. Their natcp.sh sets the
+ * patch's sysctl tcp_bbr_enable_maxdelay = 1, and their server sets, with
+ * every feedback, BBR's target delay (TCP_BBR_TRGTDEL_MS = the feedback's
+ * minRtt + 2 x the one-way delay: the minimum RTT NetAssist reports, which
+ * is ours). The patch is not public, so what "maxdelay" did is an
+ * assumption; ours, the one with no free parameter: while the connection's
+ * latest RTT sample is above that target, NATCP's window is eq. 1 alone
+ * (`eq1`), the window that target delay allows at the fed-back bandwidth;
+ * at or below it (no queue of its own), eq. 1 with BBR's headroom
+ * (`with_headroom`). No sample yet (0): the headroom's window.
+ */
+static __always_inline __u32 na_natcp_delay_capped(__u32 with_headroom, __u32 eq1, __u32 rtt_us,
+						   __u32 target_us)
+{
+	if (!rtt_us || rtt_us <= target_us)
+		return with_headroom;
+	return eq1 < with_headroom ? eq1 : with_headroom;
 }
 
 /* The flow's share of the bandwidth in payload bytes/s. */

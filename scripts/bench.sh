@@ -13,6 +13,8 @@
 #                 buffer (5g) and a 1 000-packet one (5g-deep); C2TCP at Target
 #                 50 and 25 ms (docs/5g.md)
 #   mobile-edge   C2TCP Fig. 17: 4 ms RTT, Target 10 ms, the trace scaled 3x
+#                 (Sprout's rate model up to 100 Mbit/s: the scaled trace
+#                 averages 50), three repetitions
 #   target-sweep  C2TCP Fig. 20: Target 25-100 ms vs Cubic, Cubic+CoDel and
 #                 Cubic+PIE, on every downlink trace
 #   buffer-sweep  C2TCP Fig. 21: bottleneck buffer 75 KB - 1.5 MB
@@ -23,16 +25,23 @@
 #   sprout        Sprout NSDI'13 summary table: its eight schemes (webrtc-gcc for
 #                 Skype) over 4 networks x both directions (20 ms each way,
 #                 unlimited queue), then scripts/sprout-table.py beside the paper's
+#   sprout-confidence  Sprout Fig. 9: confidence 5-75 % beside Sprout-EWMA on the
+#                 T-Mobile UMTS uplink, the authors' sender, three repetitions
+#   sprout-loss   Sprout 5.6: Verizon LTE both ways with 0, 5 and 10 % loss each
+#                 way, the authors' sender, three repetitions
 #   competing     Sprout 5.7, Direct: Cubic bulk + a two-way webrtc-gcc call, Verizon LTE
 #   competing-tunnel  Sprout 5.7, via Sprout: the same through SproutTunnel, then
 #                 scripts/sprout-competing.py (both columns beside the paper's)
 #   natcp         NATCP/NACubic over NetAssist (replayed and live), the MEC
-#                 set-up, 60 s runs
+#                 set-up, 60 s runs; with the replayed feedback NATCP runs again
+#                 with eq. 1 alone (headroom=0) and with the assumed delay cap
+#                 (maxdelay=1), as in natcp-fairness and natcp-table2
 #   natcp-fairness NATCP Fig. 5: two flows to one UE over TMobile-LTE-driving,
 #                 NATCP/NACubic beside Cubic+CoDel, TG, ABC, C2TCP, BBR and Cubic
 #   natcp-table2  NATCP Table 2: NATCP and the schemes it is compared with over
-#                 each whole trace (hours), then scripts/natcp-table2.py beside
-#                 the paper's column; NATCP_SCHEMES overrides the list
+#                 four whole traces (about an hour), then scripts/natcp-table2.py
+#                 beside the paper's column; NATCP_SCHEMES overrides the list,
+#                 NATCP_TRACES the traces (all: the seven, hours more)
 #   dfcsd         DFCSD/DRWA/RTAC short-vs-long and its variants (scripts/bench-dfcsd.sh)
 #   capture       `c2tcp trace capture` through the emulator vs the replayed trace
 #                 (scripts/bench-capture.sh; CAPTURE_TRACES=all for every trace)
@@ -61,7 +70,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/c2tcp}
 OUT=${BENCH_OUT:-bench-out}
 JOBS=${BENCH_JOBS:-2}
-PARTS=${BENCH_PARTS:-"table1 ablation full-length orange 5g mobile-edge target-sweep buffer-sweep friendliness sprout competing competing-tunnel natcp natcp-fairness natcp-table2 dfcsd capture ecn l4s cost soak"}
+PARTS=${BENCH_PARTS:-"table1 ablation full-length orange 5g mobile-edge target-sweep buffer-sweep friendliness sprout sprout-confidence sprout-loss competing competing-tunnel natcp natcp-fairness natcp-table2 dfcsd capture ecn l4s cost soak"}
 TRACES=${C2TCP_TRACES:-traces}
 
 [ "$(id -u)" = 0 ] || { echo "make bench needs root (BPF, network namespaces, TUN): run it with sudo" >&2; exit 1; }
@@ -111,7 +120,7 @@ if part mobile-edge; then
   mkdir -p "$OUT/mobile-edge-traces"
   EDGE_TRACE="$OUT/mobile-edge-traces/TMobile-LTE-short-x3.down"
   $BIN trace scale "$TRACES/mahimahi/TMobile-LTE-short.down" --factor 3 -o "$EDGE_TRACE"
-  bench mobile-edge mobile-edge --traces "$EDGE_TRACE"
+  bench mobile-edge mobile-edge --traces "$EDGE_TRACE" --set max_rate_mbps=100 --reps 3
 fi
 bench target-sweep target-sweep
 bench buffer-sweep buffer-sweep
@@ -125,6 +134,9 @@ bench sprout sprout-paper
 if part sprout; then
   ./scripts/sprout-table.py "$OUT/sprout" | tee "$OUT/sprout/sprout-table.md"
 fi
+# Fig. 9 and 5.6 with the authors' sender, which the claims read.
+bench sprout-confidence sprout-confidence --set sender=authors
+bench sprout-loss sprout-loss --set sender=authors
 bench competing sprout-competing
 bench competing-tunnel sprout-competing-tunnel
 if part competing && part competing-tunnel; then
@@ -136,7 +148,17 @@ fi
 for fb in replay live; do
   bench natcp natcp-mec --set feedback=$fb
   bench natcp-fairness natcp-fairness --set feedback=$fb
-  bench natcp-table2 natcp-table2 ${NATCP_SCHEMES:+--schemes "$NATCP_SCHEMES"} --set feedback=$fb
+  bench natcp-table2 natcp-table2 ${NATCP_SCHEMES:+--schemes "$NATCP_SCHEMES"} \
+    ${NATCP_TRACES:+--traces "$NATCP_TRACES"} --set feedback=$fb
+done
+# NATCP's window as the claims read it (eq. 1 with BBR's headroom, the
+# default) beside eq. 1 alone and beside the delay cap we assume of the
+# authors' BBR (docs/netassist.md), replayed feedback.
+for variant in headroom=0 maxdelay=1; do
+  bench natcp natcp-mec --schemes natcp --set feedback=replay --set $variant
+  bench natcp-fairness natcp-fairness --schemes natcp --set feedback=replay --set $variant
+  bench natcp-table2 natcp-table2 --schemes natcp ${NATCP_TRACES:+--traces "$NATCP_TRACES"} \
+    --set feedback=replay --set $variant
 done
 if part natcp-table2; then
   ./scripts/natcp-table2.py "$OUT/natcp-table2" | tee "$OUT/natcp-table2/table2.md"

@@ -67,6 +67,28 @@ static void test_natcp_window(void)
 	CHECK_EQ(na_natcp_cwnd(~0ull, ~0u, ~0u, 1, 1500, 1448, ~0ull, 0), 0x7fffffff);
 }
 
+/* NA_FB_MAX_DELAY: the headroom's window only while the RTT is at or below
+ * the target delay (NetAssist's minimum RTT); eq. 1 alone above it. */
+static void test_natcp_delay_cap(void)
+{
+	__u32 with = na_natcp_cwnd(1500000, 20000, 200, 1, 1500, 1448, 1448000, 0);
+	__u32 eq1 = na_target_cwnd(1500000, 20000, 200, 1, 1500);
+
+	CHECK_EQ(with, 46);
+	CHECK_EQ(eq1, 40);
+	/* No queue of its own: the RTT at the target, or below it. */
+	CHECK_EQ(na_natcp_delay_capped(with, eq1, 20000, 20000), 46);
+	CHECK_EQ(na_natcp_delay_capped(with, eq1, 15000, 20000), 46);
+	/* One microsecond above the target: eq. 1 alone. */
+	CHECK_EQ(na_natcp_delay_capped(with, eq1, 20001, 20000), 40);
+	CHECK_EQ(na_natcp_delay_capped(with, eq1, 900000, 20000), 40);
+	/* No RTT sample yet. */
+	CHECK_EQ(na_natcp_delay_capped(with, eq1, 0, 20000), 46);
+	/* Never above the headroom's window (an empty period: both at floors). */
+	CHECK_EQ(na_natcp_delay_capped(4, 2, 50000, 10000), 2);
+	CHECK_EQ(na_natcp_delay_capped(4, 9, 50000, 10000), 4);
+}
+
 /* PRR as the kernel computes it (RFC 6937 section 3). */
 static void test_prr(void)
 {
@@ -97,6 +119,7 @@ int main(void)
 	test_pacing();
 	test_freshness();
 	test_natcp_window();
+	test_natcp_delay_cap();
 	test_prr();
 	test_kernel_pacing();
 	if (failures) {

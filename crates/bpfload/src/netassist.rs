@@ -39,9 +39,12 @@ pub type FlowState = na_flow_state;
 
 /// `na_feedback.flags` bits (`NA_FB_*` of bpf/netassist_logic.h): the
 /// bandwidth was carried over an empty period; NATCP's window is eq. 1
-/// alone, without the headroom of the authors' BBR-based implementation.
+/// alone, without the headroom of the authors' BBR-based implementation;
+/// NATCP's assumed delay cap (eq. 1 alone while the RTT is above NetAssist's
+/// minimum RTT, the target delay the authors' server gave their BBR).
 pub const FLAG_CARRIED: u32 = 1;
 pub const FLAG_EQ1_WINDOW: u32 = 2;
+pub const FLAG_MAX_DELAY: u32 = 4;
 
 pub const MODE_WAITING: u32 = 0;
 pub const MODE_ASSISTED: u32 = 1;

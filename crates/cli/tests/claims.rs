@@ -68,7 +68,7 @@ fn claims_report_over_a_real_two_scheme_bench() {
     let claims_file = tmp.path().join("small.toml");
     let claim = |id: &str, bench: &str, check: &str| {
         format!(
-            "[[claim]]\nid = \"{id}\"\nsection = \"§\"\nstatement = \"s\"\npaper_figure = \"x\"\nbench = \"{bench}\"\nplot = \"report.md\"\n[[claim.check]]\n{check}\n"
+            "[[claim]]\nid = \"{id}\"\nsection = \"§\"\nstatement = \"s\"\npaper_figure = \"x\"\nbench = \"{bench}\"\nplot = \"report.md\"\n[[claim.check]]\n{check}\npaper = \"its words\"\n"
         )
     };
     let text = [
@@ -95,13 +95,19 @@ fn claims_report_over_a_real_two_scheme_bench() {
     // and the command fails naming it.
     let (ok, said) = claims_run(&text);
     assert!(
-        !ok && said.contains("differ without a note") && said.contains("small/tenfold"),
+        !ok && said.contains("without a note") && said.contains("small/tenfold"),
         "{said}"
     );
     assert!(out.join("claims.json").exists());
     let text = text.replace(
         "id = \"tenfold\"\n",
         "id = \"tenfold\"\nnote = \"a tenfold speed-up is not a claim anyone makes\"\n",
+    );
+    // Unsettled below its bound (one repetition within 25 % of 2) would
+    // need a note too: give it one, so the run's own ratio cannot fail this.
+    let text = text.replace(
+        "id = \"halves\"\n",
+        "id = \"halves\"\nnote = \"one repetition\"\n",
     );
     let (ok, text) = claims_run(&text);
     assert!(ok, "c2tcp claims failed: {text}");

@@ -68,6 +68,13 @@ pub struct Options {
     /// `headroom` knob overrides it.
     #[serde(default = "default_true")]
     pub natcp_headroom: bool,
+    /// NATCP's assumed delay cap (bpf/netassist_logic.h,
+    /// `na_natcp_delay_capped`): the headroom only while the connection's
+    /// RTT is at or below NetAssist's minimum RTT, the target delay the
+    /// authors' server gave their BBR with `tcp_bbr_enable_maxdelay = 1`;
+    /// default off. A NATCP flow's `maxdelay` knob overrides it.
+    #[serde(default)]
+    pub natcp_maxdelay: bool,
     /// Datagrams taken longer ago than this are stale [default: the timeout].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_age_ms: Option<f64>,
@@ -107,6 +114,7 @@ impl Default for Options {
             uplink_in_min_rtt: false,
             feedback: Feedback::default(),
             natcp_headroom: true,
+            natcp_maxdelay: false,
             max_age_ms: None,
             key_file: None,
             silent: Vec::new(),
@@ -225,6 +233,10 @@ impl Deployment {
                     0
                 } else {
                     bpfload::netassist::FLAG_EQ1_WINDOW
+                } | if options.natcp_maxdelay {
+                    bpfload::netassist::FLAG_MAX_DELAY
+                } else {
+                    0
                 },
             },
         )?;

@@ -50,7 +50,8 @@ const FILE: &str = "paper = \"p\"\ntitle = \"A paper\"\n";
 
 fn claim(id: &str, bench: &str, check: &str) -> String {
     format!(
-        "[[claim]]\nid = \"{id}\"\nsection = \"§1\"\nstatement = \"s\"\npaper_figure = \"2×\"\nbench = \"{bench}\"\n[[claim.check]]\n{check}\n"
+        "[[claim]]\nid = \"{id}\"\nsection = \"§1\"\nstatement = \"s\"\npaper_figure = \"2×\"\nbench = \"{bench}\"\n[[claim.check]]\n{check}\n{}",
+        if check.contains("paper =") { "" } else { "paper = \"its words\"\n" }
     )
 }
 
@@ -114,7 +115,7 @@ fn holds_differs_and_not_run() {
     let file = claims::parse(&text, Path::new("t.toml")).unwrap();
     let w = claims::write(&out, tmp.path(), &[file], &r).unwrap();
     let md = std::fs::read_to_string(&w.markdown).unwrap();
-    assert!(md.contains("| mean-holds: s | §1 | 2× | avg_queue_delay_ms: cubic ÷ c2tcp = 6.50 [1 rep] (want ≥ 4) | holds |"), "{md}");
+    assert!(md.contains("| mean-holds: s | §1 | 2× | avg_queue_delay_ms: cubic ÷ c2tcp = 6.50 [1 rep] (want ≥ 4); of 90 ÷ to 15 | holds |"), "{md}");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&w.json).unwrap()).unwrap();
     assert_eq!(json["tally"]["holds"], 1);
@@ -270,7 +271,7 @@ fn the_repetitions_spread_reaches_the_report() {
     let w = claims::write(&out, tmp.path(), &[file], &r).unwrap();
     let md = std::fs::read_to_string(&w.markdown).unwrap();
     assert!(
-        md.contains("avg_queue_delay_ms: cubic ÷ c2tcp = 7.50 [5.50–9.50 over 3 reps] (want ≥ 7) | holds (close) |"),
+        md.contains("avg_queue_delay_ms: cubic ÷ c2tcp = 7.50 [5.50–9.50 over 3 reps] (want ≥ 7); of 75 ÷ to 10 | holds (close) |"),
         "{md}"
     );
     let json: serde_json::Value =
@@ -390,4 +391,75 @@ fn tally_keeps_our_questions_apart_and_checks_read_their_part_and_traces() {
         "{}",
         w.table_markdown
     );
+}
+
+/// Magnitude beside direction: a check with the paper's figure shows ours ÷
+/// the paper's and a ratio's two components; a claim within its bounds but
+/// more than 4× (or less than ¼) of the paper's figure "holds, magnitude
+/// differs", tallied apart.
+#[test]
+fn magnitude_beside_direction() {
+    let tmp = tempfile::tempdir().unwrap();
+    table_part(tmp.path()); // Cubic ÷ C2TCP: 5 and 8, mean 6.5
+    let text = [
+        FILE.to_string(),
+        claim(
+            "near-paper",
+            "table",
+            &format!("{RATIO}paper = 2\nat_least = 1.414"),
+        ),
+        claim(
+            "far-above",
+            "table",
+            &format!("{RATIO}paper = 1.5\nat_least = 1.225"),
+        ),
+        claim("words", "table", &format!("{RATIO}at_least = 1")),
+    ]
+    .concat();
+    let r = evaluate(tmp.path(), &text);
+    let c = &r[0].checks[0];
+    assert_eq!(r[0].verdict, Verdict::Holds);
+    assert_eq!((c.paper, c.magnitude), (Some(2.0), Some(3.25)));
+    // Cubic's delays 100 and 80 (mean 90), C2TCP's 20 and 10 (mean 15).
+    assert_eq!(c.components, Some((90.0, 15.0)));
+    assert_eq!(r[1].verdict, Verdict::HoldsMagnitudeDiffers);
+    let m = r[1].checks[0].magnitude.unwrap();
+    assert!((m - 6.5 / 1.5).abs() < 1e-9, "{m}");
+    assert_eq!(r[2].verdict, Verdict::Holds, "words carry no magnitude");
+    assert_eq!(r[2].checks[0].magnitude, None);
+    let t = claims::tally(&r, false);
+    assert_eq!(
+        (t.get("holds"), t.get("holds-magnitude-differs")),
+        (Some(&2), Some(&1))
+    );
+    let file = claims::parse(&text, Path::new("t.toml")).unwrap();
+    let w = claims::write(&tmp.path().join("out"), tmp.path(), &[file], &r).unwrap();
+    let md = &w.table_markdown;
+    assert!(
+        md.contains("paper 1.50, ours ÷ paper 4.33; of 90 ÷ to 15"),
+        "{md}"
+    );
+    assert!(md.contains("| holds, magnitude differs |"), "{md}");
+    assert!(md.contains("2 holds, 1 holds, magnitude differs"), "{md}");
+}
+
+/// An unsettled claim whose figure is outside its bound would differ if
+/// called: like a "differs", it needs a note.
+#[test]
+fn an_unsettled_claim_outside_its_bound_needs_a_note() {
+    let tmp = tempfile::tempdir().unwrap();
+    table_part(tmp.path()); // one repetition, ratio 6.5
+    let text = [
+        FILE.to_string(),
+        claim("below", "table", &format!("{RATIO}at_least = 7")),
+        claim("above", "table", &format!("{RATIO}at_least = 6")),
+    ]
+    .concat();
+    let r = evaluate(tmp.path(), &text);
+    assert_eq!(
+        (r[0].verdict, r[1].verdict),
+        (Verdict::Unsettled, Verdict::Unsettled)
+    );
+    assert!(!r[0].checks[0].within && r[1].checks[0].within);
+    assert!(r[0].unexplained() && !r[1].unexplained());
 }

@@ -61,7 +61,7 @@ fn check_without_bound_or_needed_field_is_refused_with_a_line() {
 #[test]
 fn claim_without_checks_or_duplicate_id_is_refused() {
     assert!(refused(&format!("{FILE}{CLAIM}")).contains("missing field `check`"));
-    let check = "[[claim.check]]\nwhat = \"value\"\nmetric = \"jitter_ms\"\nof = { scheme = \"c\" }\nat_most = 1\n";
+    let check = "[[claim.check]]\nwhat = \"value\"\nmetric = \"jitter_ms\"\nof = { scheme = \"c\" }\npaper = 1\nat_most = 1\n";
     let twice = format!("{FILE}{CLAIM}{check}{CLAIM}{check}");
     assert!(refused(&twice).contains("claim id \"a\" used twice"));
 }
@@ -109,6 +109,36 @@ fn a_bound_on_the_wrong_side_of_1_for_a_paper_ratio_above_1_is_refused() {
         claims::parse(&format!("{FILE}{CLAIM}{RATIO}{ok}\n"), Path::new("ok.toml"))
             .unwrap_or_else(|e| panic!("{ok}: {e:#}"));
     }
+}
+
+/// Every check of a paper's claim says what the paper gives for its
+/// quantity (`paper =`, a figure or words); `--check` refuses one without,
+/// at the check's line. An absolute figure (a value) is not a ratio: its
+/// bounds need only admit it.
+#[test]
+fn a_paper_claims_check_without_paper_is_refused_at_its_line() {
+    let check = "[[claim.check]]\nwhat = \"value\"\nmetric = \"jitter_ms\"\nof = { scheme = \"c\" }\nat_most = 10\n";
+    let e = refused(&format!("{FILE}{CLAIM}{check}"));
+    assert!(
+        e.contains("line 9") && e.contains("claim \"a\", check 1") && e.contains("paper ="),
+        "{e}"
+    );
+    let two = format!("{FILE}{CLAIM}{check}paper = \"the lowest\"\n{check}");
+    let e = refused(&two);
+    assert!(e.contains("line 15") && e.contains("check 2"), "{e}");
+    for ok in ["paper = \"the lowest\"", "paper = 10", "paper = 4.5"] {
+        let f = claims::parse(&format!("{FILE}{CLAIM}{check}{ok}\n"), Path::new("ok.toml"))
+            .unwrap_or_else(|e| panic!("{ok}: {e:#}"));
+        assert!(f.claims[0].checks[0].paper.is_some());
+    }
+    // A value's figure the bounds exclude is refused; words cannot be blank.
+    let e = refused(&format!("{FILE}{CLAIM}{check}paper = 12\n"));
+    assert!(e.contains("outside the bounds"), "{e}");
+    let e = refused(&format!("{FILE}{CLAIM}{check}paper = \" \"\n"));
+    assert!(e.contains("the paper's figure or its words"), "{e}");
+    // Our own question needs none.
+    let ours = CLAIM.replace("paper_figure = \"2×\"", "ours = true");
+    claims::parse(&format!("{FILE}{ours}{check}"), Path::new("ours.toml")).unwrap();
 }
 
 /// A paper's claim says what the paper prints; our own question says so.

@@ -493,6 +493,16 @@ fn the_claims_link_figures_the_report_writes() {
             done,
             Some(analysis(metrics_with(40.0, 8.0, 16.0, 1.0))),
         );
+        // Table I's part, on the UMTS trace Fig. 16's claim plots.
+        add_run(
+            &part("table1"),
+            "TMobile-UMTS-driving.down",
+            scheme,
+            &[],
+            0,
+            done,
+            Some(analysis(metrics_with(1.0, 60.0, 200.0, 1.0))),
+        );
     }
     for name in [
         "friendliness",

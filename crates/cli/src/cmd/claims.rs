@@ -10,14 +10,16 @@ use anyhow::{bail, Context, Result};
 #[derive(clap::Args)]
 #[command(
     after_help = "BENCH_ROOT holds one directory per bench part, as `make bench` writes it \
-(bench-out/table1, bench-out/target-sweep, ...); each claim names its part. Verdicts: holds, differs \
+(bench-out/table1, bench-out/target-sweep, ...); each claim names its part. Verdicts: holds, holds, magnitude differs \
+(within its bound, but a figure more than 4x or less than 1/4 of the paper's: tallied apart), differs \
 (out of bound, or undefined where the runs exist), unsettled (within 25 % of its bound on fewer than \
 3 repetitions), not run (its runs are absent), error (the claim cannot be read against these runs); \
 \"close\" where the repetitions straddle the bound. The papers' claims are tallied once each, our own \
-questions (`ours = true`) apart. Exits 1 when a claim differs without a note saying why.\n\n\
+questions (`ours = true`) apart. Exits 1 when a claim differs, or is unsettled outside its \
+bound, without a note saying why.\n\n\
 --check parses the files and refuses, naming the line: a bound that breaks the rule for the paper's \
-ratio (claims/README.md, Bounds), a paper's claim without the paper's figure, and every misfit of the \
-format.\n\n\
+ratio (claims/README.md, Bounds), a paper's claim without the paper's figure, a check of a paper's claim without `paper =` (the \
+paper's figure for the quantity or its words), and every misfit of the format.\n\n\
 Examples:\n  c2tcp claims bench-out\n  c2tcp claims bench-out --claims claims/c2tcp.toml --out /tmp/claims\n  \
 c2tcp claims --check --claims claims/natcp.toml"
 )]
@@ -89,7 +91,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         .collect();
     if !unexplained.is_empty() {
         eprintln!(
-            "c2tcp claims: {} differ without a note saying why (give each claim a `note`): {}",
+            "c2tcp claims: {} differ (or are unsettled outside their bound) without a note saying why (give each claim a `note`): {}",
             unexplained.len(),
             unexplained.join(", ")
         );

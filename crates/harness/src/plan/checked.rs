@@ -214,7 +214,7 @@ fn one_netassist(sc: &Scenario, flows: &[FlowSetup]) -> Result<Option<netassist:
         return Ok(None);
     }
     let mut options = sc.netassist.clone().unwrap_or_default();
-    let (mut feedback, mut headroom) = (None, None);
+    let (mut feedback, mut headroom, mut maxdelay) = (None, None, None);
     for (i, f) in flows.iter().enumerate() {
         let p = f.params.netassist();
         for (knob, given, seen) in [
@@ -227,6 +227,11 @@ fn one_netassist(sc: &Scenario, flows: &[FlowSetup]) -> Result<Option<netassist:
                 "headroom",
                 p.headroom.map(|v| format!("{v}")),
                 &mut headroom,
+            ),
+            (
+                "maxdelay",
+                p.maxdelay.map(|v| format!("{v}")),
+                &mut maxdelay,
             ),
         ] {
             let Some(v) = given else { continue };
@@ -244,6 +249,9 @@ fn one_netassist(sc: &Scenario, flows: &[FlowSetup]) -> Result<Option<netassist:
         }
         if let Some(v) = p.headroom {
             options.natcp_headroom = v;
+        }
+        if let Some(v) = p.maxdelay {
+            options.natcp_maxdelay = v;
         }
     }
     options.validate()?;

@@ -350,9 +350,15 @@ fn netassisted_flows_set_the_runs_netassist_and_must_agree() {
     .unwrap();
     let o = set.netassist().unwrap();
     assert_eq!(
-        (o.feedback, o.natcp_headroom, o.period_ms),
-        (Feedback::Replay, false, 20.0)
+        (o.feedback, o.natcp_headroom, o.natcp_maxdelay, o.period_ms),
+        (Feedback::Replay, false, false, 20.0)
     );
+    let capped = CheckedScenario::parse(&format!(
+        "{BASE}[[flows]]\nscheme = \"natcp\"\nmaxdelay = 1\n{section}"
+    ))
+    .unwrap();
+    let o = capped.netassist().unwrap();
+    assert_eq!((o.natcp_headroom, o.natcp_maxdelay), (true, true));
     let e = CheckedScenario::parse(&format!(
         "{BASE}[[flows]]\nscheme = \"natcp\"\nfeedback = \"replay\"\n[[flows]]\nscheme = \"tg\"\nfeedback = \"live\"\n"
     ))
@@ -367,9 +373,11 @@ fn netassisted_flows_set_the_runs_netassist_and_must_agree() {
     ))
     .unwrap_err();
     assert!(format!("{e:#}").contains("live, carry, replay"), "{e:#}");
-    // NACubic has no headroom to switch.
-    assert!(CheckedScenario::parse(&format!(
-        "{BASE}[[flows]]\nscheme = \"nacubic\"\nheadroom = 0\n"
-    ))
-    .is_err());
+    // NACubic has no headroom to switch, nor a delay cap.
+    for knob in ["headroom = 0", "maxdelay = 1"] {
+        assert!(CheckedScenario::parse(&format!(
+            "{BASE}[[flows]]\nscheme = \"nacubic\"\n{knob}\n"
+        ))
+        .is_err());
+    }
 }

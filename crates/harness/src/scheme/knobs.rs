@@ -181,7 +181,19 @@ pub(crate) const HEADROOM: Knob = Knob {
     default: None,
     sysctl: None,
 };
-pub(super) const NATCP_KNOBS: &[Knob] = &[FEEDBACK, HEADROOM];
+/// NATCP's assumed delay cap (the authors' `tcp_bbr_enable_maxdelay`).
+pub(crate) const MAXDELAY: Knob = Knob {
+    name: "maxdelay",
+    about: "1: NATCP's window loses BBR's headroom while its RTT is above NetAssist's minimum RTT, the \
+            delay cap we assume of the authors' BBR (tcp_bbr_enable_maxdelay, its patch not public); \
+            0: no cap (default)",
+    min: 0.0,
+    max: 1.0,
+    word: None,
+    default: None,
+    sysctl: None,
+};
+pub(super) const NATCP_KNOBS: &[Knob] = &[FEEDBACK, HEADROOM, MAXDELAY];
 pub(super) const NETASSISTED_KNOBS: &[Knob] = &[FEEDBACK];
 
 // Receiver-side rules: the parameters worth sweeping (rxctl's `params.rs`

@@ -16,7 +16,7 @@ use anyhow::{anyhow, bail, Result};
 use super::kind::{Kind, Scheme};
 use super::knob::{as_number, number_text, Knob};
 use super::knobs::{
-    ALPHA, CONFIDENCE, DRWA_LAMBDA, FEEDBACK, FPS, GAMMA_K, GAMMA_MAX, GAMMA_MIN, HEADROOM,
+    ALPHA, CONFIDENCE, DRWA_LAMBDA, FEEDBACK, FPS, GAMMA_K, GAMMA_MAX, GAMMA_MIN, HEADROOM, MAXDELAY,
     INITIAL_KBPS, MAX_KBPS, MAX_RATE_MBPS, MIN_KBPS, RTAC_MAX_P, RTAC_MAX_TH, RTAC_MIN_TH,
     RTT_LOOKAHEAD, SPROUT_SENDER, TARGET_MS, VARIANT,
 };
@@ -60,6 +60,8 @@ pub struct NetAssistParams {
     pub feedback: Option<netassist::meter::Feedback>,
     /// NATCP's window with BBR's headroom.
     pub headroom: Option<bool>,
+    /// NATCP's assumed delay cap.
+    pub maxdelay: Option<bool>,
 }
 
 /// Options of `sprout-recv` / `sprout-send`; None keeps the endpoint's default.
@@ -295,6 +297,7 @@ impl Scheme {
                         .word(&FEEDBACK)
                         .and_then(netassist::meter::Feedback::parse),
                     headroom: g.number(&HEADROOM).map(|v| v != 0.0),
+                    maxdelay: g.number(&MAXDELAY).map(|v| v != 0.0),
                 },
             }))
         };

@@ -9,7 +9,15 @@
 //! one), `differs` (a check computed and out of bound, or undefined where the
 //! runs exist), `not run` (runs a check needs are absent), `unsettled` (a
 //! check within 25 % of its bound with fewer than three repetitions behind
-//! it: not called either way), `holds`.
+//! it: not called either way), `holds, magnitude differs` (every check
+//! within its bound, but one's figure more than 4× or less than ¼ of the
+//! paper's: the direction holds, the size does not), `holds`.
+//!
+//! Magnitude: a check whose `paper` is a figure shows ours ÷ the paper's,
+//! and a plain ratio shows its two components (the means over the traces
+//! of `of`'s and of `to`'s metric), so that a ratio reached by two
+//! offsetting errors, or a one-sided bound passed far beyond the paper's
+//! figure, is seen.
 //!
 //! Repetitions: the figure a check bounds is computed from the means over
 //! repetitions, and again from each repetition alone (the k-th repetition of
@@ -30,6 +38,7 @@ use crate::summary::{self, ConfigSummary};
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     Holds,
+    HoldsMagnitudeDiffers,
     Unsettled,
     NotRun,
     Differs,
@@ -41,6 +50,7 @@ impl Verdict {
     pub fn key(self) -> &'static str {
         match self {
             Verdict::Holds => "holds",
+            Verdict::HoldsMagnitudeDiffers => "holds-magnitude-differs",
             Verdict::Unsettled => "unsettled",
             Verdict::NotRun => "not-run",
             Verdict::Differs => "differs",
@@ -52,6 +62,7 @@ impl Verdict {
     pub fn text(self) -> &'static str {
         match self {
             Verdict::Holds => "holds",
+            Verdict::HoldsMagnitudeDiffers => "holds, magnitude differs",
             Verdict::Unsettled => "unsettled",
             Verdict::NotRun => "not run",
             Verdict::Differs => "differs",
@@ -64,6 +75,9 @@ impl Verdict {
 /// on fewer than [`SETTLING_REPS`] repetitions.
 pub const NEAR_BOUND: f64 = 0.25;
 pub const SETTLING_REPS: usize = 3;
+/// A figure more than this many times the paper's, or less than its
+/// inverse, holds in direction only.
+pub const MAGNITUDE_FACTOR: f64 = 4.0;
 
 /// One check's outcome.
 #[derive(Clone, Debug, Serialize)]
@@ -75,12 +89,22 @@ pub struct CheckResult {
     pub value: Option<f64>,
     /// The per-trace values it came from.
     pub per_trace: Vec<(String, f64)>,
+    /// The paper's figure for the quantity, when it prints one.
+    pub paper: Option<f64>,
+    /// Ours ÷ the paper's figure.
+    pub magnitude: Option<f64>,
+    /// A plain ratio's two components: the means over the traces of `of`'s
+    /// and of `to`'s metric (what the ratio is made of, beside the paper's).
+    pub components: Option<(f64, f64)>,
     /// The figure from each repetition alone: its smallest and largest.
     pub spread: Option<(f64, f64)>,
     /// The fewest repetitions of any configuration it read.
     pub reps: usize,
     /// Some repetitions hold and some do not.
     pub close: bool,
+    /// The figure is within its bound (whatever the verdict: an unsettled
+    /// check may be either side).
+    pub within: bool,
     /// The bench part it read.
     pub bench: String,
     pub verdict: Verdict,
@@ -109,9 +133,17 @@ pub struct ClaimResult {
 }
 
 impl ClaimResult {
-    /// A verdict of "differs" must say why (the claim's note).
+    /// A verdict of "differs" must say why (the claim's note), and so must
+    /// an "unsettled" one whose figure is outside its bound (it would differ
+    /// if called).
     pub fn unexplained(&self) -> bool {
-        self.verdict == Verdict::Differs && self.note.as_deref().is_none_or(|n| n.trim().is_empty())
+        let out_of_bound = self.verdict == Verdict::Unsettled
+            && self
+                .checks
+                .iter()
+                .any(|c| c.verdict == Verdict::Unsettled && !c.within);
+        (self.verdict == Verdict::Differs || out_of_bound)
+            && self.note.as_deref().is_none_or(|n| n.trim().is_empty())
     }
 }
 
@@ -208,9 +240,13 @@ fn not_run(check: &Check, bench: &str, reason: String) -> CheckResult {
         bound: check.bound_text(),
         value: None,
         per_trace: Vec::new(),
+        paper: check.paper.as_ref().and_then(|p| p.figure()),
+        magnitude: None,
+        components: None,
         spread: None,
         reps: 0,
         close: false,
+        within: false,
         bench: bench.to_owned(),
         verdict: Verdict::NotRun,
         reason: Some(reason),
@@ -252,6 +288,13 @@ fn evaluate_check(check: &Check, summaries: &[ConfigSummary], bench: &str) -> Ch
         .into_iter()
         .flatten()
         .any(|b| (value - b).abs() <= NEAR_BOUND * b.abs());
+    if result.verdict == Verdict::Holds
+        && result
+            .magnitude
+            .is_some_and(|m| !(1.0 / MAGNITUDE_FACTOR..=MAGNITUDE_FACTOR).contains(&m))
+    {
+        result.verdict = Verdict::HoldsMagnitudeDiffers;
+    }
     if near && result.reps < SETTLING_REPS {
         result.verdict = Verdict::Unsettled;
         result.reason = Some(format!(
@@ -299,8 +342,9 @@ fn compute(check: &Check, summaries: &[ConfigSummary], bench: &str) -> CheckResu
     let mut misses: Vec<(String, Miss)> = Vec::new();
     for trace in traces {
         let on_trace: Vec<&ConfigSummary> = summaries.iter().filter(|s| s.trace == trace).collect();
+        let plain = matches!(check.quantity, Quantity::Ratio { pair: None, .. });
         let got = per_trace(&check.quantity, &on_trace).and_then(|values| {
-            if check.across == Across::Means {
+            if plain {
                 parts.push(ratio_parts(&check.quantity, &on_trace)?);
             }
             Ok(values)
@@ -356,6 +400,15 @@ fn compute(check: &Check, summaries: &[ConfigSummary], bench: &str) -> CheckResu
         }
     };
     base.value = Some(value);
+    base.within = check.holds(value);
+    base.magnitude = base.paper.filter(|p| *p != 0.0).map(|p| value / p);
+    if !parts.is_empty() {
+        let n = parts.len() as f64;
+        base.components = Some((
+            parts.iter().map(|p| p.0).sum::<f64>() / n,
+            parts.iter().map(|p| p.1).sum::<f64>() / n,
+        ));
+    }
     base.verdict = if undefined.is_some() {
         // Defined on some traces only: the claim cannot hold everywhere.
         base.reason = undefined;

@@ -53,7 +53,7 @@ fn tally_text(results: &[ClaimResult], ours: bool) -> String {
                 .iter()
                 .filter(|r| r.ours == ours && r.verdict.key() == k && r.close)
                 .count();
-            let mut s = format!("{count} {}", k.replace('-', " "));
+            let mut s = format!("{count} {}", key_text(k));
             if close > 0 {
                 s += &format!(" ({close} close)");
             }
@@ -63,7 +63,16 @@ fn tally_text(results: &[ClaimResult], ours: bool) -> String {
     format!("{n}: {}", counts.join(", "))
 }
 
-/// The check's figure, its repetitions' spread and its bound.
+/// A verdict's key (claims.json) as the tables write it.
+pub fn key_text(key: &str) -> String {
+    match key {
+        "holds-magnitude-differs" => "holds, magnitude differs".into(),
+        k => k.replace('-', " "),
+    }
+}
+
+/// The check's figure, its repetitions' spread and its bound, then its
+/// magnitude: ours ÷ the paper's figure, and a ratio's two components.
 fn ours(c: &CheckResult) -> String {
     let value = c
         .value
@@ -82,6 +91,16 @@ fn ours(c: &CheckResult) -> String {
         _ => {}
     }
     s += &format!(" (want {})", c.bound);
+    if let (Some(p), Some(m)) = (c.paper, c.magnitude) {
+        s += &format!(
+            "; paper {}, ours ÷ paper {}",
+            crate::number(p),
+            crate::number(m)
+        );
+    }
+    if let Some((a, b)) = c.components {
+        s += &format!("; of {} ÷ to {}", crate::number(a), crate::number(b));
+    }
     if let Some(r) = &c.reason {
         s += &format!(" — {r}");
     }
@@ -115,7 +134,8 @@ pub fn document(bench_root: &Path, files: &[ClaimsFile], results: &[ClaimResult]
         );
     }
     intro += "A claim holds when every check's value is within its bound; bounds come from the paper by the format's rule \
-              (claims/README.md), never from our results. Each figure is computed from the repetitions' means; the range \
+              (claims/README.md), never from our results; it holds, magnitude differs, when a check's figure is more than \
+              4× or less than ¼ of the paper's (ours ÷ paper beside each figure; a ratio's two components after it). Each figure is computed from the repetitions' means; the range \
               in brackets is the same figure from each repetition alone, and a verdict is close when that range straddles \
               its bound. A check within 25 % of its bound on fewer than 3 repetitions is unsettled: not called either way.";
     doc.push(Block::Paragraph(intro));

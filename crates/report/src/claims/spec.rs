@@ -176,9 +176,11 @@ pub struct Check {
     pub across: Across,
     pub at_least: Option<f64>,
     pub at_most: Option<f64>,
-    /// The paper's own figure for this quantity (a ratio it prints); the
-    /// bounds must follow the format's rule for it ([`rule_bound`]).
-    pub paper: Option<f64>,
+    /// What the paper gives for this quantity: its figure (a ratio it
+    /// prints, whose bounds must follow the format's rule, [`rule_bound`];
+    /// or, for a value, an absolute figure the bounds admit) or its words
+    /// ("the lowest"). Required of a paper's claim.
+    pub paper: Option<PaperFigure>,
     /// The bench part this check reads, when not its claim's.
     pub bench: Option<String>,
     /// The traces it reads (default: every trace the part ran).
@@ -208,11 +210,30 @@ struct RawCheck {
     #[serde(default)]
     at_most: Option<f64>,
     #[serde(default)]
-    paper: Option<f64>,
+    paper: Option<PaperFigure>,
     #[serde(default)]
     bench: Option<String>,
     #[serde(default)]
     traces: Vec<String>,
+}
+
+/// A check's `paper`: the paper's figure for the quantity, or its words
+/// where it prints none.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum PaperFigure {
+    Figure(f64),
+    Words(String),
+}
+
+impl PaperFigure {
+    /// The figure, when the paper prints one.
+    pub fn figure(&self) -> Option<f64> {
+        match self {
+            PaperFigure::Figure(f) => Some(*f),
+            PaperFigure::Words(_) => None,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Deserialize)]
@@ -322,8 +343,20 @@ impl TryFrom<RawCheck> for Check {
                 return Err(format!("at_least {lo} is above at_most {hi}"));
             }
         }
-        if let Some(paper) = r.paper {
-            follows_rule(paper, r.at_least, r.at_most)?;
+        match &r.paper {
+            // A ratio's figure bounds it by the rule; an absolute figure (a
+            // value, a tracking error, a sweep's spread) only needs bounds
+            // that admit it.
+            Some(PaperFigure::Figure(p)) => match quantity {
+                Quantity::Ratio { .. } | Quantity::Interp { .. } | Quantity::Growth { .. } => {
+                    follows_rule(*p, r.at_least, r.at_most)?
+                }
+                _ => admits(*p, r.at_least, r.at_most)?,
+            },
+            Some(PaperFigure::Words(w)) if w.trim().is_empty() => {
+                return Err("paper = \"\": give the paper's figure or its words".into())
+            }
+            _ => {}
         }
         if let Some(b) = &r.bench {
             part_path(b)?;
@@ -361,6 +394,21 @@ pub fn rule_bound(paper: f64, at_least: bool) -> f64 {
 
 /// Bounds written to three decimals pass the rule within this.
 const RULE_ROUNDING: f64 = 0.0005;
+
+/// An absolute figure of the paper must lie within its check's bounds.
+fn admits(paper: f64, at_least: Option<f64>, at_most: Option<f64>) -> Result<(), String> {
+    if !paper.is_finite() {
+        return Err(format!(
+            "paper = {paper}: the paper's figure must be a number"
+        ));
+    }
+    if at_least.is_some_and(|lo| lo > paper) || at_most.is_some_and(|hi| hi < paper) {
+        return Err(format!(
+            "the paper's own figure {paper} is outside the bounds: a bound comes from the paper's figure and must admit it"
+        ));
+    }
+    Ok(())
+}
 
 /// A check that gives the paper's figure bounds it by the rule: the paper's
 /// figure itself within the bounds, and the bound on its side of 1 at least
@@ -477,8 +525,41 @@ pub fn parse(text: &str, origin: &Path) -> Result<ClaimsFile> {
                 c.id
             );
         }
+        if let Some(k) = c
+            .checks
+            .iter()
+            .position(|k| k.paper.is_none())
+            .filter(|_| !c.ours)
+        {
+            let line = check_line(text, &c.id, k)
+                .map(|l| format!(", line {l}"))
+                .unwrap_or_default();
+            bail!(
+                "{}{line}: claim {:?}, check {}: a paper's claim checks what the paper gives: say it with `paper = ` \
+                 (its figure for the quantity, or its words, e.g. \"the lowest\"; claims/README.md, Bounds)",
+                origin.display(),
+                c.id,
+                k + 1
+            );
+        }
     }
     Ok(file)
+}
+
+/// The line (1-based) of claim `id`'s check number `k` (0-based) in the
+/// file's text: the `k`-th `[[claim.check]]` after the claim's `id` line.
+fn check_line(text: &str, id: &str, k: usize) -> Option<usize> {
+    let id_line = format!("id = {}", toml::Value::String(id.to_owned()));
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with(&id_line))?;
+    lines[start..]
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.trim() == "[[claim.check]]")
+        .nth(k)
+        .map(|(i, _)| start + i + 1)
 }
 
 pub fn load(path: &Path) -> Result<ClaimsFile> {
