@@ -221,7 +221,8 @@ fn import_bridges_a_download_logs_restarts() {
         bridged.to_str().unwrap(),
     ]);
     assert!(
-        ok && said.contains("bridged 1 restarts: 3 s of 12 s cut out"),
+        ok && said.contains("bridged 1 restarts: 3 s of 12 s cut out")
+            && said.contains("(cut, s of the imported part: 4-7)"),
         "{said}"
     );
     let (r, b) = (stats(&raw), stats(&bridged));

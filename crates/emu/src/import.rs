@@ -123,13 +123,19 @@ pub struct Schedule {
     pub markers: Option<usize>,
 }
 
-/// What [`Schedule::bridge_restarts`] cut.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What [`Schedule::bridge_restarts`] cut: each restart (a run of
+/// consecutive restart steps) as [start, end) ms of the schedule it was cut
+/// from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Bridged {
-    /// Restarts (runs of consecutive restart steps) cut.
-    pub restarts: usize,
+    pub spans: Vec<(u64, u64)>,
+}
+
+impl Bridged {
     /// Time cut, ms.
-    pub cut_ms: u64,
+    pub fn cut_ms(&self) -> u64 {
+        self.spans.iter().map(|(a, b)| b - a).sum()
+    }
 }
 
 /// A row read: its time (ms since some origin), rate, whether kept, and
@@ -422,32 +428,23 @@ impl Schedule {
                 PING_COLUMNS.join(", ")
             );
         }
-        let mut steps = Vec::new();
-        let (mut clock, mut cut) = (
-            0,
-            Bridged {
-                restarts: 0,
-                cut_ms: 0,
-            },
-        );
-        let mut in_restart = false;
+        let (mut steps, mut clock, mut cut) = (Vec::new(), 0, Bridged::default());
         for (i, s) in self.steps.iter().enumerate() {
             let end = self
                 .steps
                 .get(i + 1)
                 .map_or(self.duration_ms, |n| n.start_ms);
-            let len = end - s.start_ms;
-            if s.restart {
-                cut.cut_ms += len;
-                cut.restarts += usize::from(!in_restart);
-            } else {
+            if !s.restart {
                 steps.push(Step {
                     start_ms: clock,
                     ..*s
                 });
-                clock += len;
+                clock += end - s.start_ms;
+            } else if let Some(last) = cut.spans.last_mut().filter(|l| l.1 == s.start_ms) {
+                last.1 = end; // the same restart goes on
+            } else {
+                cut.spans.push((s.start_ms, end));
             }
-            in_restart = s.restart;
         }
         if steps.is_empty() {
             bail!("every second of the log is part of a restart: nothing is left to bridge to");

@@ -442,13 +442,20 @@ fn import(a: ImportArgs) -> Result<ExitCode> {
         let (bridged, cut) = schedule
             .bridge_restarts()
             .with_context(|| format!("--bridge-restarts: {}", a.input.display()))?;
+        let spans: Vec<String> = cut
+            .spans
+            .iter()
+            .map(|(a, b)| format!("{}-{}", *a as f64 / 1000.0, *b as f64 / 1000.0))
+            .collect();
         eprintln!(
-            "bridged {} restarts: {:.0} s of {:.0} s cut out, mean {:.2} Mbit/s before, {:.2} after",
-            cut.restarts,
-            cut.cut_ms as f64 / 1000.0,
+            "bridged {} restarts: {:.0} s of {:.0} s cut out, mean {:.2} Mbit/s before, {:.2} after \
+             (cut, s of the imported part: {})",
+            cut.spans.len(),
+            cut.cut_ms() as f64 / 1000.0,
             schedule.duration_ms as f64 / 1000.0,
             schedule.mean_mbps(),
-            bridged.mean_mbps()
+            bridged.mean_mbps(),
+            spans.join(" ")
         );
         schedule = bridged;
     }
