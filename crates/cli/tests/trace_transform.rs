@@ -177,3 +177,77 @@ fn import_a_gnettrack_log() {
         "{help}"
     );
 }
+
+/// `c2tcp trace import --bridge-restarts`: a download log's restart (its
+/// ping test row, the dead second before it, the ramp after it) is cut out
+/// and said so; a plain log, which has no markers, is refused.
+#[test]
+fn import_bridges_a_download_logs_restarts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("run.csv");
+    let mut text = String::from("Timestamp,DL_bitrate,UL_bitrate,State,PINGAVG,PINGLOSS\n");
+    for (sec, kbps, ping) in [
+        (0, 100_000, "-,-"),
+        (1, 100_000, "-,-"),
+        (2, 100_000, "-,-"),
+        (3, 100_000, "-,-"),
+        (4, 0, "-,-"),
+        (5, 0, "70.0,0.0"),
+        (6, 20_000, "-,-"),
+        (7, 100_000, "-,-"),
+        (8, 100_000, "-,-"),
+        (9, 100_000, "-,-"),
+        (10, 100_000, "-,-"),
+        (11, 100_000, "-,-"),
+    ] {
+        text += &format!("2020.02.14_13.21.{sec:02},{kbps},0,D,{ping}\n");
+    }
+    std::fs::write(&log, &text).unwrap();
+    let (raw, bridged) = (tmp.path().join("raw.down"), tmp.path().join("bridged.down"));
+    let (ok, said) = c2tcp(&[
+        "trace",
+        "import",
+        log.to_str().unwrap(),
+        "-o",
+        raw.to_str().unwrap(),
+    ]);
+    assert!(ok && said.contains("1 restart markers"), "{said}");
+    let (ok, said) = c2tcp(&[
+        "trace",
+        "import",
+        log.to_str().unwrap(),
+        "--bridge-restarts",
+        "-o",
+        bridged.to_str().unwrap(),
+    ]);
+    assert!(
+        ok && said.contains("bridged 1 restarts: 3 s of 12 s cut out")
+            && said.contains("(cut, s of the imported part: 4-7)"),
+        "{said}"
+    );
+    let (r, b) = (stats(&raw), stats(&bridged));
+    assert_eq!(
+        (r["duration_ms"].clone(), b["duration_ms"].clone()),
+        (12_000.into(), 9000.into())
+    );
+    assert!(
+        (b["mean_mbps"].as_f64().unwrap() - 100.0).abs() < 0.01,
+        "{b}"
+    );
+
+    let plain = tmp.path().join("iperf.csv");
+    std::fs::write(&plain, "0,10\n1,0\n2,10\n").unwrap();
+    let none = tmp.path().join("none.down");
+    let (ok, said) = c2tcp(&[
+        "trace",
+        "import",
+        plain.to_str().unwrap(),
+        "--format",
+        "plain",
+        "--bridge-restarts",
+        "-o",
+        none.to_str().unwrap(),
+    ]);
+    assert!(!ok && said.contains("no restart markers"), "{said}");
+    assert!(!none.exists());
+}

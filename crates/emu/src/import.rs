@@ -32,6 +32,13 @@
 //! Both keep every interval's rate to within one opportunity; neither can
 //! restore what the log never had: bursts, sub-second outages, scheduler
 //! granularity and the delay of the cell (a throughput log has no delay).
+//!
+//! A G-NetTrack download log is a test loop (download, ping, download):
+//! each restart is a second or two near zero and a ramp, marked by the ping
+//! test's row. [`crate::restarts`] finds them over the whole log, before the
+//! filters; a schedule's steps say which are a restart's, and
+//! [`Schedule::bridge_restarts`] cuts them out of its timeline (after any
+//! window, so a window is the same stretch of the recording either way).
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -39,6 +46,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use crate::rate_spec::check_mbps;
+use crate::restarts::{self, Rule};
 use crate::synth;
 
 /// How opportunities are placed inside each logged interval.
@@ -92,6 +100,9 @@ impl Default for GNetTrackFilter {
 pub struct Step {
     pub start_ms: u64,
     pub mbps: f64,
+    /// Every row of the step is part of a restart of the recorder's
+    /// download ([`crate::restarts`]).
+    pub restart: bool,
 }
 
 /// A log read into a schedule, with what was left out.
@@ -106,15 +117,40 @@ pub struct Schedule {
     pub network_modes: Vec<(String, usize)>,
     /// The longest time between two consecutive rows, ms.
     pub longest_gap_ms: u64,
+    /// Restart markers (ping test rows) in the whole log; None when the log
+    /// has no column that could hold one (a plain log, or a G-NetTrack log
+    /// without its PING* columns).
+    pub markers: Option<usize>,
 }
 
-/// A row read: its time (ms since some origin), rate, and whether kept.
+/// What [`Schedule::bridge_restarts`] cut: each restart (a run of
+/// consecutive restart steps) as [start, end) ms of the schedule it was cut
+/// from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Bridged {
+    pub spans: Vec<(u64, u64)>,
+}
+
+impl Bridged {
+    /// Time cut, ms.
+    pub fn cut_ms(&self) -> u64 {
+        self.spans.iter().map(|(a, b)| b - a).sum()
+    }
+}
+
+/// A row read: its time (ms since some origin), rate, whether kept, and
+/// whether it is part of a restart.
 struct Row {
     line: usize,
     t_ms: i64,
     mbps: f64,
     keep: bool,
+    restart: bool,
 }
+
+/// The columns G-NetTrack's ping test fills on the row it logs its result
+/// in, one restart's marker (`PINGLOSS` alone when every ping was lost).
+const PING_COLUMNS: [&str; 5] = ["PINGAVG", "PINGMIN", "PINGMAX", "PINGSTDEV", "PINGLOSS"];
 
 /// Seconds since 1970 of a G-NetTrack `YYYY.MM.DD_HH.MM.SS` timestamp
 /// (the phone's local time; only differences matter here).
@@ -167,6 +203,8 @@ pub fn read_gnettrack(file: &Path, text: &str, filter: &GNetTrackFilter) -> Resu
     let (ts, rate) = (col("Timestamp")?, col(filter.direction.column())?);
     let state = col("State").ok();
     let mode = col("NetworkMode").ok();
+    let pings: Vec<usize> = PING_COLUMNS.iter().filter_map(|c| col(c).ok()).collect();
+    let mut markers = Vec::new();
     if state.is_none() && !filter.states.is_empty() {
         bail!("{f}:{head_line}: no `State` column to keep rows by (pass --state all)");
     }
@@ -216,14 +254,30 @@ pub fn read_gnettrack(file: &Path, text: &str, filter: &GNetTrackFilter) -> Resu
                     .or_default() += 1;
             }
         }
+        // A missing or `-` field is no result (the row may end early).
+        markers.push(
+            pings
+                .iter()
+                .any(|&i| rec.get(i).is_some_and(|v| !v.is_empty() && *v != "-")),
+        );
         rows.push(Row {
             line,
             t_ms: secs * 1000,
             mbps,
             keep,
+            restart: false,
         });
     }
+    // Restarts are found over the log as recorded, every row in its place.
+    let rates: Vec<f64> = rows.iter().map(|r| r.mbps).collect();
+    for (row, restart) in rows
+        .iter_mut()
+        .zip(restarts::restart_rows(&rates, &markers, &Rule::UCC))
+    {
+        row.restart = restart;
+    }
     let mut schedule = schedule(file, rows, true)?;
+    schedule.markers = (!pings.is_empty()).then(|| markers.iter().filter(|&&m| m).count());
     let mut modes: Vec<_> = modes.into_iter().collect();
     modes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     schedule.network_modes = modes;
@@ -256,6 +310,7 @@ pub fn read_plain(file: &Path, text: &str) -> Result<Schedule> {
             t_ms: (t * 1000.0).round() as i64,
             mbps,
             keep: true,
+            restart: false,
         });
     }
     schedule(file, rows, false)
@@ -295,13 +350,15 @@ fn schedule(file: &Path, rows: Vec<Row>, same_time_ok: bool) -> Result<Schedule>
         };
         longest_gap_ms = longest_gap_ms.max(len_ms);
         let group = &rows[i..i + n];
-        let kept: Vec<f64> = group.iter().filter(|r| r.keep).map(|r| r.mbps).collect();
+        let kept: Vec<&Row> = group.iter().filter(|r| r.keep).collect();
         skipped += n - kept.len();
         if !kept.is_empty() {
-            let mbps = kept.iter().sum::<f64>() / kept.len() as f64;
+            let mbps = kept.iter().map(|r| r.mbps).sum::<f64>() / kept.len() as f64;
             steps.push(Step {
                 start_ms: clock,
                 mbps,
+                // A second that also holds a row of its own stays.
+                restart: kept.iter().all(|r| r.restart),
             });
             clock += len_ms;
         }
@@ -323,6 +380,7 @@ fn schedule(file: &Path, rows: Vec<Row>, same_time_ok: bool) -> Result<Schedule>
         rows_skipped: skipped,
         network_modes: Vec::new(),
         longest_gap_ms,
+        markers: None,
     })
 }
 
@@ -350,7 +408,7 @@ impl Schedule {
             }
             steps.push(Step {
                 start_ms: s.start_ms.max(start_ms) - start_ms,
-                mbps: s.mbps,
+                ..*s
             });
         }
         Ok(Schedule {
@@ -358,6 +416,45 @@ impl Schedule {
             duration_ms: end - start_ms,
             ..self.clone()
         })
+    }
+
+    /// The schedule with its restarts' steps cut out, the steps on either
+    /// side joined (as rows the filters leave out are), and what was cut.
+    pub fn bridge_restarts(&self) -> Result<(Schedule, Bridged)> {
+        if self.markers.is_none() {
+            bail!(
+                "this log has no restart markers: only a G-NetTrack log's ping test rows ({}) mark its \
+                 download's restarts",
+                PING_COLUMNS.join(", ")
+            );
+        }
+        let (mut steps, mut clock, mut cut) = (Vec::new(), 0, Bridged::default());
+        for (i, s) in self.steps.iter().enumerate() {
+            let end = self
+                .steps
+                .get(i + 1)
+                .map_or(self.duration_ms, |n| n.start_ms);
+            if !s.restart {
+                steps.push(Step {
+                    start_ms: clock,
+                    ..*s
+                });
+                clock += end - s.start_ms;
+            } else if let Some(last) = cut.spans.last_mut().filter(|l| l.1 == s.start_ms) {
+                last.1 = end; // the same restart goes on
+            } else {
+                cut.spans.push((s.start_ms, end));
+            }
+        }
+        if steps.is_empty() {
+            bail!("every second of the log is part of a restart: nothing is left to bridge to");
+        }
+        let schedule = Schedule {
+            steps,
+            duration_ms: clock,
+            ..self.clone()
+        };
+        Ok((schedule, cut))
     }
 
     /// Mean rate over the schedule, Mbit/s.
@@ -457,6 +554,9 @@ pub fn describe(path: &Path, s: &Schedule) -> String {
         s.mean_mbps(),
         s.longest_gap_ms as f64 / 1000.0
     );
+    if let Some(n) = s.markers {
+        out += &format!("; {n} restart markers (ping test rows)");
+    }
     if !s.network_modes.is_empty() {
         let kept: usize = s.network_modes.iter().map(|m| m.1).sum();
         let modes: Vec<String> = s

@@ -21,6 +21,7 @@ pub mod pipeline;
 pub mod queue;
 pub mod rate_spec;
 mod forward;
+pub mod restarts;
 mod relay;
 pub mod stats;
 pub mod synth;

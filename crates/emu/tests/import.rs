@@ -161,6 +161,107 @@ fn shared_timestamps_average_gaps_hold_and_filters_cut_out() {
     assert_eq!(w.duration_ms, 3000);
 }
 
+/// A download log as the UCC dataset's: a ping test row (PINGAVG, or
+/// PINGLOSS alone when every ping was lost) at each of the recorder's
+/// restarts. (second, kbit/s, ping columns) per row.
+fn download_log(rows: &[(u32, u32, &str)]) -> String {
+    let mut s = String::from("Timestamp,DL_bitrate,UL_bitrate,State,PINGAVG,PINGLOSS\n");
+    for (sec, kbps, ping) in rows {
+        s += &format!("2020.02.14_13.21.{sec:02},{kbps},0,D,{ping}\n");
+    }
+    s
+}
+
+#[test]
+fn restarts_are_bridged_after_the_window_and_the_cells_dips_kept() {
+    let (no, avg, loss) = ("-,-", "67.0,0.0", "-,100.0");
+    let log = download_log(&[
+        (0, 120_000, no),
+        (1, 120_000, no),
+        (2, 120_000, no),
+        (3, 120_000, no),
+        (4, 120_000, no),
+        // The download ends; the ping row repeats its second; the next
+        // download's first second is a ramp.
+        (5, 0, no),
+        (5, 0, avg),
+        (6, 10_000, no),
+        (7, 120_000, no),
+        (8, 120_000, no),
+        // The cell's own dip, four rows after the marker.
+        (9, 0, no),
+        (10, 0, no),
+        (11, 120_000, no),
+        (12, 120_000, no),
+        (13, 120_000, no),
+        // A restart that hardly shows: at half the level (60 of 120) the
+        // row before the marker is kept, and the marker shares its second.
+        (14, 60_000, no),
+        (14, 60_000, loss),
+        (15, 120_000, no),
+        (16, 120_000, no),
+        (17, 120_000, no),
+    ]);
+    let s = import::read_gnettrack(Path::new("g.csv"), &log, &GNetTrackFilter::default()).unwrap();
+    assert_eq!((s.markers, s.duration_ms), (Some(2), 18_000));
+    let restart: Vec<u64> = s
+        .steps
+        .iter()
+        .filter(|s| s.restart)
+        .map(|s| s.start_ms)
+        .collect();
+    assert_eq!(restart, vec![5000, 6000], "the 2 s of the first restart");
+    // Without bridging, the schedule is the log's (restarts included).
+    let raw: Vec<f64> = s.steps.iter().map(|s| s.mbps).collect();
+    assert_eq!(raw[5..7], [0.0, 10.0]);
+
+    let (b, cut) = s.bridge_restarts().unwrap();
+    assert_eq!((cut.spans, b.duration_ms), (vec![(5000, 7000)], 16_000));
+    let rates: Vec<f64> = b.steps.iter().map(|s| s.mbps).collect();
+    let mut want = vec![120.0; 16];
+    want[7] = 0.0; // the dip (seconds 9 and 10 of the log)
+    want[8] = 0.0;
+    want[12] = 60.0; // second 14: its own row and the marker, averaged
+    assert_eq!(rates, want);
+    assert!(b
+        .steps
+        .windows(2)
+        .all(|w| w[1].start_ms == w[0].start_ms + 1000));
+    assert_rates("bridged", &b.opportunities(Spacing::Even).unwrap(), &want);
+    assert!((b.mean_mbps() - (13.0 * 120.0 + 60.0) / 16.0).abs() < 1e-9);
+
+    // The window is taken in the recording's time, then bridged: seconds
+    // 3-10 of the log are 120 120 [0 10] 120 120 0, 5 s once bridged.
+    let w = s.window(3000, Some(10_000)).unwrap();
+    let (wb, cut) = w.bridge_restarts().unwrap();
+    assert_eq!((cut.cut_ms(), wb.duration_ms), (2000, 5000));
+    assert_eq!(cut.spans, vec![(2000, 4000)], "in the window's time");
+    let rates: Vec<f64> = wb.steps.iter().map(|s| s.mbps).collect();
+    assert_eq!(rates, vec![120.0, 120.0, 120.0, 120.0, 0.0]);
+    // A window that starts inside a restart cuts the rest of it.
+    let (_, cut) = s.window(6000, None).unwrap().bridge_restarts().unwrap();
+    assert_eq!(cut.spans, vec![(0, 1000)]);
+
+    // A log without ping columns, or a plain log, has nothing to find
+    // restarts by: refused, not silently passed through.
+    let no_pings = "Timestamp,DL_bitrate,UL_bitrate,State\n2020.02.14_13.21.26,12000,0,D\n";
+    let s =
+        import::read_gnettrack(Path::new("g.csv"), no_pings, &GNetTrackFilter::default()).unwrap();
+    assert_eq!(s.markers, None);
+    let e = format!("{:#}", s.bridge_restarts().unwrap_err());
+    assert!(
+        e.contains("no restart markers") && e.contains("PINGLOSS"),
+        "{e}"
+    );
+    let p = import::read_plain(Path::new("p.csv"), &plain_log(&RATES)).unwrap();
+    assert!(p.bridge_restarts().is_err());
+    // A log that is all restart: nothing left, said so.
+    let all = download_log(&[(0, 0, avg)]);
+    let s = import::read_gnettrack(Path::new("g.csv"), &all, &GNetTrackFilter::default()).unwrap();
+    let e = format!("{:#}", s.bridge_restarts().unwrap_err());
+    assert!(e.contains("every second"), "{e}");
+}
+
 fn err(format: &Format, text: &str) -> String {
     let r = match format {
         Format::GNetTrack(f) => import::read_gnettrack(Path::new("log.csv"), text, f),

@@ -202,9 +202,19 @@ timeline. Inside each interval the opportunities (1500 bytes each) are spaced ev
 --spacing poisson, at uniform random milliseconds (a Poisson process given the count); either way \
 each interval keeps the log's rate to within one opportunity. A once-a-second log says nothing \
 of sub-second bursts, short outages or the cell's delay: the trace cannot have them.\n\n\
+--bridge-restarts (G-NetTrack download logs, such as the UCC 5G dataset's): the recorder restarts \
+its download every 10-15 s, with a ping test between two downloads; each restart is a second or two \
+near zero and a ramp, which a trace would replay as outages of the cell. The ping test's row marks \
+each one; the restart is that row, the rows just before it below half the level of the download \
+that ends (at most 2) and those just after it below half the level of the one that starts (at most \
+6), a download's level being the median of its rows 3 or more rows from either marker. Those \
+seconds are cut out and the rows around them joined; every other dip is kept as the cell's. The \
+window (--start/--end) is taken first, so it is the same stretch of the recording with or without \
+the restarts (docs/5g.md, \"The recording's restarts\").\n\n\
 Errors name the file and line. Input may be gzip-compressed.\n\n\
 Examples:\n  \
 c2tcp trace import B_2020.02.14_13.21.26.csv -o static.down\n  \
+c2tcp trace import B_2020.02.14_13.21.26.csv --start 30 --end 150 --bridge-restarts -o static-bridged.down\n  \
 c2tcp trace import B_2020.02.14_13.21.26.csv --direction up --state all -o static.up\n  \
 c2tcp trace import iperf.csv --format plain --spacing poisson --seed 3 -o lumos.down\n  \
 c2tcp trace import drive.csv --start 60 --end 660 -o drive-10min.down"
@@ -239,6 +249,9 @@ struct ImportArgs {
     /// End of the part to import, seconds into the (filtered) log (default: its end)
     #[arg(long)]
     end: Option<f64>,
+    /// G-NetTrack: cut out the recorder's download restarts (each marked by a ping test row)
+    #[arg(long)]
+    bridge_restarts: bool,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -422,9 +435,30 @@ fn import(a: ImportArgs) -> Result<ExitCode> {
     let schedule = import::read(&a.input, &format)?;
     eprintln!("{}", import::describe(&a.input, &schedule));
     let end = a.end.map(|e| seconds_ms("--end", e)).transpose()?;
-    let schedule = schedule
+    let mut schedule = schedule
         .window(seconds_ms("--start", a.start)?, end)
         .with_context(|| format!("importing {}", a.input.display()))?;
+    if a.bridge_restarts {
+        let (bridged, cut) = schedule
+            .bridge_restarts()
+            .with_context(|| format!("--bridge-restarts: {}", a.input.display()))?;
+        let spans: Vec<String> = cut
+            .spans
+            .iter()
+            .map(|(a, b)| format!("{}-{}", *a as f64 / 1000.0, *b as f64 / 1000.0))
+            .collect();
+        eprintln!(
+            "bridged {} restarts: {:.0} s of {:.0} s cut out, mean {:.2} Mbit/s before, {:.2} after \
+             (cut, s of the imported part: {})",
+            cut.spans.len(),
+            cut.cut_ms() as f64 / 1000.0,
+            schedule.duration_ms as f64 / 1000.0,
+            schedule.mean_mbps(),
+            bridged.mean_mbps(),
+            spans.join(" ")
+        );
+        schedule = bridged;
+    }
     let spacing = match a.spacing {
         ImportSpacing::Even => Spacing::Even,
         ImportSpacing::Poisson => Spacing::Poisson { seed: a.seed },
