@@ -40,6 +40,9 @@ RAY_VENV := target/ray-venv
 # (scripts/traces.py). C2TCP_TRACES, where the tools read traces at run
 # time, is another thing.
 TRACES_FROM ?= $(wildcard ../shared/traces)
+# The UCC 5G dataset's zip, which `make bench`'s part 5g-bridged re-imports
+# with the recorder's restarts bridged (docs/5g.md).
+UCC_ZIP ?= $(wildcard ../shared/data/ucc-5g/5G-production-dataset.zip)
 
 .PHONY: all deps traces test-traces fuzz-deps fuzz-pass build test test-logic test-rust test-python test-fuzz test-kernels test-fuzz-and-kernels fuzz demo bench bench-emulator install uninstall clean
 
@@ -212,7 +215,7 @@ demo: build traces
 	./scripts/demo.sh
 
 bench: build traces
-	./scripts/bench.sh
+	UCC_ZIP="$(UCC_ZIP)" ./scripts/bench.sh
 
 bench-emulator: build
 	./scripts/bench-emulator.sh

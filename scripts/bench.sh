@@ -127,8 +127,8 @@ fi
 # window of the same runs (docs/5g.md, "The recording's restarts"). Derived
 # traces: made here into the bench output, never into traces/.
 if part 5g-bridged; then
-  UCC_ZIP=${UCC_ZIP:-../shared/data/ucc-5g/5G-production-dataset.zip}
-  [ -f "$UCC_ZIP" ] || { echo "make bench: part 5g-bridged makes its traces from the UCC dataset's zip, not found at $UCC_ZIP: set UCC_ZIP" >&2; exit 1; }
+  # UCC_ZIP: the Makefile's default is the copy beside the checkout.
+  [ -n "${UCC_ZIP:-}" ] && [ -f "$UCC_ZIP" ] || { echo "make bench: part 5g-bridged makes its traces from the UCC dataset's zip (SHA-256 in traces/README.md), not found${UCC_ZIP:+ at $UCC_ZIP}: set UCC_ZIP" >&2; exit 1; }
   BRIDGED="$OUT/5g-traces-bridged"
   mkdir -p "$BRIDGED"
   head -1 "$TRACES/MANIFEST.tsv" > "$BRIDGED/MANIFEST.tsv"
