@@ -23,7 +23,10 @@ throughput and its share of capacity, mean queueing delay, Bad events and
 retransmissions per minute, tail drops, the share of time with cwnd <= 4
 while the link offered over 20 Mbit/s (the blind-window stall), the share of
 RTT samples the blind window skipped, the median ssthresh over the median
-BDP, then each state's share of the unused capacity. --runs prints every run.
+BDP, the share of samples in slow start (cwnd below a set ssthresh: after a
+Bad that kept ssthresh, the window doubles per round trip back to it) and
+the median cwnd over the bin's BDP, then each state's share of the unused
+capacity. --runs prints every run.
 
 Usage: scripts/c2tcp-mechanism.py BENCH_DIR... [--runs] [--scheme S] [--label L]
 """
@@ -81,8 +84,8 @@ def analyse(run):
         return tcp[best] if best is not None else None
 
     unused = dict.fromkeys(STATES, 0.0)
-    stall_bins = bins = 0
-    bdps, ssths = [], []
+    stall_bins = bins = slow_bins = 0
+    bdps, ssths, cwnd_bdp = [], [], []
     for r in ts:
         at = float(r["t_s"])
         if not w0 <= at < w1:
@@ -98,6 +101,10 @@ def analyse(run):
         bdps.append(bdp)
         if ssth < 1 << 30:
             ssths.append(ssth)
+            if cwnd < ssth:
+                slow_bins += 1
+        if bdp > 0:
+            cwnd_bdp.append(cwnd / bdp)
         if cwnd <= 4 and cap > 20:
             stall_bins += 1
         lost = max(cap - thr, 0.0)
@@ -137,6 +144,8 @@ def analyse(run):
         "ssth_bdp": statistics.median(ssths) / statistics.median(bdps)
         if ssths and bdps and statistics.median(bdps) > 0
         else float("nan"),
+        "slow": slow_bins / bins if bins else 0.0,
+        "cwnd_bdp": statistics.median(cwnd_bdp) if cwnd_bdp else float("nan"),
         "p99_sched_us": emu.get("sched_error", {}).get("p99_us"),
         "unused": {k: v / total_unused if total_unused else 0.0 for k, v in unused.items()},
     }
@@ -148,7 +157,7 @@ def fmt(x, nd=2):
 
 HEAD = (
     "| trace | scheme | label | reps | Mbit/s | ÷ capacity | queueing ms | Bads/min | rtx/min "
-    "| tail drops | cwnd ≤ 4 at > 20 Mbit/s | blind | ssthresh ÷ BDP | unused: "
+    "| tail drops | cwnd ≤ 4 at > 20 Mbit/s | blind | ssthresh ÷ BDP | slow start | cwnd ÷ BDP | unused: "
     + " / ".join(STATES)
     + " |"
 )
@@ -160,11 +169,13 @@ def row(trace, scheme, label, runs):
 
     unused = " / ".join(f"{statistics.mean(r['unused'][s] for r in runs):.2f}" for s in STATES)
     ssth = [r["ssth_bdp"] for r in runs if r["ssth_bdp"] == r["ssth_bdp"]]
+    cb = [r["cwnd_bdp"] for r in runs if r["cwnd_bdp"] == r["cwnd_bdp"]]
     return (
         f"| {trace} | {scheme} | {label} | {len(runs)} | {fmt(mean('tput'), 1)} | {fmt(mean('util'))} "
         f"| {fmt(mean('qdelay'), 1)} | {fmt(mean('bad_per_min'), 0)} | {fmt(mean('rtx_per_min'), 0)} "
         f"| {fmt(mean('tail_drops'), 0)} | {fmt(mean('stall'))} | {fmt(mean('blind'))} "
-        f"| {fmt(statistics.mean(ssth)) if ssth else '–'} | {unused} |"
+        f"| {fmt(statistics.mean(ssth)) if ssth else '–'} | {fmt(mean('slow'))} "
+        f"| {fmt(statistics.mean(cb)) if cb else '–'} | {unused} |"
     )
 
 
