@@ -16,6 +16,8 @@ on the command line:
   --candidate NAME            a row the targets are checked for (repeatable:
                               each candidate gets its own check table)
   --set lte|100|1000          which of the issue's targets apply
+  --max-sched-us N            leave out (and name) runs whose emulator
+                              downlink p99 scheduling error is above N µs
 
 Per trace and row: throughput (Mbit/s), mean queueing delay (ms) and power
 (throughput ÷ mean queueing delay, docs/metrics.md), the mean over the
@@ -44,7 +46,7 @@ def sched_p99_us(run):
         return None
 
 
-def runs(dirs):
+def runs(dirs, max_sched_us=None):
     """((trace, scheme, label) -> list of aggregate dicts of finished runs,
     each with `_sched_p99_us` and `_dir` added; (scheme, label) -> list of
     unfinished run directories with their status)."""
@@ -64,6 +66,10 @@ def runs(dirs):
             agg = dict(m["aggregate"])
             agg["_sched_p99_us"] = sched_p99_us(rj.parent)
             agg["_dir"] = str(rj.parent)
+            if max_sched_us is not None and (agg["_sched_p99_us"] or 0) > max_sched_us:
+                unfinished[key].append(f"{rj.parent} (left out: p99 scheduling error "
+                                       f"{agg['_sched_p99_us']} µs > {max_sched_us})")
+                continue
             out[(info["trace"], info["scheme"], rj.parent.parent.name)].append(agg)
     return out, unfinished
 
@@ -90,7 +96,7 @@ def main(argv):
         print(__doc__.strip())
         return 0 if len(argv) >= 2 else 2
     args, dirs, rows = argv[1:], [], []
-    cands, which, as_csv = [], None, False
+    cands, which, as_csv, max_sched = [], None, False, None
     i = 0
     while i < len(args):
         a = args[i]
@@ -105,13 +111,16 @@ def main(argv):
         elif a == "--set":
             which = args[i + 1]
             i += 2
+        elif a == "--max-sched-us":
+            max_sched = float(args[i + 1])
+            i += 2
         elif a == "--csv":
             as_csv = True
             i += 1
         else:
             dirs.append(a)
             i += 1
-    data, unfinished = runs(dirs)
+    data, unfinished = runs(dirs, max_sched)
     traces = sorted({t for (t, _, _) in data})
     names = [r[0] for r in rows]
     if as_csv:
@@ -151,7 +160,7 @@ def main(argv):
             print(f"- {name}: {len(aggs)} finished runs; emulator downlink p99 scheduling error "
                   + (f"worst {max(errs)} µs ({worst['_dir']}), {over} run(s) over 500 µs" if errs else "not recorded"))
             for u in unfinished.get((scheme, label), []):
-                print(f"  - not finished: {u}")
+                print(f"  - not used: {u}")
     for cand in cands:
         checks_c = checks.get(cand)
         if not checks_c:
