@@ -84,6 +84,11 @@ def listed(cfg, names):
     return cfg[0] in names or name(cfg) in names
 
 
+def sig(x):
+    """Three significant digits: power spans 0.001 (a slow trace) to 50."""
+    return "–" if x is None else f"{x:.3g}"
+
+
 def spread(xs, d=2):
     """"min–max" of the values present, or "" when fewer than two."""
     xs = [x for x in xs if x is not None]
@@ -174,7 +179,7 @@ def per_trace(by, traces, configs):
             q = spread([p["values"]["avg_queue_delay_ms"] for p in c["per_rep"]], 1)
             print(f"| {short(t)} | {name(cfg)} | {fmt(m['throughput_mbps'])} | "
                   f"{fmt(m['avg_queue_delay_ms'], 1)}" + (f" ({q})" if q else "")
-                  + f" | {fmt(m['p95_queue_delay_ms'], 1)} | {fmt(m['power'])} | {len(c['per_rep'])} |")
+                  + f" | {fmt(m['p95_queue_delay_ms'], 1)} | {sig(m['power'])} | {len(c['per_rep'])} |")
     print()
 
 
