@@ -124,8 +124,9 @@ traces:
 	@$(PY) scripts/traces.py --from "$(TRACES_FROM)" --bin $(BIN)
 
 # scripts/traces.py's download path against a fixture served on loopback,
-# and every link and repository path in README.md, DESIGN.md and docs/
-# (scripts/tests/test_doc_links.py).
+# every link and repository path in README.md, DESIGN.md and docs/
+# (scripts/tests/test_doc_links.py), and scripts/copa-bbr3-table.py's counting
+# on a synthetic merged report (scripts/tests/test_copa_bbr3_table.py).
 test-traces:
 	$(PY) -m unittest discover -s scripts/tests -p 'test_*.py'
 
