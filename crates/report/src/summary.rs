@@ -145,6 +145,14 @@ pub const METRICS: &[MetricDef] = &[
         get: |m| m.loss_rate,
     },
     MetricDef {
+        key: "e2e_delay_p95_ms",
+        title: "95% end-to-end delay",
+        unit: "ms",
+        scale: 1.0,
+        decimals: 1,
+        get: |m| m.e2e_delay_p95_ms,
+    },
+    MetricDef {
         key: "self_inflicted_delay_ms",
         title: "Self-inflicted delay",
         unit: "ms",
@@ -268,6 +276,12 @@ pub struct ConfigSummary {
     pub means: BTreeMap<String, Option<f64>>,
     /// Mean flow completion time per flow name, for sized flows.
     pub fct_s: BTreeMap<String, f64>,
+    /// Each named flow's own metrics (metrics.json's `flows`), flow name →
+    /// metric → mean over the repetitions where it is defined: what a claim
+    /// reads of one flow of a multi-flow run (Sprout §5.7's call beside its
+    /// bulk download). Not written to the report's files.
+    #[serde(skip)]
+    pub flows: BTreeMap<String, BTreeMap<String, Option<f64>>>,
     /// Each repetition's own values, in repetition order: what the means
     /// average, and what a spread over repetitions is taken from.
     pub per_rep: Vec<Repetition>,
@@ -279,6 +293,9 @@ pub struct Repetition {
     pub rep: u32,
     pub values: BTreeMap<String, Option<f64>>,
     pub fct_s: BTreeMap<String, f64>,
+    /// Each named flow's metrics in this repetition (`ConfigSummary::flows`).
+    #[serde(skip)]
+    pub flows: BTreeMap<String, BTreeMap<String, Option<f64>>>,
 }
 
 impl ConfigSummary {
@@ -305,6 +322,7 @@ impl ConfigSummary {
             reps: 1,
             means: r.values.clone(),
             fct_s: r.fct_s.clone(),
+            flows: r.flows.clone(),
             per_rep: vec![r.clone()],
             ..self.clone()
         }
@@ -337,6 +355,31 @@ pub(crate) fn mean_fct(reps: &[&Run], flow: &str) -> Option<f64> {
     )
 }
 
+/// Each named flow's metrics over `reps`: flow → metric → the mean over
+/// the repetitions that have the flow and define the metric.
+fn flow_means(reps: &[&Run]) -> BTreeMap<String, BTreeMap<String, Option<f64>>> {
+    let names: BTreeSet<&str> = reps
+        .iter()
+        .flat_map(|r| r.analysis.flows.iter().map(|f| f.name.as_str()))
+        .collect();
+    names
+        .into_iter()
+        .map(|name| {
+            let of_flow: Vec<&Metrics> = reps
+                .iter()
+                .flat_map(|r| r.analysis.flows.iter())
+                .filter(|f| f.name == name)
+                .map(|f| &f.metrics)
+                .collect();
+            let values = METRICS
+                .iter()
+                .map(|m| (m.key.to_owned(), mean(of_flow.iter().filter_map(|f| (m.get)(f)))))
+                .collect();
+            (name.to_owned(), values)
+        })
+        .collect()
+}
+
 /// Groups runs by (trace, scheme, label) and averages their metrics.
 pub fn summarise(runs: &[Run]) -> Vec<ConfigSummary> {
     let mut groups: BTreeMap<(String, Config), Vec<&Run>> = BTreeMap::new();
@@ -362,6 +405,7 @@ pub fn summarise(runs: &[Run]) -> Vec<ConfigSummary> {
                         .into_iter()
                         .filter_map(|name| mean_fct(&[*r], &name).map(|m| (name, m)))
                         .collect(),
+                    flows: flow_means(&[*r]),
                 })
                 .collect();
             let means = METRICS
@@ -384,6 +428,7 @@ pub fn summarise(runs: &[Run]) -> Vec<ConfigSummary> {
                 reps: reps.len(),
                 means,
                 fct_s,
+                flows: flow_means(&reps),
                 per_rep,
             }
         })

@@ -463,3 +463,91 @@ fn an_unsettled_claim_outside_its_bound_needs_a_note() {
     assert!(!r[0].checks[0].within && r[1].checks[0].within);
     assert!(r[0].unexplained() && !r[1].unexplained());
 }
+
+/// Repetition `rep` of a two-flow run (a bulk download and a call, as
+/// Sprout §5.7's): the aggregate carries both, each flow its own figures.
+fn add_flows_rep(part: &Path, rep: u32, bulk_mbps: f64, call_mbps: f64, call_e2e_ms: f64) {
+    let mut info = RunInfo::started(RunId::new("test", "webrtc-gcc", "V", Default::default(), rep));
+    info.status = RunStatus::Done;
+    let dir = run_dir(part, "V", "webrtc-gcc", &info.label, rep);
+    info.write(&dir).unwrap();
+    let flow = |name: &str, tput: f64, e2e: Option<f64>| metrics::FlowMetrics {
+        name: name.into(),
+        metrics: Metrics {
+            throughput_mbps: tput,
+            e2e_delay_p95_ms: e2e,
+            ..Metrics::default()
+        },
+        ..metrics::FlowMetrics::default()
+    };
+    let a = Analysis {
+        format: metrics::FORMAT.into(),
+        aggregate: Metrics {
+            throughput_mbps: bulk_mbps + call_mbps,
+            e2e_delay_p95_ms: Some(call_e2e_ms),
+            ..Metrics::default()
+        },
+        flows: vec![flow("bulk", bulk_mbps, Some(call_e2e_ms)), flow("call", call_mbps, Some(call_e2e_ms))],
+        ..Analysis::default()
+    };
+    results::write_analysis(&dir, &a).unwrap();
+}
+
+/// A plain ratio's `to` may read another part (`to.bench`), and a selector
+/// one flow of a multi-flow run (`flow`): Sprout §5.7's "via Sprout ÷
+/// direct" of the call's throughput and delay. The figure pairs the two
+/// parts' runs by trace, its spread pairs their repetitions, a missing part
+/// or flow is "not run" naming it.
+#[test]
+fn a_ratio_reads_its_two_sides_from_two_parts_and_one_flow() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (direct, tunnel) = (tmp.path().join("direct"), tmp.path().join("tunnel"));
+    // Direct: the bulk flow squeezes the call (0.1 and 0.05 Mbit/s, 6 s);
+    // through the tunnel the call gets 0.5 and 0.4 Mbit/s at 0.2 s.
+    add_flows_rep(&direct, 1, 8.0, 0.1, 6000.0);
+    add_flows_rep(&direct, 2, 9.0, 0.05, 5000.0);
+    add_flows_rep(&tunnel, 1, 4.0, 0.5, 200.0);
+    add_flows_rep(&tunnel, 2, 3.0, 0.4, 100.0);
+    let call = |metric: &str| {
+        format!("what = \"ratio\"\nmetric = \"{metric}\"\nof = {{ scheme = \"webrtc-gcc\", flow = \"call\" }}\nto = {{ scheme = \"webrtc-gcc\", flow = \"call\", bench = \"direct\" }}\n")
+    };
+    let text = [
+        FILE.to_string(),
+        claim("call-throughput", "tunnel", &format!("{}paper = 6.28\nat_least = 3.14", call("throughput_mbps"))),
+        claim("call-delay", "tunnel", &format!("{}paper = 0.028\nat_most = 0.056", call("e2e_delay_p95_ms"))),
+        claim("bulk-throughput", "tunnel", &format!("{}at_most = 0.67", call("throughput_mbps").replace("\"call\"", "\"bulk\""))),
+        claim("no-direct", "tunnel", &format!("{}at_least = 1", call("throughput_mbps").replace("\"direct\"", "\"absent\""))),
+        claim("no-flow", "tunnel", &format!("{}at_least = 1", call("throughput_mbps").replace("\"call\"", "\"video\""))),
+    ]
+    .concat();
+    let r = evaluate(tmp.path(), &text);
+    let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 1e-9);
+
+    // The call's own throughput, not the aggregate's: 0.45 ÷ 0.075 = 6,
+    // and from each repetition alone 0.5 ÷ 0.1 = 5 and 0.4 ÷ 0.05 = 8.
+    let c = &r[0].checks[0];
+    assert!(near(c.value, 6.0), "{c:?}");
+    let (lo, hi) = c.spread.unwrap();
+    assert!(near(Some(lo), 5.0) && near(Some(hi), 8.0), "{c:?}");
+    let (of, to) = c.components.unwrap();
+    assert!(near(Some(of), 0.45) && near(Some(to), 0.075), "{c:?}");
+    assert_eq!((r[0].verdict, c.reps), (Verdict::Holds, 2));
+    assert!(
+        c.quantity.contains("webrtc-gcc [flow call] ÷ webrtc-gcc [flow call, in direct]"),
+        "{}",
+        c.quantity
+    );
+    assert_eq!(c.bench, "tunnel");
+    // 150 ÷ 5500 = 0.027: held, and close to the paper's 0.028.
+    assert!(near(r[1].checks[0].value, 150.0 / 5500.0), "{:?}", r[1].checks[0]);
+    assert_eq!(r[1].verdict, Verdict::Holds);
+    // The bulk flow: 3.5 ÷ 8.5 = 0.41 (the aggregates would give 3.95 ÷ 8.575).
+    assert!(near(r[2].checks[0].value, 3.5 / 8.5), "{:?}", r[2].checks[0]);
+    // A missing part or flow is not run, and says which.
+    assert_eq!(r[3].verdict, Verdict::NotRun);
+    let why = r[3].checks[0].reason.as_deref().unwrap();
+    assert!(why.contains("no bench part") && why.contains("absent"), "{why}");
+    assert_eq!(r[4].verdict, Verdict::NotRun);
+    let why = r[4].checks[0].reason.as_deref().unwrap();
+    assert!(why.contains("no flow \"video\""), "{why}");
+}

@@ -167,6 +167,19 @@ impl Benches {
         }
         Ok(self.parts[part].as_deref())
     }
+
+    /// A part `get` found.
+    fn loaded(&self, part: &str) -> &[ConfigSummary] {
+        self.parts[part].as_deref().expect("a part get found")
+    }
+}
+
+/// The part a plain ratio's `to` names, when not the check's.
+fn to_bench(q: &Quantity) -> Option<&str> {
+    match q {
+        Quantity::Ratio { to, .. } => to.bench.as_deref(),
+        _ => None,
+    }
 }
 
 /// Evaluates every claim of `files` over the parts under `root`.
@@ -178,13 +191,24 @@ pub fn evaluate(root: &Path, files: &[ClaimsFile]) -> Result<Vec<ClaimResult>> {
             let mut checks = Vec::new();
             for check in &claim.checks {
                 let part = check.bench.as_deref().unwrap_or(&claim.bench);
-                checks.push(match benches.get(root, part)? {
-                    None => not_run(
+                let to_part = to_bench(&check.quantity).unwrap_or(part);
+                // Load both first: `get` borrows the cache mutably.
+                let missing = [part, to_part]
+                    .into_iter()
+                    .map(|p| benches.get(root, p).map(|s| s.is_none().then_some(p)))
+                    .collect::<Result<Vec<_>>>()?;
+                checks.push(match missing.into_iter().flatten().next() {
+                    Some(absent) => not_run(
                         check,
                         part,
-                        format!("no bench part {}", root.join(part).display()),
+                        format!("no bench part {}", root.join(absent).display()),
                     ),
-                    Some(s) => evaluate_check(check, s, part),
+                    None => evaluate_check(
+                        check,
+                        benches.loaded(part),
+                        benches.loaded(to_part),
+                        part,
+                    ),
                 });
             }
             out.push(evaluate_claim(root, &file.paper, claim, checks));
@@ -256,25 +280,38 @@ fn not_run(check: &Check, bench: &str, reason: String) -> CheckResult {
 /// A check over a part: its figure from the repetitions' means, then from
 /// each repetition alone for the spread, and the verdict with the
 /// repetitions taken into account (module comment).
-fn evaluate_check(check: &Check, summaries: &[ConfigSummary], bench: &str) -> CheckResult {
-    let mut result = compute(check, summaries, bench);
+/// `to_summaries` is `to`'s part (`summaries` itself unless `to` names
+/// another).
+fn evaluate_check(
+    check: &Check,
+    summaries: &[ConfigSummary],
+    to_summaries: &[ConfigSummary],
+    bench: &str,
+) -> CheckResult {
+    let mut result = compute(check, summaries, to_summaries, bench);
     let Some(value) = result.value else {
         return result;
     };
     if !matches!(result.verdict, Verdict::Holds | Verdict::Differs) {
         return result;
     }
-    let read: Vec<&ConfigSummary> = summaries
-        .iter()
-        .filter(|s| reads_trace(check, &s.trace))
-        .filter(|s| selectors(&check.quantity).iter().any(|sel| matches(s, sel)))
+    // Each selector over its own part (the same one unless `to` names another).
+    let read: Vec<&ConfigSummary> = selectors(&check.quantity)
+        .into_iter()
+        .flat_map(|sel| {
+            let part = if sel.bench.is_some() { to_summaries } else { summaries };
+            part.iter()
+                .filter(|s| reads_trace(check, &s.trace) && matches(s, sel))
+        })
         .collect();
     result.reps = read.iter().map(|s| s.reps).min().unwrap_or(0);
     let most = read.iter().map(|s| s.reps).max().unwrap_or(0);
     let by_rep: Vec<f64> = (0..most)
         .filter_map(|k| {
             let alone: Vec<ConfigSummary> = summaries.iter().map(|s| s.repetition(k)).collect();
-            compute(check, &alone, bench).value
+            let to_alone: Vec<ConfigSummary> =
+                to_summaries.iter().map(|s| s.repetition(k)).collect();
+            compute(check, &alone, &to_alone, bench).value
         })
         .collect();
     if let (Some(lo), Some(hi)) = (
@@ -323,8 +360,14 @@ fn reads_trace(check: &Check, trace: &str) -> bool {
 }
 
 /// A check's figure over one view of the part (the means, or one
-/// repetition), with the verdict its value gives.
-fn compute(check: &Check, summaries: &[ConfigSummary], bench: &str) -> CheckResult {
+/// repetition), with the verdict its value gives; the traces are the
+/// check's part's, `to`'s configurations on each come from `to_summaries`.
+fn compute(
+    check: &Check,
+    summaries: &[ConfigSummary],
+    to_summaries: &[ConfigSummary],
+    bench: &str,
+) -> CheckResult {
     let mut base = not_run(check, bench, String::new());
     let mut traces: Vec<&str> = summaries.iter().map(|s| s.trace.as_str()).collect();
     traces.dedup();
@@ -342,10 +385,12 @@ fn compute(check: &Check, summaries: &[ConfigSummary], bench: &str) -> CheckResu
     let mut misses: Vec<(String, Miss)> = Vec::new();
     for trace in traces {
         let on_trace: Vec<&ConfigSummary> = summaries.iter().filter(|s| s.trace == trace).collect();
+        let to_trace: Vec<&ConfigSummary> =
+            to_summaries.iter().filter(|s| s.trace == trace).collect();
         let plain = matches!(check.quantity, Quantity::Ratio { pair: None, .. });
-        let got = per_trace(&check.quantity, &on_trace).and_then(|values| {
+        let got = per_trace(&check.quantity, &on_trace, &to_trace).and_then(|values| {
             if plain {
-                parts.push(ratio_parts(&check.quantity, &on_trace)?);
+                parts.push(ratio_parts(&check.quantity, &on_trace, &to_trace)?);
             }
             Ok(values)
         });

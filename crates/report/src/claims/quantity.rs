@@ -20,8 +20,13 @@ pub(super) enum Miss {
 
 /// A plain ratio's numerator and denominator on one trace (its per-trace
 /// value, and what `across = "means"` sums; the parse allows `means` on
-/// nothing else).
-pub(super) fn ratio_parts(q: &Quantity, on_trace: &[&ConfigSummary]) -> Result<(f64, f64), Miss> {
+/// nothing else). `to_trace` is the same trace's configurations in `to`'s
+/// part (`on_trace` itself unless `to` names another part).
+pub(super) fn ratio_parts(
+    q: &Quantity,
+    on_trace: &[&ConfigSummary],
+    to_trace: &[&ConfigSummary],
+) -> Result<(f64, f64), Miss> {
     match q {
         Quantity::Ratio {
             metric,
@@ -29,19 +34,24 @@ pub(super) fn ratio_parts(q: &Quantity, on_trace: &[&ConfigSummary]) -> Result<(
             to,
             pair: None,
         } => Ok((
-            get(one(on_trace, of)?, metric)?,
-            get(one(on_trace, to)?, metric)?,
+            get(one(on_trace, of)?, of, metric)?,
+            get(one(to_trace, to)?, to, metric)?,
         )),
         _ => unreachable!("only a plain ratio has parts; the parse allows `means` on nothing else"),
     }
 }
 
-/// The sample(s) a quantity gives on one trace.
-pub(super) fn per_trace(q: &Quantity, on_trace: &[&ConfigSummary]) -> Result<Vec<f64>, Miss> {
+/// The sample(s) a quantity gives on one trace; `to_trace` as for
+/// [`ratio_parts`] (only a plain ratio reads it).
+pub(super) fn per_trace(
+    q: &Quantity,
+    on_trace: &[&ConfigSummary],
+    to_trace: &[&ConfigSummary],
+) -> Result<Vec<f64>, Miss> {
     match q {
-        Quantity::Value { metric, of } => Ok(vec![get(one(on_trace, of)?, metric)?]),
+        Quantity::Value { metric, of } => Ok(vec![get(one(on_trace, of)?, of, metric)?]),
         Quantity::Ratio { pair: None, .. } => {
-            let (a, b) = ratio_parts(q, on_trace)?;
+            let (a, b) = ratio_parts(q, on_trace, to_trace)?;
             Ok(vec![ratio(a, b)?])
         }
         Quantity::Ratio {
@@ -60,7 +70,7 @@ pub(super) fn per_trace(q: &Quantity, on_trace: &[&ConfigSummary]) -> Result<Vec
                     .collect();
                 match partners[..] {
                     [] => {}
-                    [b] => out.push(ratio(get(a, metric)?, get(b, metric)?)?),
+                    [b] => out.push(ratio(get(a, of, metric)?, get(b, to, metric)?)?),
                     _ => return Err(ambiguous(to, partners.len())),
                 }
             }
@@ -75,7 +85,7 @@ pub(super) fn per_trace(q: &Quantity, on_trace: &[&ConfigSummary]) -> Result<Vec
         Quantity::Spread { metric, of } => {
             let values = all(on_trace, of)?
                 .iter()
-                .map(|c| get(c, metric))
+                .map(|c| get(c, of, metric))
                 .collect::<Result<Vec<_>, _>>()?;
             if values.len() < 2 {
                 return Err(Miss::Absent(format!(
@@ -102,9 +112,9 @@ pub(super) fn per_trace(q: &Quantity, on_trace: &[&ConfigSummary]) -> Result<Vec
             of,
             to,
         } => {
-            let pts = curve(on_trace, of, |c| get(c, x_metric), metric)?;
+            let pts = curve(on_trace, of, |c| get(c, of, x_metric), metric)?;
             let point = one(on_trace, to)?;
-            let (x0, y0) = (get(point, x_metric)?, get(point, metric)?);
+            let (x0, y0) = (get(point, to, x_metric)?, get(point, to, metric)?);
             let (lo, hi) = (pts[0].0, pts[pts.len() - 1].0);
             if x0 < lo || x0 > hi {
                 return Err(Miss::Undefined(format!(
@@ -133,7 +143,7 @@ fn curve(
 ) -> Result<Vec<(f64, f64)>, Miss> {
     let mut pts = all(on_trace, of)?
         .iter()
-        .map(|c| Ok((x(c)?, get(c, metric)?)))
+        .map(|c| Ok((x(c)?, get(c, of, metric)?)))
         .collect::<Result<Vec<_>, Miss>>()?;
     if pts.len() < 2 {
         return Err(Miss::Absent(format!(
@@ -152,10 +162,21 @@ fn ratio(a: f64, b: f64) -> Result<f64, Miss> {
     Ok(a / b)
 }
 
-fn get(c: &ConfigSummary, metric: &Metric) -> Result<f64, Miss> {
-    let value = match metric.0.strip_prefix(FCT_PREFIX) {
-        Some(flow) => c.fct_s.get(flow).copied(),
-        None => c.means.get(&metric.0).copied().flatten(),
+/// `metric` of configuration `c`, picked by `sel`: of its aggregate, or
+/// of the flow `sel` names.
+fn get(c: &ConfigSummary, sel: &Selector, metric: &Metric) -> Result<f64, Miss> {
+    let value = match (metric.0.strip_prefix(FCT_PREFIX), &sel.flow) {
+        (Some(flow), _) => c.fct_s.get(flow).copied(),
+        (None, Some(flow)) => {
+            let Some(of_flow) = c.flows.get(flow) else {
+                return Err(Miss::Absent(format!(
+                    "{} has no flow {flow:?} in its metrics.json",
+                    c.config.name()
+                )));
+            };
+            of_flow.get(&metric.0).copied().flatten()
+        }
+        (None, None) => c.means.get(&metric.0).copied().flatten(),
     };
     value.ok_or_else(|| Miss::Absent(format!("{} undefined for {}", metric.0, c.config.name())))
 }
@@ -225,6 +246,12 @@ pub fn selector_name(sel: &Selector) -> String {
     narrow.extend(sel.params.iter().map(|(k, v)| format!("{k}={v}")));
     if let Some(t) = &sel.trace {
         narrow.push(t.clone());
+    }
+    if let Some(f) = &sel.flow {
+        narrow.push(format!("flow {f}"));
+    }
+    if let Some(b) = &sel.bench {
+        narrow.push(format!("in {b}"));
     }
     if narrow.is_empty() {
         sel.scheme.clone()

@@ -107,6 +107,16 @@ pub struct Selector {
     /// One trace only (default: every trace the bench ran).
     #[serde(default)]
     pub trace: Option<String>,
+    /// One flow of a multi-flow run, by its name in metrics.json's `flows`
+    /// (the scenario's flow label: `call-down`): that flow's metrics
+    /// instead of the run's aggregate.
+    #[serde(default)]
+    pub flow: Option<String>,
+    /// `to` of a plain ratio only: the bench part this side reads, when not
+    /// the check's (Sprout §5.7: a flow through SproutTunnel ÷ the same
+    /// flow direct, two parts run apart). Traces pair by name.
+    #[serde(default)]
+    pub bench: Option<String>,
 }
 
 /// How per-trace values become the one figure a check bounds.
@@ -269,6 +279,13 @@ impl TryFrom<RawCheck> for Check {
                 Ok(())
             }
         };
+        let metric_name = r.metric.0.clone();
+        if r.of.bench.is_some() {
+            return Err(
+                "`of` takes no `bench`: the check's `bench` (or its claim's) is the part `of` reads"
+                    .into(),
+            );
+        }
         let quantity = match r.what {
             Kind::Value | Kind::Spread => {
                 refuse("to", r.to.is_some())?;
@@ -329,7 +346,31 @@ impl TryFrom<RawCheck> for Check {
                 }
             }
         };
-        if r.across == Across::Means && !matches!(quantity, Quantity::Ratio { pair: None, .. }) {
+        let plain_ratio = matches!(quantity, Quantity::Ratio { pair: None, .. });
+        if let Some(to) = quantity_to(&quantity) {
+            if let Some(b) = &to.bench {
+                if !plain_ratio {
+                    return Err(format!(
+                        "`to`'s bench {b:?}: only a plain ratio (what = \"ratio\" without `pair`) reads its two sides from two parts"
+                    ));
+                }
+                part_path(b)?;
+            }
+        }
+        for sel in [Some(quantity_of(&quantity)), quantity_to(&quantity)]
+            .into_iter()
+            .flatten()
+        {
+            if sel.flow.as_deref().is_some_and(|f| f.trim().is_empty()) {
+                return Err("flow = \"\": name a flow of metrics.json's `flows`".into());
+            }
+            if sel.flow.is_some() && metric_name.starts_with(FCT_PREFIX) {
+                return Err(format!(
+                    "{metric_name}: a completion time names its flow already; `flow` takes another metric"
+                ));
+            }
+        }
+        if r.across == Across::Means && !plain_ratio {
             return Err(
                 "across = \"means\" (ratio of the means) needs what = \"ratio\" without `pair`"
                     .into(),
@@ -460,6 +501,26 @@ fn follows_rule(paper: f64, at_least: Option<f64>, at_most: Option<f64>) -> Resu
         }
     }
     Ok(())
+}
+
+/// A quantity's `of`.
+fn quantity_of(q: &Quantity) -> &Selector {
+    match q {
+        Quantity::Value { of, .. }
+        | Quantity::Ratio { of, .. }
+        | Quantity::Spread { of, .. }
+        | Quantity::Growth { of, .. }
+        | Quantity::Interp { of, .. }
+        | Quantity::Tracking { of, .. } => of,
+    }
+}
+
+/// A quantity's `to`, where it has one.
+fn quantity_to(q: &Quantity) -> Option<&Selector> {
+    match q {
+        Quantity::Ratio { to, .. } | Quantity::Interp { to, .. } => Some(to),
+        _ => None,
+    }
 }
 
 /// A bench part must be a directory under the bench root.
