@@ -508,6 +508,7 @@ fn a_ratio_reads_its_two_sides_from_two_parts_and_one_flow() {
     add_flows_rep(&direct, 2, 9.0, 0.05, 5000.0);
     add_flows_rep(&tunnel, 1, 4.0, 0.5, 200.0);
     add_flows_rep(&tunnel, 2, 3.0, 0.4, 100.0);
+    std::fs::create_dir_all(tmp.path().join("empty")).unwrap();
     let call = |metric: &str| {
         format!("what = \"ratio\"\nmetric = \"{metric}\"\nof = {{ scheme = \"webrtc-gcc\", flow = \"call\" }}\nto = {{ scheme = \"webrtc-gcc\", flow = \"call\", bench = \"direct\" }}\n")
     };
@@ -518,6 +519,7 @@ fn a_ratio_reads_its_two_sides_from_two_parts_and_one_flow() {
         claim("bulk-throughput", "tunnel", &format!("{}at_most = 0.67", call("throughput_mbps").replace("\"call\"", "\"bulk\""))),
         claim("no-direct", "tunnel", &format!("{}at_least = 1", call("throughput_mbps").replace("\"direct\"", "\"absent\""))),
         claim("no-flow", "tunnel", &format!("{}at_least = 1", call("throughput_mbps").replace("\"call\"", "\"video\""))),
+        claim("empty-part", "empty", &format!("{}at_least = 1", call("throughput_mbps"))),
     ]
     .concat();
     let r = evaluate(tmp.path(), &text);
@@ -550,4 +552,8 @@ fn a_ratio_reads_its_two_sides_from_two_parts_and_one_flow() {
     assert_eq!(r[4].verdict, Verdict::NotRun);
     let why = r[4].checks[0].reason.as_deref().unwrap();
     assert!(why.contains("no flow \"video\""), "{why}");
+    // A part whose directory holds no finished run says so.
+    assert_eq!(r[5].verdict, Verdict::NotRun);
+    let why = r[5].checks[0].reason.as_deref().unwrap();
+    assert_eq!(why, "in empty: no finished runs");
 }

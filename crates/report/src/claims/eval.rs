@@ -373,10 +373,11 @@ fn compute(
     traces.dedup();
     traces.retain(|t| reads_trace(check, t));
     if traces.is_empty() {
-        base.reason = Some(format!(
-            "in {bench}: none of the traces {} ran",
-            check.traces.join(", ")
-        ));
+        base.reason = Some(if check.traces.is_empty() {
+            format!("in {bench}: no finished runs")
+        } else {
+            format!("in {bench}: none of the traces {} ran", check.traces.join(", "))
+        });
         return base;
     }
     let mut samples: Vec<(String, f64)> = Vec::new();
