@@ -373,7 +373,12 @@ fn flow_means(reps: &[&Run]) -> BTreeMap<String, BTreeMap<String, Option<f64>>> 
                 .collect();
             let values = METRICS
                 .iter()
-                .map(|m| (m.key.to_owned(), mean(of_flow.iter().filter_map(|f| (m.get)(f)))))
+                .map(|m| {
+                    (
+                        m.key.to_owned(),
+                        mean(of_flow.iter().filter_map(|f| (m.get)(f))),
+                    )
+                })
                 .collect();
             (name.to_owned(), values)
         })

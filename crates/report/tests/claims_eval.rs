@@ -467,7 +467,13 @@ fn an_unsettled_claim_outside_its_bound_needs_a_note() {
 /// Repetition `rep` of a two-flow run (a bulk download and a call, as
 /// Sprout §5.7's): the aggregate carries both, each flow its own figures.
 fn add_flows_rep(part: &Path, rep: u32, bulk_mbps: f64, call_mbps: f64, call_e2e_ms: f64) {
-    let mut info = RunInfo::started(RunId::new("test", "webrtc-gcc", "V", Default::default(), rep));
+    let mut info = RunInfo::started(RunId::new(
+        "test",
+        "webrtc-gcc",
+        "V",
+        Default::default(),
+        rep,
+    ));
     info.status = RunStatus::Done;
     let dir = run_dir(part, "V", "webrtc-gcc", &info.label, rep);
     info.write(&dir).unwrap();
@@ -487,7 +493,10 @@ fn add_flows_rep(part: &Path, rep: u32, bulk_mbps: f64, call_mbps: f64, call_e2e
             e2e_delay_p95_ms: Some(call_e2e_ms),
             ..Metrics::default()
         },
-        flows: vec![flow("bulk", bulk_mbps, Some(call_e2e_ms)), flow("call", call_mbps, Some(call_e2e_ms))],
+        flows: vec![
+            flow("bulk", bulk_mbps, Some(call_e2e_ms)),
+            flow("call", call_mbps, Some(call_e2e_ms)),
+        ],
         ..Analysis::default()
     };
     results::write_analysis(&dir, &a).unwrap();
@@ -514,12 +523,45 @@ fn a_ratio_reads_its_two_sides_from_two_parts_and_one_flow() {
     };
     let text = [
         FILE.to_string(),
-        claim("call-throughput", "tunnel", &format!("{}paper = 6.28\nat_least = 3.14", call("throughput_mbps"))),
-        claim("call-delay", "tunnel", &format!("{}paper = 0.028\nat_most = 0.056", call("e2e_delay_p95_ms"))),
-        claim("bulk-throughput", "tunnel", &format!("{}at_most = 0.67", call("throughput_mbps").replace("\"call\"", "\"bulk\""))),
-        claim("no-direct", "tunnel", &format!("{}at_least = 1", call("throughput_mbps").replace("\"direct\"", "\"absent\""))),
-        claim("no-flow", "tunnel", &format!("{}at_least = 1", call("throughput_mbps").replace("\"call\"", "\"video\""))),
-        claim("empty-part", "empty", &format!("{}at_least = 1", call("throughput_mbps"))),
+        claim(
+            "call-throughput",
+            "tunnel",
+            &format!("{}paper = 6.28\nat_least = 3.14", call("throughput_mbps")),
+        ),
+        claim(
+            "call-delay",
+            "tunnel",
+            &format!("{}paper = 0.028\nat_most = 0.056", call("e2e_delay_p95_ms")),
+        ),
+        claim(
+            "bulk-throughput",
+            "tunnel",
+            &format!(
+                "{}at_most = 0.67",
+                call("throughput_mbps").replace("\"call\"", "\"bulk\"")
+            ),
+        ),
+        claim(
+            "no-direct",
+            "tunnel",
+            &format!(
+                "{}at_least = 1",
+                call("throughput_mbps").replace("\"direct\"", "\"absent\"")
+            ),
+        ),
+        claim(
+            "no-flow",
+            "tunnel",
+            &format!(
+                "{}at_least = 1",
+                call("throughput_mbps").replace("\"call\"", "\"video\"")
+            ),
+        ),
+        claim(
+            "empty-part",
+            "empty",
+            &format!("{}at_least = 1", call("throughput_mbps")),
+        ),
     ]
     .concat();
     let r = evaluate(tmp.path(), &text);
@@ -535,20 +577,32 @@ fn a_ratio_reads_its_two_sides_from_two_parts_and_one_flow() {
     assert!(near(Some(of), 0.45) && near(Some(to), 0.075), "{c:?}");
     assert_eq!((r[0].verdict, c.reps), (Verdict::Holds, 2));
     assert!(
-        c.quantity.contains("webrtc-gcc [flow call] ÷ webrtc-gcc [flow call, in direct]"),
+        c.quantity
+            .contains("webrtc-gcc [flow call] ÷ webrtc-gcc [flow call, in direct]"),
         "{}",
         c.quantity
     );
     assert_eq!(c.bench, "tunnel");
     // 150 ÷ 5500 = 0.027: held, and close to the paper's 0.028.
-    assert!(near(r[1].checks[0].value, 150.0 / 5500.0), "{:?}", r[1].checks[0]);
+    assert!(
+        near(r[1].checks[0].value, 150.0 / 5500.0),
+        "{:?}",
+        r[1].checks[0]
+    );
     assert_eq!(r[1].verdict, Verdict::Holds);
     // The bulk flow: 3.5 ÷ 8.5 = 0.41 (the aggregates would give 3.95 ÷ 8.575).
-    assert!(near(r[2].checks[0].value, 3.5 / 8.5), "{:?}", r[2].checks[0]);
+    assert!(
+        near(r[2].checks[0].value, 3.5 / 8.5),
+        "{:?}",
+        r[2].checks[0]
+    );
     // A missing part or flow is not run, and says which.
     assert_eq!(r[3].verdict, Verdict::NotRun);
     let why = r[3].checks[0].reason.as_deref().unwrap();
-    assert!(why.contains("no bench part") && why.contains("absent"), "{why}");
+    assert!(
+        why.contains("no bench part") && why.contains("absent"),
+        "{why}"
+    );
     assert_eq!(r[4].verdict, Verdict::NotRun);
     let why = r[4].checks[0].reason.as_deref().unwrap();
     assert!(why.contains("no flow \"video\""), "{why}");

@@ -192,17 +192,23 @@ fn repository_claims_follow_the_rule_and_mark_our_questions() {
 /// flow already).
 #[test]
 fn a_second_part_is_a_plain_ratios_to_only() {
-    let check = |body: &str| format!("{FILE}{CLAIM}[[claim.check]]\n{body}paper = \"w\"\nat_least = 1\n");
+    let check =
+        |body: &str| format!("{FILE}{CLAIM}[[claim.check]]\n{body}paper = \"w\"\nat_least = 1\n");
     let ok = check("what = \"ratio\"\nmetric = \"throughput_mbps\"\nof = { scheme = \"g\", flow = \"call\" }\nto = { scheme = \"g\", flow = \"call\", bench = \"direct\" }\n");
     claims::parse(&ok, Path::new("ok.toml")).expect("a plain ratio across two parts parses");
     let e = refused(&check("what = \"ratio\"\nmetric = \"throughput_mbps\"\nof = { scheme = \"g\", bench = \"direct\" }\nto = { scheme = \"g\" }\n"));
-    assert!(e.contains("`of` takes no `bench`") && e.contains("line 9"), "{e}");
+    assert!(
+        e.contains("`of` takes no `bench`") && e.contains("line 9"),
+        "{e}"
+    );
     let e = refused(&check("what = \"ratio\"\nmetric = \"throughput_mbps\"\nof = { scheme = \"g\" }\nto = { scheme = \"g\", bench = \"direct\" }\npair = \"buffer_bytes\"\n"));
     assert!(e.contains("only a plain ratio"), "{e}");
     let e = refused(&check("what = \"interp\"\nmetric = \"throughput_mbps\"\nx_metric = \"avg_queue_delay_ms\"\nof = { scheme = \"g\" }\nto = { scheme = \"g\", bench = \"direct\" }\n"));
     assert!(e.contains("only a plain ratio"), "{e}");
     let e = refused(&check("what = \"ratio\"\nmetric = \"throughput_mbps\"\nof = { scheme = \"g\" }\nto = { scheme = \"g\", bench = \"../direct\" }\n"));
     assert!(e.contains("under the bench root"), "{e}");
-    let e = refused(&check("what = \"value\"\nmetric = \"fct_s:short\"\nof = { scheme = \"g\", flow = \"short\" }\n"));
+    let e = refused(&check(
+        "what = \"value\"\nmetric = \"fct_s:short\"\nof = { scheme = \"g\", flow = \"short\" }\n",
+    ));
     assert!(e.contains("names its flow already"), "{e}");
 }

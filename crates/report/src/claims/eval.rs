@@ -203,12 +203,9 @@ pub fn evaluate(root: &Path, files: &[ClaimsFile]) -> Result<Vec<ClaimResult>> {
                         part,
                         format!("no bench part {}", root.join(absent).display()),
                     ),
-                    None => evaluate_check(
-                        check,
-                        benches.loaded(part),
-                        benches.loaded(to_part),
-                        part,
-                    ),
+                    None => {
+                        evaluate_check(check, benches.loaded(part), benches.loaded(to_part), part)
+                    }
                 });
             }
             out.push(evaluate_claim(root, &file.paper, claim, checks));
@@ -299,7 +296,11 @@ fn evaluate_check(
     let read: Vec<&ConfigSummary> = selectors(&check.quantity)
         .into_iter()
         .flat_map(|sel| {
-            let part = if sel.bench.is_some() { to_summaries } else { summaries };
+            let part = if sel.bench.is_some() {
+                to_summaries
+            } else {
+                summaries
+            };
             part.iter()
                 .filter(|s| reads_trace(check, &s.trace) && matches(s, sel))
         })
@@ -376,7 +377,10 @@ fn compute(
         base.reason = Some(if check.traces.is_empty() {
             format!("in {bench}: no finished runs")
         } else {
-            format!("in {bench}: none of the traces {} ran", check.traces.join(", "))
+            format!(
+                "in {bench}: none of the traces {} ran",
+                check.traces.join(", ")
+            )
         });
         return base;
     }
