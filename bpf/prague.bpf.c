@@ -23,8 +23,16 @@
  * the IP header, so the L4S identifier, ECT(1), is set by a tc egress
  * program on the sender's device (bpf/ect1.bpf.c, attached by the runner
  * for Prague's flows only). The receiver runs this congestion control too
- * (the runner makes `prague` the namespaces' default), whose cwnd_event()
- * echoes CE per packet as DCTCP's receiver does (ce_echo.h).
+ * (the runner makes `prague` the namespaces' default).
+ *
+ * The feedback: TCP_CONG_NEEDS_ACCECN makes both ends negotiate Accurate
+ * ECN (RFC 9768) where the kernel has the flag (7.0, and 6.18.y's
+ * backport; KernelForm::apply clears it elsewhere, docs/l4s.md): the
+ * receiver's kernel counts CE packets and the sender's adds exact counts
+ * to tp->delivered_ce. Without it, or if the peer answers with classic ECN,
+ * the receiver's cwnd_event() echoes CE per packet as DCTCP's receiver does
+ * (ce_echo.h), which tcp_ca_common.h's ce_echo_event() skips on an AccECN
+ * connection. alpha reads tp->delivered_ce either way.
  */
 #include "tcp_ca_common.h"
 #include "prague_logic.h"
@@ -168,6 +176,6 @@ struct tcp_congestion_ops prague = {
 	.pkts_acked = (void *)prague_pkts_acked,
 	.ssthresh = (void *)prague_ssthresh,
 	.undo_cwnd = (void *)prague_undo_cwnd,
-	.flags = TCP_CONG_NON_RESTRICTED | TCP_CONG_NEEDS_ECN,
+	.flags = TCP_CONG_NON_RESTRICTED | TCP_CONG_NEEDS_ECN | TCP_CONG_NEEDS_ACCECN,
 	.name = "prague",
 };

@@ -18,6 +18,16 @@
 #define TCP_CONG_NON_RESTRICTED 0x1 /* selectable by unprivileged programs */
 #define TCP_CONG_NEEDS_ECN 0x2      /* negotiate ECN, send ECT, see each CE */
 #define TCP_ECN_DEMAND_CWR 0x4      /* the receiver sets ECE on its ACKs */
+/* Negotiate Accurate ECN (RFC 9768) whatever net.ipv4.tcp_ecn says, on both
+ * ends (include/net/tcp.h, upstream 100f946b8d44: Linux 7.0, and 6.18.y's
+ * stable backport). KernelForm::apply clears it where the kernel's
+ * TCP_CONG_MASK lacks it (the struct_ops would be refused with EINVAL). */
+#define TCP_CONG_NEEDS_ACCECN 0x4
+/* tp->ecn_flags' feedback mode (include/net/tcp.h, from 6.18): RFC 3168 or
+ * AccECN, both while the handshake is pending. */
+#define TCP_ECN_MODE_RFC3168 0x1
+#define TCP_ECN_MODE_ACCECN 0x10
+#define TCP_ECN_MODE_ANY (TCP_ECN_MODE_RFC3168 | TCP_ECN_MODE_ACCECN)
 #define TCP_INFINITE_SSTHRESH 0x7fffffff
 #define USEC_PER_MSEC 1000ULL
 #define USEC_PER_SEC 1000000ULL
@@ -137,8 +147,20 @@ static __always_inline void ce_echo_set_ece(struct tcp_sock *tp, __u32 ce)
 		tp->ecn_flags &= ~TCP_ECN_DEMAND_CWR;
 }
 
+/* Whether the connection negotiated AccECN (the kernel's
+ * tcp_ecn_mode_accecn()); always false before 6.18, whose ecn_flags never
+ * has the bit. */
+static __always_inline bool tcp_ecn_mode_accecn(const struct tcp_sock *tp)
+{
+	return (tp->ecn_flags & TCP_ECN_MODE_ANY) == TCP_ECN_MODE_ACCECN;
+}
+
 /* The receiver's side of ce_echo.h, from a cwnd_event(): each data
- * packet's CE bit echoed on the ACKs that cover it. */
+ * packet's CE bit echoed on the ACKs that cover it. Not on an AccECN
+ * connection: there the kernel counts every CE packet itself
+ * (tp->received_ce, sent in the ACE field and the AccECN option), so
+ * ECE is not a flag to set (it is a bit of the ACE counter) and the
+ * sender's kernel adds exact counts to tp->delivered_ce. */
 static __always_inline void ce_echo_event(struct sock *sk, struct ce_echo *e,
 					  enum tcp_ca_event ev)
 {
@@ -147,6 +169,8 @@ static __always_inline void ce_echo_event(struct sock *sk, struct ce_echo *e,
 	__u32 act, prior, prior_ce;
 
 	if (ev != CA_EVENT_ECN_IS_CE && ev != CA_EVENT_ECN_NO_CE)
+		return;
+	if (tcp_ecn_mode_accecn(tp))
 		return;
 	act = ce_echo_packet(e, ev == CA_EVENT_ECN_IS_CE, tp->rcv_nxt,
 			     icsk->icsk_ack.pending & ICSK_ACK_TIMER, &prior, &prior_ce);

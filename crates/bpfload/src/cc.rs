@@ -133,6 +133,10 @@ const BBR3: &[Feature] = &[
     Feature::CwndEventTxStart,
 ];
 
+/// Prague: links, and AccECN where the kernel has `TCP_CONG_NEEDS_ACCECN`
+/// (else classic ECN with its receiver's per-packet echo).
+const PRAGUE: &[Feature] = &[Feature::StructOpsLink, Feature::CongNeedsAccecn];
+
 pub static CCS: &[CcSpec] = &[
     CcSpec {
         name: "c2tcp",
@@ -199,7 +203,7 @@ pub static CCS: &[CcSpec] = &[
         name: "prague",
         summary: "TCP Prague (BPF, L4S): DCTCP-style alpha from the CE fraction per RTT, cwnd x (1 - alpha/2) on CE, paced; Reno halving on loss",
         requires: BASE,
-        adapts: LINK,
+        adapts: PRAGUE,
         load: struct_ops_cc::<skel::prague::PragueSkelBuilder>,
         reconfigure: no_options,
     },

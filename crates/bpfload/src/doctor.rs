@@ -68,6 +68,10 @@ pub struct CcReport {
     /// Features this kernel lacks that it replaces with an older form that
     /// does the same.
     pub older_forms: Vec<&'static str>,
+    /// For a congestion control that reads CE counts (Prague), which
+    /// feedback its connections get on this host ([`ecn_feedback`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecn_feedback: Option<String>,
 }
 
 /// A command that needs an optional feature.
@@ -158,6 +162,31 @@ fn cc_report(cc: &crate::cc::CcSpec) -> CcReport {
             .filter(|f| !features::info(*f).degrades)
             .map(|f| f.key())
             .collect(),
+        ecn_feedback: cc
+            .adapts
+            .contains(&Feature::CongNeedsAccecn)
+            .then(|| ecn_feedback(p_accecn())),
+    }
+}
+
+fn p_accecn() -> &'static Presence {
+    probe().presence(Feature::CongNeedsAccecn)
+}
+
+/// The CE feedback Prague's connections get where the kernel's presence of
+/// `TCP_CONG_NEEDS_ACCECN` is `p` (docs/l4s.md, "AccECN").
+pub fn ecn_feedback(p: &Presence) -> String {
+    let first = features::info(Feature::CongNeedsAccecn).first_kernel;
+    match p {
+        Presence::Present => format!(
+            "AccECN (kernel >= {first}, or 6.18.y with the backport: TCP_CONG_NEEDS_ACCECN taken; exact CE counts from the kernel)"
+        ),
+        Presence::Missing(_) | Presence::Refused(_) => {
+            "classic ECE echo (kernel has no TCP_CONG_NEEDS_ACCECN; Prague's receiver echoes CE per packet)".into()
+        }
+        Presence::Unknown(d) => format!(
+            "classic ECE echo unless the kernel has TCP_CONG_NEEDS_ACCECN, which could not be probed: {d}"
+        ),
     }
 }
 

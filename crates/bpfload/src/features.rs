@@ -27,7 +27,9 @@ use libbpf_rs::btf::types::{Composite, Enum, Func, FuncProto};
 use libbpf_rs::btf::{Btf, ReferencesType};
 use serde::{Serialize, Serializer};
 
-use crate::kernel_form::{self, KernelForm, CUBIC_CWND_EVENT, CUBIC_CWND_EVENT_TX_START, KFUNCS};
+use crate::kernel_form::{
+    self, KernelForm, CUBIC_CWND_EVENT, CUBIC_CWND_EVENT_TX_START, KFUNCS, TCP_CONG_NEEDS_ACCECN,
+};
 
 /// A kernel feature some object or command needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
@@ -56,6 +58,9 @@ pub enum Feature {
     /// `tcp_congestion_ops.cwnd_event_tx_start` and Cubic's kfunc for it,
     /// which replaced `cubictcp_cwnd_event`.
     CwndEventTxStart,
+    /// `TCP_CONG_NEEDS_ACCECN` in the kernel's `TCP_CONG_MASK`: a
+    /// congestion control that negotiates Accurate ECN (RFC 9768).
+    CongNeedsAccecn,
 }
 
 impl Feature {
@@ -72,6 +77,7 @@ impl Feature {
             Feature::CongControlAckFlag => "cong_control_ack_flag",
             Feature::BpfStats => "bpf_stats",
             Feature::CwndEventTxStart => "cwnd_event_tx_start",
+            Feature::CongNeedsAccecn => "cong_needs_accecn",
         }
     }
 }
@@ -204,6 +210,15 @@ pub static FEATURES: &[FeatureInfo] = &[
         without: "the restart after idle through `cwnd_event` and `cubictcp_cwnd_event`, as before 7.1",
         degrades: false,
     },
+    FeatureInfo {
+        feature: Feature::CongNeedsAccecn,
+        what: "`TCP_CONG_NEEDS_ACCECN`: a congestion control that negotiates Accurate ECN (RFC 9768) on both ends (also in 6.18.y's stable backport)",
+        short: "`TCP_CONG_NEEDS_ACCECN`",
+        first_kernel: Release(7, 0),
+        used_for: "its CE feedback: exact counts from the kernel",
+        without: "classic ECN, each packet's CE echoed by Prague's receiver (`bpf/ce_echo.h`)",
+        degrades: false,
+    },
 ];
 
 pub fn info(feature: Feature) -> &'static FeatureInfo {
@@ -302,6 +317,7 @@ fn probe_now() -> Probes {
         iterators: has(Feature::SkStorageIterator),
         cong_control_ack_flag: has(Feature::CongControlAckFlag),
         cwnd_event_tx_start: has(Feature::CwndEventTxStart),
+        accecn: has(Feature::CongNeedsAccecn),
         hz: kernel_form::kernel_hz(),
     };
     Probes {
@@ -404,6 +420,7 @@ fn probe_one(f: Feature, btf: &Btf<'_>, kernel: &str) -> Presence {
                 missing("tcp_congestion_ops.cwnd_event_tx_start")
             }
         }
+        Feature::CongNeedsAccecn => probe_accecn(btf),
         Feature::BpfStats => {
             if enum_has(btf, "bpf_stats_type", "BPF_STATS_RUN_TIME") {
                 Presence::Present
@@ -516,6 +533,206 @@ fn probe_iterator(btf: &Btf<'_>) -> Presence {
             "the kernel would not load an iterator program: {}",
             crate::explain::errno_words(errno)
         )),
+    }
+}
+
+const TCP_CONG_NEEDS_ECN: u32 = 1 << 1;
+
+/// Whether the kernel takes `TCP_CONG_NEEDS_ACCECN` in a congestion
+/// control's flags. No type or symbol tells (the flag is a #define, and
+/// 6.18.y took it in a stable release: its BTF is the same either way), so
+/// it asks the kernel: bpf_tcp_ca's `init_member` refuses flags outside
+/// `TCP_CONG_MASK` with EINVAL when a struct_ops map's value is written.
+/// The probe writes one, with the flag, into a `BPF_F_LINK` map, where the
+/// write only checks (registration is the link's, never made here), its
+/// required members three two-instruction programs; then the same without
+/// the flag, so that a refusal for another reason is not taken for the
+/// flag's, and first one with BIT(31), which must be refused (else the
+/// probe could not tell). Everything is closed on return: nothing is
+/// registered.
+fn probe_accecn(btf: &Btf<'_>) -> Presence {
+    if btf
+        .type_by_name::<Composite<'_>>("bpf_struct_ops_link")
+        .is_none()
+    {
+        return Presence::Missing(
+            "no struct_ops links (6.4), so no probe without registering; AccECN came later (7.0)"
+                .into(),
+        );
+    }
+    if !crate::sys::is_root() {
+        return Presence::Unknown("loading a program to find out needs root".into());
+    }
+    // A flag no kernel has: refused, or the probe cannot tell.
+    if write_tcp_ca_flags(btf, TCP_CONG_NEEDS_ECN | 1 << 31).is_ok() {
+        return Presence::Unknown(
+            "the kernel took a congestion-control flag it cannot know (BIT(31)): flags are not checked"
+                .into(),
+        );
+    }
+    match (
+        write_tcp_ca_flags(btf, TCP_CONG_NEEDS_ECN | TCP_CONG_NEEDS_ACCECN),
+        write_tcp_ca_flags(btf, TCP_CONG_NEEDS_ECN),
+    ) {
+        (Ok(()), _) => Presence::Present,
+        (Err(libc::EINVAL), Ok(())) => Presence::Missing(
+            "the kernel refuses TCP_CONG_NEEDS_ACCECN in a congestion control's flags (not in its TCP_CONG_MASK)"
+                .into(),
+        ),
+        (Err(e), Ok(())) => Presence::Unknown(format!(
+            "writing a struct_ops with the flag failed: {}",
+            crate::explain::errno_words(e)
+        )),
+        (_, Err(e)) => Presence::Unknown(format!(
+            "the probe's struct_ops was refused even without the flag: {}",
+            crate::explain::errno_words(e)
+        )),
+    }
+}
+
+/// Creates a `BPF_F_LINK` struct_ops map of `tcp_congestion_ops` and
+/// writes its value: `ssthresh`, `undo_cwnd` and `cong_avoid` (what
+/// `tcp_validate_congestion_control` requires) as trivial programs, a name,
+/// `flags`. Returns the errno of the first refusal.
+fn write_tcp_ca_flags(btf: &Btf<'_>, flags: u32) -> Result<(), i32> {
+    use libbpf_rs::btf::types::MemberAttr;
+    use libbpf_rs::libbpf_sys as sys;
+
+    let ops = btf
+        .type_by_name::<Composite<'_>>("tcp_congestion_ops")
+        .ok_or(libc::ENOENT)?;
+    let value = btf
+        .type_by_name::<Composite<'_>>("bpf_struct_ops_tcp_congestion_ops")
+        .ok_or(libc::ENOENT)?;
+    let offset_in = |s: &Composite<'_>, name: &str| {
+        s.iter().enumerate().find_map(|(i, m)| match m.attr {
+            MemberAttr::Normal { offset } if m.name.is_some_and(|n| n.to_string_lossy() == name) => {
+                Some((i, offset as usize / 8))
+            }
+            _ => None,
+        })
+    };
+    let (_, data) = offset_in(&value, "data").ok_or(libc::ENOENT)?;
+    let size = btf
+        .type_by_name::<libbpf_rs::btf::types::Struct<'_>>("bpf_struct_ops_tcp_congestion_ops")
+        .map(|s| libbpf_rs::btf::HasSize::size(&s))
+        .ok_or(libc::ENOENT)?;
+    let mut buf = vec![0u8; size];
+    let mut progs = Vec::new();
+    for (member, ret) in [("ssthresh", 2), ("undo_cwnd", 2), ("cong_avoid", 0)] {
+        let (index, at) = offset_in(&ops, member).ok_or(libc::ENOENT)?;
+        // BPF_MOV64_IMM(BPF_REG_0, ret); BPF_EXIT_INSN()
+        let insns = [
+            sys::bpf_insn {
+                code: 0xb7,
+                _bitfield_align_1: [],
+                _bitfield_1: sys::bpf_insn::new_bitfield_1(0, 0),
+                off: 0,
+                imm: ret,
+            },
+            sys::bpf_insn {
+                code: 0x95,
+                _bitfield_align_1: [],
+                _bitfield_1: sys::bpf_insn::new_bitfield_1(0, 0),
+                off: 0,
+                imm: 0,
+            },
+        ];
+        let mut opts = sys::bpf_prog_load_opts {
+            sz: std::mem::size_of::<sys::bpf_prog_load_opts>() as _,
+            expected_attach_type: index as _,
+            attach_btf_id: ops.type_id().into(),
+            ..Default::default()
+        };
+        let name = CString::new("c2tcp_probe").unwrap();
+        let license = CString::new("GPL").unwrap();
+        // SAFETY: as in probe_iterator.
+        let fd = unsafe {
+            sys::bpf_prog_load(
+                sys::BPF_PROG_TYPE_STRUCT_OPS,
+                name.as_ptr(),
+                license.as_ptr(),
+                insns.as_ptr(),
+                insns.len() as _,
+                &mut opts,
+            )
+        };
+        if fd < 0 {
+            return Err(-fd);
+        }
+        // SAFETY: a descriptor the kernel just gave us; closed on return.
+        progs.push(unsafe { OwnedFd::from_raw_fd(fd) });
+        buf[data + at..data + at + 8].copy_from_slice(&(fd as u64).to_ne_bytes());
+    }
+    let (_, name_at) = offset_in(&ops, "name").ok_or(libc::ENOENT)?;
+    let probe_name = b"c2tcp_probe";
+    buf[data + name_at..data + name_at + probe_name.len()].copy_from_slice(probe_name);
+    let (_, flags_at) = offset_in(&ops, "flags").ok_or(libc::ENOENT)?;
+    buf[data + flags_at..data + flags_at + 4].copy_from_slice(&flags.to_ne_bytes());
+
+    // The kernel wants a BTF of the map's own (the one an object brings)
+    // even for a kernel struct's value: one `int` is enough.
+    // SAFETY: libbpf's own constructor; freed below, after the map is made.
+    let own = unsafe { sys::btf__new_empty() };
+    if own.is_null() {
+        return Err(libc::ENOMEM);
+    }
+    let int = CString::new("int").unwrap();
+    // SAFETY: `own` is a valid BTF; the name outlives the calls.
+    let btf_fd = unsafe {
+        sys::btf__add_int(own, int.as_ptr(), 4, sys::BTF_INT_SIGNED as _);
+        match sys::btf__load_into_kernel(own) {
+            0 => sys::btf__fd(own),
+            e => e,
+        }
+    };
+    if btf_fd < 0 {
+        // SAFETY: made above, not used after.
+        unsafe { sys::btf__free(own) };
+        return Err(-btf_fd);
+    }
+    let opts = sys::bpf_map_create_opts {
+        sz: std::mem::size_of::<sys::bpf_map_create_opts>() as _,
+        btf_fd: btf_fd as _,
+        btf_vmlinux_value_type_id: value.type_id().into(),
+        map_flags: sys::BPF_F_LINK,
+        ..Default::default()
+    };
+    let name = CString::new("c2tcp_probe").unwrap();
+    // SAFETY: the name and options outlive the call.
+    let map = unsafe {
+        sys::bpf_map_create(
+            sys::BPF_MAP_TYPE_STRUCT_OPS,
+            name.as_ptr(),
+            4,
+            buf.len() as _,
+            1,
+            &opts,
+        )
+    };
+    // SAFETY: the map holds its own reference to the BTF; this closes ours.
+    unsafe { sys::btf__free(own) };
+    if map < 0 {
+        return Err(-map);
+    }
+    // SAFETY: see above.
+    let map = unsafe { OwnedFd::from_raw_fd(map) };
+    let key = 0u32;
+    // SAFETY: the key and the value are the sizes the map was made with.
+    let r = unsafe {
+        sys::bpf_map_update_elem(
+            std::os::fd::AsRawFd::as_raw_fd(&map),
+            (&key as *const u32).cast(),
+            buf.as_ptr().cast(),
+            0,
+        )
+    };
+    drop(map);
+    drop(progs);
+    if r < 0 {
+        Err(-r)
+    } else {
+        Ok(())
     }
 }
 

@@ -15,6 +15,7 @@
 //! | programs `P` and `P_eperm` | `bpf_set_retval` (5.18) | loads `P` with it, `P_eperm` without |
 //! | `iter/` programs | the host allowing tracing programs | loads them only where it does |
 //! | a struct_ops member `cwnd_event_tx_start` | the hook of 7.1 | before 7.1: unset, its program not loaded; from 7.1, in an object that calls Cubic's `cubictcp_cwnd_event` (its BTF declares the kfunc), `cwnd_event` is unset and its program not loaded instead: it only forwards Cubic's idle restart, which 7.1 sends to `cwnd_event_tx_start` (Vegas and Compound keep their own `cwnd_event`) |
+//! | a struct_ops `flags` with `TCP_CONG_NEEDS_ACCECN` | the flag in the kernel's `TCP_CONG_MASK` (7.0; 6.18.y's backport) | clears it where the kernel lacks it (it would refuse the struct_ops with EINVAL): Prague's connections then negotiate classic ECN, its receiver echoing CE per packet (`bpf/ce_echo.h`) |
 //! | a `.rodata` `__u32 *_hz` | the kernel's HZ | set to it (measured, no kernel config needed) |
 //! | a `.rodata` `bool *_writes_cwnd_stamp` | struct_ops programs may write `snd_cwnd_stamp` (6.10) | set to whether they may |
 //!
@@ -64,6 +65,10 @@ pub const CUBIC_CWND_EVENT: &str = "cubictcp_cwnd_event";
 /// Its successor from 7.1 (weak in the objects).
 pub const CUBIC_CWND_EVENT_TX_START: &str = "cubictcp_cwnd_event_tx_start";
 
+/// `TCP_CONG_NEEDS_ACCECN` (include/net/tcp.h, BIT(2)): in a struct_ops'
+/// `flags`, cleared by `apply` where the kernel lacks it.
+pub const TCP_CONG_NEEDS_ACCECN: u32 = 1 << 2;
+
 /// What the running kernel takes, as `apply` needs it: each field one
 /// feature of `features.rs` (or the kernel's HZ).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -78,6 +83,8 @@ pub struct KernelForm {
     pub cong_control_ack_flag: bool,
     /// `Feature::CwndEventTxStart` (7.1).
     pub cwnd_event_tx_start: bool,
+    /// `Feature::CongNeedsAccecn` (7.0, and 6.18.y).
+    pub accecn: bool,
     /// The kernel's HZ ([`kernel_hz`]).
     pub hz: u32,
 }
@@ -99,6 +106,8 @@ struct Hooks {
     /// struct, where it has them.
     cwnd_event: Option<usize>,
     tx_start: Option<usize>,
+    /// Byte offset of `flags`.
+    flags: Option<usize>,
 }
 
 /// What `apply` reads from the object's BTF before changing anything.
@@ -159,6 +168,12 @@ impl KernelForm {
         for mut map in obj.maps_mut() {
             let name = map.name().to_string_lossy().into_owned();
             if map.map_type() == MapType::StructOps {
+                if !self.accecn {
+                    let at = layout.hooks.iter().find(|h| h.map == name).and_then(|h| h.flags);
+                    if let (Some(at), Some(shadow)) = (at, map.initial_value_mut()) {
+                        clear_flag(shadow, at, TCP_CONG_NEEDS_ACCECN);
+                    }
+                }
                 let link = libbpf_sys::BPF_F_LINK;
                 if !self.struct_ops_link && map.map_flags() & link != 0 {
                     map.set_map_flags(map.map_flags() & !link)
@@ -236,6 +251,14 @@ impl KernelForm {
     }
 }
 
+/// Clears `bit` in the `u32` a struct_ops shadow holds at byte `at`.
+fn clear_flag(shadow: &mut [u8], at: usize, bit: u32) {
+    if let Some(b) = shadow.get_mut(at..at + 4) {
+        let v = u32::from_ne_bytes(b.try_into().expect("4 bytes")) & !bit;
+        b.copy_from_slice(&v.to_ne_bytes());
+    }
+}
+
 /// The program a struct_ops shadow names at byte `at`, if any.
 fn program_at(shadow: &[u8], at: usize) -> Option<*mut libbpf_sys::bpf_program> {
     let b: [u8; 8] = shadow.get(at..at + 8)?.try_into().ok()?;
@@ -277,6 +300,7 @@ fn layout(obj: &OpenObject) -> Result<Layout> {
             map: map.name().to_string_lossy().into_owned(),
             cwnd_event: member(&s, "cwnd_event"),
             tx_start: member(&s, "cwnd_event_tx_start"),
+            flags: member(&s, "flags"),
         });
     }
     // Its BTF holds the kfunc's FUNC only where a program calls it (libbpf
@@ -314,6 +338,7 @@ mod tests {
         iterators: false,
         cong_control_ack_flag: false,
         cwnd_event_tx_start: false,
+        accecn: false,
         hz: 100,
     };
     const NEWEST: KernelForm = KernelForm {
@@ -322,6 +347,7 @@ mod tests {
         iterators: true,
         cong_control_ack_flag: true,
         cwnd_event_tx_start: true,
+        accecn: true,
         hz: 1000,
     };
 
@@ -513,6 +539,30 @@ mod tests {
         plain!(skel::vivace::VivaceSkelBuilder, vivace);
         plain!(skel::ledbat::LedbatSkelBuilder, ledbat);
         plain!(skel::abc::AbcSkelBuilder, abc);
-        plain!(skel::prague::PragueSkelBuilder, prague);
+    }
+
+    /// Prague asks for AccECN where the kernel takes the flag and keeps
+    /// its classic-ECN flags exactly elsewhere; no other struct_ops asks.
+    #[test]
+    fn prague_requests_accecn_only_where_the_kernel_has_it() {
+        for form in [&OLDEST, &NEWEST] {
+            let mut storage = MaybeUninit::uninit();
+            let mut open = skel::prague::PragueSkelBuilder::default()
+                .open(&mut storage)
+                .unwrap();
+            assert_ne!(open.struct_ops.prague().flags & TCP_CONG_NEEDS_ACCECN, 0);
+            form.apply(open.open_object_mut()).unwrap();
+            let flags = open.struct_ops.prague().flags;
+            assert_eq!(flags & TCP_CONG_NEEDS_ACCECN != 0, form.accecn);
+            // TCP_CONG_NON_RESTRICTED | TCP_CONG_NEEDS_ECN, as before.
+            assert_eq!(flags & !TCP_CONG_NEEDS_ACCECN, 0x3);
+            assert!(linked(open.maps.prague.map_flags()) == form.struct_ops_link);
+            assert!(open.open_object().progs().all(|p| p.autoload()));
+        }
+        let mut storage = MaybeUninit::uninit();
+        let open = skel::abc::AbcSkelBuilder::default()
+            .open(&mut storage)
+            .unwrap();
+        assert_eq!(open.struct_ops.abc().flags & TCP_CONG_NEEDS_ACCECN, 0);
     }
 }

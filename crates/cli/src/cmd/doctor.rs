@@ -86,6 +86,9 @@ fn print_text(r: &Report) {
         if c.loadable && !c.older_forms.is_empty() {
             detail.push_str(&format!("; older forms for {}", c.older_forms.join(", ")));
         }
+        if let Some(f) = &c.ecn_feedback {
+            detail.push_str(&format!("; CE feedback: {f}"));
+        }
         line(verdict, width, c.name, &detail);
     }
     println!("\ncommands");
