@@ -68,6 +68,7 @@ fn tcpinfo_rows<W: Write>(
         "c2tcp_bad_events",
         "c2tcp_avg_rtt_ms",
         "c2tcp_skipped_samples",
+        "accecn",
     ])?;
     for o in outcomes {
         for s in &o.samples {
@@ -91,6 +92,7 @@ fn tcpinfo_rows<W: Write>(
                 opt(c.map(|c| c.bad_events.to_string())),
                 opt(c.map(|c| format!("{:.3}", c.last_avg_rtt_us as f64 / 1000.0))),
                 opt(c.map(|c| c.skipped_samples.to_string())),
+                u8::from(s.accecn).to_string(),
             ])?;
         }
     }

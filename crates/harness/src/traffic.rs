@@ -52,6 +52,9 @@ pub struct Sample {
     /// an ECN congestion control reads: tcpi_delivered, tcpi_delivered_ce).
     pub delivered: u32,
     pub delivered_ce: u32,
+    /// The AccECN option's counters had advanced: the connection negotiated
+    /// Accurate ECN (`TcpInfo::accecn_seen`).
+    pub accecn: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub c2tcp: Option<C2tcpInfo>,
 }
@@ -121,6 +124,7 @@ fn sample(stream: &TcpStream, t_s: f64, c2tcp: bool) -> Option<Sample> {
         bytes_acked: ti.bytes_acked,
         delivered: ti.delivered,
         delivered_ce: ti.delivered_ce,
+        accecn: ti.accecn_seen(),
         c2tcp: if c2tcp {
             sockopt::c2tcp_info(stream).ok()
         } else {

@@ -205,10 +205,11 @@ pub fn c2tcp_info(fd: &impl AsRawFd) -> io::Result<C2tcpInfo> {
     Ok(info)
 }
 
-/// `struct tcp_info` from include/uapi/linux/tcp.h, up to `tcpi_total_rto_time`
-/// (libc's copy stops at `tcpi_total_retrans`). The kernel fills what it has
-/// and reports the length; older kernels leave the tail zero (`rcv_wnd` and
-/// `rehash` need Linux 6.2, the `total_rto*` fields 6.7).
+/// `struct tcp_info` from include/uapi/linux/tcp.h, up to the AccECN
+/// counters (libc's copy stops at `tcpi_total_retrans`). The kernel fills
+/// what it has and reports the length; older kernels leave the tail zero
+/// (`rcv_wnd` and `rehash` need Linux 6.2, the `total_rto*` fields 6.7, the
+/// ECN counters 6.18).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct TcpInfo {
@@ -272,9 +273,32 @@ pub struct TcpInfo {
     pub total_rto: u16,
     pub total_rto_recoveries: u16,
     pub total_rto_time: u32,
+    /// CE-marked packets this end received (6.18).
+    pub received_ce: u32,
+    /// The bytes the peer reported received as ECT(1), ECT(0) and CE, from
+    /// the AccECN option (6.18): they advance only on a connection that
+    /// negotiated AccECN (zero under classic ECN).
+    pub delivered_e1_bytes: u32,
+    pub delivered_e0_bytes: u32,
+    pub delivered_ce_bytes: u32,
+    pub received_e1_bytes: u32,
+    pub received_e0_bytes: u32,
+    pub received_ce_bytes: u32,
+    /// AccECN's failure mode and option state: two `u16` in 6.18, bit
+    /// fields (with the ECN mode) later; kept raw, not read.
+    pub accecn_word: u32,
 }
 
-const _: () = assert!(size_of::<TcpInfo>() == 248);
+const _: () = assert!(size_of::<TcpInfo>() == 280);
+
+impl TcpInfo {
+    /// Whether the connection's ECN feedback is Accurate ECN, as far as
+    /// the sender can tell: the AccECN option's byte counters advanced
+    /// (they stay zero under classic ECN, and before 6.18).
+    pub fn accecn_seen(&self) -> bool {
+        self.delivered_e1_bytes != 0 || self.delivered_e0_bytes != 0 || self.delivered_ce_bytes != 0
+    }
+}
 
 pub fn tcp_info(fd: &impl AsRawFd) -> io::Result<TcpInfo> {
     let mut info = TcpInfo::default();
