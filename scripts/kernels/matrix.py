@@ -81,6 +81,12 @@ GUEST_TESTS = {
         "cgroup_targets_reach_sockets_and_leave_with_unload",
         "top_shows_a_live_transfer_and_an_empty_list_without_one",
     ],
+    # Prague's CE feedback: AccECN where the kernel takes
+    # TCP_CONG_NEEDS_ACCECN (newest), classic ECN with the per-packet echo
+    # elsewhere (6.1, 6.12); the test says which it found.
+    "l4s": [
+        "prague_negotiates_accecn_where_the_kernel_has_it_and_counts_each_mark",
+    ],
 }
 
 # The `c2tcp run` that must show C2TCP backing off: a slow constant link

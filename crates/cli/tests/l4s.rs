@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! L4S end to end (docs/l4s.md): TCP Prague (our BPF `prague`, ECT(1) set by
-//! the runner's tc program, CE echoed per packet by its receivers) over the
-//! emulator's DualPI2. On a fixed link its queue stays near a millisecond at
+//! the runner's tc program; CE fed back by AccECN where the kernel has
+//! `TCP_CONG_NEEDS_ACCECN`, else echoed per packet by its receivers) over
+//! the emulator's DualPI2. On a fixed link its queue stays near a millisecond at
 //! full rate, every data packet reaches the bottleneck as ECT(1) and the
 //! marks come back to the congestion control; on a real trace DualPI2's
 //! sojourn step keeps a fraction of Cubic's delay but not its rate, and the
@@ -68,6 +69,73 @@ fn last_delivered(run_dir: &Path) -> (f64, f64) {
         .split(',')
         .collect();
     (last[d].parse().unwrap(), last[ce].parse().unwrap())
+}
+
+/// The last TCP_INFO sample of the run's first flow: the `accecn` column.
+fn last_accecn(run_dir: &Path) -> u32 {
+    let text = std::fs::read_to_string(run_dir.join("tcpinfo.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = header.iter().position(|h| *h == "accecn").expect("an accecn column");
+    let last: Vec<&str> = lines
+        .rfind(|l| l.starts_with("0,"))
+        .expect("samples")
+        .split(',')
+        .collect();
+    last[col].parse().unwrap()
+}
+
+/// The feedback Prague gets, as `c2tcp doctor` says it (docs/l4s.md,
+/// "AccECN"): on a kernel that takes `TCP_CONG_NEEDS_ACCECN` both ends
+/// negotiate AccECN (the sender's TCP_INFO shows the AccECN option's
+/// counters moving) and the sender's CE count is the emulator's marks
+/// almost exactly (the kernel counts each CE packet; only the marks after
+/// the last 100-ms sample are missing); on one without it, classic ECN
+/// (the counters never move) with the receiver's per-packet echo, within
+/// the echo's boundaries.
+#[test]
+fn prague_negotiates_accecn_where_the_kernel_has_it_and_counts_each_mark() {
+    use bpfload::features::{probe, Feature};
+    let test = "prague_negotiates_accecn_where_the_kernel_has_it_and_counts_each_mark";
+    if !testkit::require_root(test) {
+        return;
+    }
+    let _serial = serial();
+    let before = testkit::Registrations::now();
+    // A prague registered by someone else is in its own form, not this
+    // build's: the run would use it.
+    if before.held_by_someone_else(test, &["prague"]) {
+        return;
+    }
+    let presence = probe().presence(Feature::CongNeedsAccecn);
+    let accecn = presence.is_present();
+    let feedback = bpfload::doctor::ecn_feedback(presence);
+    eprintln!("{test}: Linux {}: {feedback}", probe().kernel);
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("prague");
+    run(
+        &out,
+        "prague-dualpi2",
+        "constant:12",
+        "8",
+        &["--uplink", "constant:12"],
+    );
+    before.assert_left_as_found(&["prague"]);
+    assert_eq!(
+        last_accecn(&out),
+        u32::from(accecn),
+        "the connection's feedback is not what doctor says: {feedback}"
+    );
+    let setup = json(&out.join("setup.json"));
+    let marks = setup["emulator"]["downlink"]["ce_marks"].as_f64().unwrap();
+    let (delivered, delivered_ce) = last_delivered(&out);
+    assert!(marks > 100.0, "DualPI2 marked: {marks}");
+    let (lo, hi) = if accecn { (0.95, 1.0) } else { (0.8, 1.2) };
+    assert!(
+        delivered_ce >= lo * marks && delivered_ce <= hi * marks + 2.0,
+        "{feedback}: sender's delivered_ce {delivered_ce} vs the emulator's {marks} marks \
+         (of {delivered} delivered), outside {lo}-{hi}"
+    );
 }
 
 /// RFC 9330's promise on a fixed link, and the wire: Prague over DualPI2 on
