@@ -5,9 +5,11 @@
  *
  * Classic ECN's receiver (RFC 3168) sets ECE on every ACK from the first CE
  * until the sender's CWR, which turns one mark into a window of them.
- * Accurate ECN would count them exactly, but Linux 6.18 refuses
- * net.ipv4.tcp_ecn=3 (EINVAL; enabling AccECN arrives in 7.0), so the
- * receiver runs the same congestion control, whose cwnd_event() sees each
+ * Accurate ECN counts them exactly; Prague asks for it where the kernel has
+ * TCP_CONG_NEEDS_ACCECN (7.0, 6.18.y's backport; docs/l4s.md), and this
+ * echo stays off on an AccECN connection (tcp_ca_common.h). Elsewhere (an
+ * older kernel, or a peer answering classic ECN) the receiver runs the
+ * same congestion control, whose cwnd_event() sees each
  * data packet's CE bit (CA_EVENT_ECN_IS_CE/NO_CE, raised for a CC with
  * TCP_CONG_NEEDS_ECN): ECE goes on an ACK iff the packets it acknowledges
  * carried CE, an ACK is sent at once whenever the CE state flips, and, if
