@@ -62,13 +62,13 @@ fn tcpinfo_rows<W: Write>(
         "bytes_acked",
         "delivered",
         "delivered_ce",
+        "accecn",
         "c2tcp_alpha",
         "c2tcp_setpoint_ms",
         "c2tcp_condition",
         "c2tcp_bad_events",
         "c2tcp_avg_rtt_ms",
         "c2tcp_skipped_samples",
-        "accecn",
     ])?;
     for o in outcomes {
         for s in &o.samples {
@@ -86,13 +86,13 @@ fn tcpinfo_rows<W: Write>(
                 s.bytes_acked.to_string(),
                 s.delivered.to_string(),
                 s.delivered_ce.to_string(),
+                u8::from(s.accecn).to_string(),
                 opt(c.map(|c| format!("{:.2}", c.alpha_pct as f64 / 100.0))),
                 opt(c.map(|c| format!("{:.3}", c.setpoint_us as f64 / 1000.0))),
                 opt(c.map(|c| c.condition.to_string())),
                 opt(c.map(|c| c.bad_events.to_string())),
                 opt(c.map(|c| format!("{:.3}", c.last_avg_rtt_us as f64 / 1000.0))),
                 opt(c.map(|c| c.skipped_samples.to_string())),
-                u8::from(s.accecn).to_string(),
             ])?;
         }
     }
