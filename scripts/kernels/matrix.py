@@ -63,7 +63,9 @@ LISTS_MAX_AGE_S = 24 * 3600
 # the emulator, veth for the tests' namespaces, tcp_bbr for the bench's BBR
 # (a module on Debian), inet_diag/tcp_diag for `ss` (the emulator's
 # teardown), nothing else.
-MODULES = ["tun", "veth", "tcp_bbr", "inet_diag", "tcp_diag"]
+# sch_ingress (clsact) and cls_bpf for the tc program that sets ECT(1) on
+# Prague's flows (the l4s test's `c2tcp run`).
+MODULES = ["tun", "veth", "tcp_bbr", "inet_diag", "tcp_diag", "sch_ingress", "cls_bpf"]
 
 # The project's integration tests that run inside each guest (test binary ->
 # tests): the socket option with its Target read back, a real transfer,

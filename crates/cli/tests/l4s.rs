@@ -130,6 +130,11 @@ fn prague_negotiates_accecn_where_the_kernel_has_it_and_counts_each_mark() {
     let marks = setup["emulator"]["downlink"]["ce_marks"].as_f64().unwrap();
     let (delivered, delivered_ce) = last_delivered(&out);
     assert!(marks > 100.0, "DualPI2 marked: {marks}");
+    eprintln!(
+        "{test}: accecn {}, delivered_ce {delivered_ce} of {delivered} delivered, {marks} marks: {:.3}x",
+        last_accecn(&out),
+        delivered_ce / marks
+    );
     let (lo, hi) = if accecn { (0.95, 1.0) } else { (0.8, 1.2) };
     assert!(
         delivered_ce >= lo * marks && delivered_ce <= hi * marks + 2.0,
