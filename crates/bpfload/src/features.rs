@@ -606,7 +606,9 @@ fn write_tcp_ca_flags(btf: &Btf<'_>, flags: u32) -> Result<(), i32> {
         .ok_or(libc::ENOENT)?;
     let offset_in = |s: &Composite<'_>, name: &str| {
         s.iter().enumerate().find_map(|(i, m)| match m.attr {
-            MemberAttr::Normal { offset } if m.name.is_some_and(|n| n.to_string_lossy() == name) => {
+            MemberAttr::Normal { offset }
+                if m.name.is_some_and(|n| n.to_string_lossy() == name) =>
+            {
                 Some((i, offset as usize / 8))
             }
             _ => None,

@@ -169,7 +169,11 @@ impl KernelForm {
             let name = map.name().to_string_lossy().into_owned();
             if map.map_type() == MapType::StructOps {
                 if !self.accecn {
-                    let at = layout.hooks.iter().find(|h| h.map == name).and_then(|h| h.flags);
+                    let at = layout
+                        .hooks
+                        .iter()
+                        .find(|h| h.map == name)
+                        .and_then(|h| h.flags);
                     if let (Some(at), Some(shadow)) = (at, map.initial_value_mut()) {
                         clear_flag(shadow, at, TCP_CONG_NEEDS_ACCECN);
                     }

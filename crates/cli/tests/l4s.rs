@@ -76,7 +76,10 @@ fn last_accecn(run_dir: &Path) -> u32 {
     let text = std::fs::read_to_string(run_dir.join("tcpinfo.csv")).unwrap();
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let col = header.iter().position(|h| *h == "accecn").expect("an accecn column");
+    let col = header
+        .iter()
+        .position(|h| *h == "accecn")
+        .expect("an accecn column");
     let last: Vec<&str> = lines
         .rfind(|l| l.starts_with("0,"))
         .expect("samples")
