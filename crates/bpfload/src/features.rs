@@ -29,6 +29,7 @@ use serde::{Serialize, Serializer};
 
 use crate::kernel_form::{
     self, KernelForm, CUBIC_CWND_EVENT, CUBIC_CWND_EVENT_TX_START, KFUNCS, TCP_CONG_NEEDS_ACCECN,
+    TCP_CONG_NEEDS_ECN,
 };
 
 /// A kernel feature some object or command needs.
@@ -535,8 +536,6 @@ fn probe_iterator(btf: &Btf<'_>) -> Presence {
         )),
     }
 }
-
-const TCP_CONG_NEEDS_ECN: u32 = 1 << 1;
 
 /// Whether the kernel takes `TCP_CONG_NEEDS_ACCECN` in a congestion
 /// control's flags. No type or symbol tells (the flag is a #define, and

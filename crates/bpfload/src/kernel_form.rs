@@ -65,6 +65,9 @@ pub const CUBIC_CWND_EVENT: &str = "cubictcp_cwnd_event";
 /// Its successor from 7.1 (weak in the objects).
 pub const CUBIC_CWND_EVENT_TX_START: &str = "cubictcp_cwnd_event_tx_start";
 
+/// `TCP_CONG_NEEDS_ECN` (include/net/tcp.h, BIT(1)), as bpf/tcp_ca_common.h has it.
+pub const TCP_CONG_NEEDS_ECN: u32 = 1 << 1;
+
 /// `TCP_CONG_NEEDS_ACCECN` (include/net/tcp.h, BIT(2)): in a struct_ops'
 /// `flags`, cleared by `apply` where the kernel lacks it.
 pub const TCP_CONG_NEEDS_ACCECN: u32 = 1 << 2;
