@@ -5,17 +5,10 @@ claims.json (`c2tcp claims ROOT --out DIR` writes DIR/claims.json).
 
   scripts/claims-docs.py docs/claims.json
   scripts/claims-docs.py BENCH/claims.json --copy docs/claims.json
-  scripts/claims-docs.py BENCH/claims.json --merge docs/claims.json
 
 --copy writes the claims.json docs/results.md describes (without each
 check's per-trace values, which stay in the bench's own claims.json), then
-prints from it. --merge does the same for the claims BENCH evaluated (every
-claim whose verdict there is not "not run") and keeps docs/claims.json's
-evaluation of the others, each claim naming the bench root it was evaluated
-over (`bench_root`, and the file's `bench_roots` lists them all): a bench root
-holding only the parts re-run since adds their verdicts without the earlier
-parts' runs, which need not be on this machine. A claim reading several parts
-is taken only where every part was in BENCH (else it is "not run" there). --apply (after the file) rewrites, in README.md and
+prints from it. --apply (after the file) rewrites, in README.md and
 docs/results.md, what lies between the markers <!-- tally:papers -->,
 <!-- tally:by-paper -->, <!-- tally:ours --> (each closed by <!-- /tally -->)
 and <!-- claims-table --> ... <!-- /claims-table -->.
@@ -63,6 +56,8 @@ def check_text(c):
     if c.get("components"):
         a, b = c["components"]
         s += f" [{num(a)} ÷ {num(b)}]"
+    if c.get("from"):
+        s += " †"  # carried from an earlier evaluation (`c2tcp claims --prior`)
     return s
 
 
@@ -98,57 +93,15 @@ def apply(j, paths):
         open(path, "w").write(text)
 
 
-def tallies(j):
-    """claims.json's three tallies, as `c2tcp claims` counts them
-    (crates/report/src/claims/render.rs): verdict keys sorted, zero counts
-    left out, papers sorted."""
-    def count(cs):
-        t = {}
-        for c in cs:
-            t[c["verdict"]] = t.get(c["verdict"], 0) + 1
-        return dict(sorted(t.items()))
-    papers = [c for c in j["claims"] if not c.get("ours")]
-    j["tally"] = count(papers)
-    j["tally_by_paper"] = {p: count([c for c in papers if c["paper"] == p])
-                           for p in sorted({c["paper"] for c in papers})}
-    j["tally_ours"] = count([c for c in j["claims"] if c.get("ours")])
-
-
-def merge(new, old):
-    """new's claims (the claims files' now, in their order), each not run in
-    new taking old's evaluation where old has one."""
-    old_roots = old.get("bench_roots") or [old["bench_root"]]
-    kept = {(c["paper"], c["id"]): c for c in old["claims"]}
-    claims = []
-    for c in new["claims"]:
-        o = kept.get((c["paper"], c["id"]))
-        if c["verdict"] == "not-run" and o is not None:
-            c = dict(o)
-            c.setdefault("bench_root", old_roots[0] if len(old_roots) == 1 else None)
-        else:
-            c = dict(c, bench_root=new["bench_root"])
-        claims.append(c)
-    roots = sorted({c["bench_root"] for c in claims if c.get("bench_root")})
-    j = {"bench_root": new["bench_root"], "bench_roots": roots, "claims": claims}
-    tallies(j)
-    return {k: j[k] for k in ["bench_root", "bench_roots", "tally", "tally_by_paper", "tally_ours", "claims"]}
-
-
-def strip_per_trace(j):
-    for c in j["claims"]:
-        for k in c["checks"]:
-            k.pop("per_trace", None)
-
-
 def main():
     j = json.load(open(sys.argv[1]))
     if len(sys.argv) == 3 and sys.argv[2] == "--apply":
         apply(j, ["README.md", "docs/results.md"])
         return
-    if len(sys.argv) == 4 and sys.argv[2] in ("--copy", "--merge"):
-        strip_per_trace(j)
-        if sys.argv[2] == "--merge":
-            j = merge(j, json.load(open(sys.argv[3])))
+    if len(sys.argv) == 4 and sys.argv[2] == "--copy":
+        for c in j["claims"]:
+            for k in c["checks"]:
+                k.pop("per_trace", None)
         with open(sys.argv[3], "w") as f:
             json.dump(j, f, indent=1, ensure_ascii=False)
             f.write("\n")

@@ -611,3 +611,80 @@ fn a_ratio_reads_its_two_sides_from_two_parts_and_one_flow() {
     let why = r[5].checks[0].reason.as_deref().unwrap();
     assert_eq!(why, "in empty: no finished runs");
 }
+
+/// `--prior`: a claim reading two parts, evaluated first where only one
+/// ran, then over a root holding only the other: the absent part's check is
+/// carried from the first claims.json (naming its root), the claim judged on
+/// both; a check reworded since (another bound) is not carried; and a
+/// carried check is carried again with the root it first came from.
+#[test]
+fn a_prior_evaluation_fills_the_checks_of_absent_parts() {
+    let first = tempfile::tempdir().unwrap();
+    let second = tempfile::tempdir().unwrap();
+    table_part(first.path());
+    let p = second.path().join("other");
+    add_run(&p, "A", "c2tcp", &[], 4.0, 20.0);
+    add_run(&p, "A", "cubic", &[], 5.0, 25.0);
+    let two_parts = |bound: &str| {
+        [
+            FILE.to_string(),
+            claim(
+                "two",
+                "table",
+                &format!("{RATIO}at_least = 2\npaper = \"its words\"\n[[claim.check]]\n{RATIO}bench = \"other\"\n{bound}\npaper = \"its words\""),
+            ),
+        ]
+        .concat()
+    };
+    let text = two_parts("at_most = 2");
+    let file = claims::parse(&text, Path::new("t.toml")).unwrap();
+    let r = claims::evaluate(first.path(), &[file.clone()]).unwrap();
+    assert_eq!(r[0].checks[1].verdict, Verdict::NotRun);
+    let out = first.path().join("out");
+    let w = claims::write(&out, first.path(), &[file.clone()], &r).unwrap();
+
+    let prior = claims::Prior::load(&w.json).unwrap();
+    let r = claims::evaluate_with_prior(second.path(), &[file.clone()], Some(&prior)).unwrap();
+    // The table part's 6.5 carried from the first root, the other part's 1.25 computed here.
+    assert_eq!(r[0].checks[0].value, Some(6.5));
+    assert_eq!(
+        r[0].checks[0].from.as_deref(),
+        Some(first.path().to_str().unwrap())
+    );
+    assert_eq!(r[0].checks[1].value, Some(1.25));
+    assert_eq!(r[0].checks[1].from, None);
+    assert_eq!(r[0].verdict, Verdict::Holds);
+    let w2 = claims::write(
+        &second.path().join("out"),
+        second.path(),
+        &[file.clone()],
+        &r,
+    )
+    .unwrap();
+    assert!(
+        w2.table_markdown
+            .contains("carried from the evaluation over"),
+        "{}",
+        w2.table_markdown
+    );
+
+    // Carried again from the second claims.json: still the first root.
+    let third = tempfile::tempdir().unwrap();
+    let again = claims::Prior::load(&w2.json).unwrap();
+    let r = claims::evaluate_with_prior(third.path(), &[file], Some(&again)).unwrap();
+    assert_eq!(
+        r[0].checks[0].from.as_deref(),
+        Some(first.path().to_str().unwrap())
+    );
+    assert_eq!(
+        r[0].checks[1].from.as_deref(),
+        Some(second.path().to_str().unwrap())
+    );
+
+    // Reworded: the table part's check reads as before, the other's bound changed.
+    let reworded = claims::parse(&two_parts("at_most = 3"), Path::new("t.toml")).unwrap();
+    let r = claims::evaluate_with_prior(third.path(), &[reworded], Some(&again)).unwrap();
+    assert_eq!(r[0].checks[0].value, Some(6.5));
+    assert_eq!(r[0].checks[1].verdict, Verdict::NotRun);
+    assert_eq!(r[0].verdict, Verdict::NotRun);
+}

@@ -21,6 +21,7 @@ bound, without a note saying why.\n\n\
 ratio (claims/README.md, Bounds), a paper's claim without the paper's figure, a check of a paper's claim without `paper =` (the \
 paper's figure for the quantity or its words), and every misfit of the format.\n\n\
 Examples:\n  c2tcp claims bench-out\n  c2tcp claims bench-out --claims claims/c2tcp.toml --out /tmp/claims\n  \
+c2tcp claims bench-out --prior docs/claims.json --out /tmp/claims\n  \
 c2tcp claims --check --claims claims/natcp.toml"
 )]
 pub struct Args {
@@ -38,6 +39,11 @@ pub struct Args {
     /// claims each has
     #[arg(long)]
     check: bool,
+    /// An earlier claims.json (e.g. docs/claims.json): a check whose bench part is absent
+    /// from BENCH_ROOT takes its result from there, naming the bench root it came from,
+    /// where it was run and its quantity and bound read as now
+    #[arg(long, value_name = "CLAIMS_JSON", conflicts_with = "check")]
+    prior: Option<PathBuf>,
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
@@ -74,7 +80,12 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if !root.is_dir() {
         bail!("{}: no such bench root", root.display());
     }
-    let results = report::claims::evaluate(&root, &files)?;
+    let prior = a
+        .prior
+        .as_deref()
+        .map(report::claims::Prior::load)
+        .transpose()?;
+    let results = report::claims::evaluate_with_prior(&root, &files, prior.as_ref())?;
     let out = a.out.unwrap_or_else(|| root.clone());
     let w = report::claims::write(&out, &root, &files, &results)?;
     println!("{}", w.table_markdown);

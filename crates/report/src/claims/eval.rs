@@ -28,13 +28,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use super::prior::Prior;
 use super::quantity::{describe, matches, per_trace, ratio_parts, summary_mean, Miss};
 use super::spec::{Across, Check, Claim, ClaimsFile, Quantity, Selector};
 use crate::summary::{self, ConfigSummary};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     Holds,
@@ -80,14 +81,15 @@ pub const SETTLING_REPS: usize = 3;
 pub const MAGNITUDE_FACTOR: f64 = 4.0;
 
 /// One check's outcome.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CheckResult {
     /// What was computed, for a reader: `cubic ÷ c2tcp [variant=jsac], avg_queue_delay_ms`.
     pub quantity: String,
     pub bound: String,
     /// The figure the bound applies to (reduced across traces).
     pub value: Option<f64>,
-    /// The per-trace values it came from.
+    /// The per-trace values it came from (docs/claims.json leaves them out).
+    #[serde(default)]
     pub per_trace: Vec<(String, f64)>,
     /// The paper's figure for the quantity, when it prints one.
     pub paper: Option<f64>,
@@ -110,6 +112,10 @@ pub struct CheckResult {
     pub verdict: Verdict,
     /// Why it is not run, undefined, unsettled or an error.
     pub reason: Option<String>,
+    /// The bench root of an earlier evaluation this result was carried
+    /// from (`--prior`, [`super::prior`]); none when computed here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -184,12 +190,22 @@ fn to_bench(q: &Quantity) -> Option<&str> {
 
 /// Evaluates every claim of `files` over the parts under `root`.
 pub fn evaluate(root: &Path, files: &[ClaimsFile]) -> Result<Vec<ClaimResult>> {
+    evaluate_with_prior(root, files, None)
+}
+
+/// As [`evaluate`], a check whose part is absent from `root` taking its
+/// result from `prior` where that has it ([`super::prior`]).
+pub fn evaluate_with_prior(
+    root: &Path,
+    files: &[ClaimsFile],
+    prior: Option<&Prior>,
+) -> Result<Vec<ClaimResult>> {
     let mut benches = Benches::default();
     let mut out = Vec::new();
     for file in files {
         for claim in &file.claims {
             let mut checks = Vec::new();
-            for check in &claim.checks {
+            for (index, check) in claim.checks.iter().enumerate() {
                 let part = check.bench.as_deref().unwrap_or(&claim.bench);
                 let to_part = to_bench(&check.quantity).unwrap_or(part);
                 // Load both first: `get` borrows the cache mutably.
@@ -198,11 +214,16 @@ pub fn evaluate(root: &Path, files: &[ClaimsFile]) -> Result<Vec<ClaimResult>> {
                     .map(|p| benches.get(root, p).map(|s| s.is_none().then_some(p)))
                     .collect::<Result<Vec<_>>>()?;
                 checks.push(match missing.into_iter().flatten().next() {
-                    Some(absent) => not_run(
-                        check,
-                        part,
-                        format!("no bench part {}", root.join(absent).display()),
-                    ),
+                    Some(absent) => {
+                        let here = not_run(
+                            check,
+                            part,
+                            format!("no bench part {}", root.join(absent).display()),
+                        );
+                        prior
+                            .and_then(|p| p.check(&file.paper, &claim.id, index, &here))
+                            .unwrap_or(here)
+                    }
                     None => {
                         evaluate_check(check, benches.loaded(part), benches.loaded(to_part), part)
                     }
@@ -271,6 +292,7 @@ fn not_run(check: &Check, bench: &str, reason: String) -> CheckResult {
         bench: bench.to_owned(),
         verdict: Verdict::NotRun,
         reason: Some(reason),
+        from: None,
     }
 }
 

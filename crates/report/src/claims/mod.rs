@@ -11,10 +11,12 @@
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 pub mod eval;
+pub mod prior;
 mod quantity;
 pub mod render;
 pub mod spec;
 
-pub use eval::{evaluate, CheckResult, ClaimResult, Verdict};
+pub use eval::{evaluate, evaluate_with_prior, CheckResult, ClaimResult, Verdict};
+pub use prior::Prior;
 pub use render::{tally, tally_by_paper, verdict_text, write, Written};
 pub use spec::{load_all, parse, Check, Claim, ClaimsFile, Quantity, Selector};

@@ -104,6 +104,9 @@ fn ours(c: &CheckResult) -> String {
     if let Some(r) = &c.reason {
         s += &format!(" — {r}");
     }
+    if let Some(from) = &c.from {
+        s += &format!(" (carried from the evaluation over {from})");
+    }
     s
 }
 
