@@ -191,6 +191,10 @@ fi
 bench ecn ecn-aqm
 bench l4s l4s
 if part l4s; then
+  # Issue 41's two answers the claims read in the same part: Prague over the
+  # cell-aware marker, and over DualPI2 with the step's queue guard.
+  run_bench l4s l4s --schemes prague-l4s-cell
+  run_bench l4s l4s --schemes prague-dualpi2 --set dualpi2_min_qlen_step=1
   for cell in dualpi2 droptail; do
     run_bench "l4s-coexist-$cell" "l4s-coexist-$cell"
     run_bench "l4s-coexist-$cell-traces" "l4s-coexist-$cell" --traces all
