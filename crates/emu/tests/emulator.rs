@@ -168,11 +168,18 @@ fn check_log(path: &Path) -> LogCheck {
         .starts_with("# c2tcp-emu v1 direction="));
     let mut in_queue = 0i64;
     let mut last_t = 0.0f64;
+    // An arrival the queue refuses is logged `+` then `d` at once: the
+    // occupancy after a `+` counts only once the next line shows it stayed.
+    let mut after_arrival = false;
     for line in lines {
         if line.starts_with("# flow ") {
             continue;
         }
         let f: Vec<&str> = line.split(' ').collect();
+        if after_arrival && f[1] != "d" {
+            c.max_in_queue = c.max_in_queue.max(in_queue);
+        }
+        after_arrival = f[1] == "+";
         let t: f64 = f[0].parse().unwrap_or_else(|_| panic!("bad line {line}"));
         assert_eq!(
             f[0].split('.').nth(1).map(str::len),
@@ -205,6 +212,11 @@ fn check_log(path: &Path) -> LogCheck {
             "#" => c.opportunities += 1,
             other => panic!("unknown event {other} in {line}"),
         }
+        if !after_arrival {
+            c.max_in_queue = c.max_in_queue.max(in_queue);
+        }
+    }
+    if after_arrival {
         c.max_in_queue = c.max_in_queue.max(in_queue);
     }
     c
