@@ -113,36 +113,6 @@ impl Arrivals {
         Some(a.t_before + (frac * (a.t_seen - a.t_before) as f64) as u64)
     }
 
-    /// The count of bytes received by time `t_us`, interpolated within the
-    /// tick that saw them; None when the history does not reach back to
-    /// `t_us` (or nothing arrived yet).
-    pub fn received_by(&self, t_us: u64) -> Option<u64> {
-        if self.len == 0 || self.at(0).t_seen > t_us {
-            return None;
-        }
-        // The last entry seen by `t_us` (entry 0 is), by binary search.
-        let (mut lo, mut hi) = (0, self.len);
-        while hi - lo > 1 {
-            let mid = (lo + hi) / 2;
-            if self.at(mid).t_seen > t_us {
-                hi = mid;
-            } else {
-                lo = mid;
-            }
-        }
-        let seen = self.at(lo);
-        if hi == self.len {
-            return Some(seen.bytes);
-        }
-        // Inside the next entry's tick, its bytes arrived evenly.
-        let next = self.at(hi);
-        if t_us <= next.t_before {
-            return Some(seen.bytes);
-        }
-        let frac = (t_us - next.t_before) as f64 / (next.t_seen - next.t_before).max(1) as f64;
-        Some(seen.bytes + (frac * (next.bytes - seen.bytes) as f64) as u64)
-    }
-
     /// How long the last `window` bytes took to arrive, measured up to the
     /// latest arrival (an idle flow does not inflate it).
     pub fn span(&self, window: u64) -> Option<u64> {
@@ -187,23 +157,6 @@ mod tests {
         assert_eq!(a.span(5_000), Some(1_000));
         assert_eq!(a.time_past(5_000), Some(2_000));
         assert_eq!(a.time_past(7_500), Some(2_500));
-    }
-
-    #[test]
-    fn received_by_reads_the_count_at_a_time() {
-        let mut a = Arrivals::with_capacity(64);
-        a.push(0, 0);
-        a.push(1_000, 5_000);
-        a.push(2_000, 5_000); // nothing arrived in (1, 2] ms
-        a.push(3_000, 10_000);
-        assert_eq!(a.received_by(0), Some(0));
-        assert_eq!(a.received_by(500), Some(2_500));
-        assert_eq!(a.received_by(1_500), Some(5_000));
-        assert_eq!(a.received_by(2_500), Some(7_500));
-        assert_eq!(a.received_by(9_000), Some(10_000));
-        let mut late = Arrivals::with_capacity(64);
-        late.push(5_000, 100);
-        assert_eq!(late.received_by(4_000), None, "before the history");
     }
 
     #[test]

@@ -38,15 +38,6 @@ pub struct DfcsdParams {
     /// walk down from there takes ~W²/2 packet times: minutes at 1 Mbit/s.
     /// The rule then goes on from the fixed point as usual.
     pub start_at_fixed_point: bool,
-    /// The first decision waits until the flow's rate stops growing (see
-    /// [`RAMP_GROWTH`]). During the sender's slow start the advertised
-    /// window does not bind and its span is the sender's ramp, not the
-    /// RTT: over a 200-ms path at 54 Mbit/s it read 1 011 ms against a
-    /// 202 ms base, so the backlog read large, the fixed-point start set
-    /// 125 KB (BDP 1.35 MB) and the rule's one MSS per RTT took minutes to
-    /// climb back. Until the wait ends the window is the kernel's, as
-    /// before any decision.
-    pub start_after_ramp: bool,
 }
 
 impl Default for DfcsdParams {
@@ -57,7 +48,6 @@ impl Default for DfcsdParams {
             k: 3.0,
             hold_band: 0.5,
             start_at_fixed_point: true,
-            start_after_ramp: true,
         }
     }
 }
@@ -98,9 +88,6 @@ pub struct RtacParams {
     pub max_th: f64,
     /// max_p = 0.1, the mark probability at max_th (the same recommendation).
     pub max_p: f64,
-    /// As DFCSD's: the first decision waits until the rate stops growing
-    /// (its backlog estimate reads a slow start's span as queue the same way).
-    pub start_after_ramp: bool,
 }
 
 impl Default for RtacParams {
@@ -109,24 +96,9 @@ impl Default for RtacParams {
             min_th: 5.0,
             max_th: 15.0,
             max_p: 0.1,
-            start_after_ramp: true,
         }
     }
 }
-
-/// A flow is still ramping while the bytes it received in the last base RTT
-/// exceed by more than this factor those of the base RTT before (slow start
-/// multiplies them by 1.5-2 each round trip) or the rate its advertised
-/// window's span gives (the rate the rules read, which after a ramp still
-/// averages over it); a flow at a steady rate reads 1 on both. Cellular
-/// rates swing too, so a swing above it only puts the first decision off
-/// by one base RTT.
-pub const RAMP_GROWTH: f64 = 1.25;
-
-/// At most this many base RTTs are waited for the ramp to end (slow start
-/// from 10 packets reaches 10 000 in 10): a rate that keeps swinging up
-/// does not leave the flow without control.
-pub const RAMP_MAX_WAITS: u32 = 32;
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub enum Rule {
@@ -136,17 +108,6 @@ pub enum Rule {
 }
 
 impl Rule {
-    /// Whether the first decision waits for the rate to stop growing.
-    pub fn starts_after_ramp(&self) -> bool {
-        match self {
-            Rule::Dfcsd(p) => p.start_after_ramp,
-            Rule::Rtac(p) => p.start_after_ramp,
-            // DRWA's window scales with the data received per RTT (λ = 3
-            // times it): it follows a slow start up instead of holding it.
-            Rule::Drwa(_) => false,
-        }
-    }
-
     pub fn name(&self) -> &'static str {
         match self {
             Rule::Dfcsd(_) => "dfcsd",

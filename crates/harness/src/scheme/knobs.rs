@@ -199,18 +199,7 @@ pub(super) const NETASSISTED_KNOBS: &[Knob] = &[FEEDBACK];
 // Receiver-side rules: the parameters worth sweeping (rxctl's `params.rs`
 // gives the defaults and the reasons for them). One UE runs one controller,
 // so every controlled flow of a scenario must give the same values.
-pub(super) const DFCSD_KNOBS: &[Knob] = &[GAMMA_MAX, GAMMA_MIN, GAMMA_K, START_AFTER_RAMP];
-pub(crate) const START_AFTER_RAMP: Knob = Knob {
-    name: "start_after_ramp",
-    about:
-        "1: the first decision waits until the flow's rate stops growing (default); 0: it comes \
-            with the first RTT sample, during the sender's slow start",
-    min: 0.0,
-    max: 1.0,
-    word: None,
-    default: None,
-    sysctl: None,
-};
+pub(super) const DFCSD_KNOBS: &[Knob] = &[GAMMA_MAX, GAMMA_MIN, GAMMA_K];
 pub(crate) const GAMMA_MAX: Knob = Knob {
     name: "gamma_max",
     about: "DFCSD allowance of the smallest flow, packets (default 10)",
@@ -289,7 +278,7 @@ pub(crate) const FPS: Knob = Knob {
     sysctl: None,
 };
 
-pub(super) const RTAC_KNOBS: &[Knob] = &[RTAC_MIN_TH, RTAC_MAX_TH, RTAC_MAX_P, START_AFTER_RAMP];
+pub(super) const RTAC_KNOBS: &[Knob] = &[RTAC_MIN_TH, RTAC_MAX_TH, RTAC_MAX_P];
 pub(crate) const RTAC_MIN_TH: Knob = Knob {
     name: "rtac_min_th",
     about: "RTAC's RED min_th on the estimated backlog, packets (default 5, Floyd's)",

@@ -16,9 +16,9 @@ use anyhow::{anyhow, bail, Result};
 use super::kind::{Kind, Scheme};
 use super::knob::{as_number, number_text, Knob};
 use super::knobs::{
-    ALPHA, CONFIDENCE, DRWA_LAMBDA, FEEDBACK, FPS, GAMMA_K, GAMMA_MAX, GAMMA_MIN, HEADROOM,
-    INITIAL_KBPS, MAXDELAY, MAX_KBPS, MAX_RATE_MBPS, MIN_KBPS, RTAC_MAX_P, RTAC_MAX_TH,
-    RTAC_MIN_TH, RTT_LOOKAHEAD, SPROUT_SENDER, START_AFTER_RAMP, TARGET_MS, VARIANT,
+    ALPHA, CONFIDENCE, DRWA_LAMBDA, FEEDBACK, FPS, GAMMA_K, GAMMA_MAX, GAMMA_MIN, HEADROOM, MAXDELAY,
+    INITIAL_KBPS, MAX_KBPS, MAX_RATE_MBPS, MIN_KBPS, RTAC_MAX_P, RTAC_MAX_TH, RTAC_MIN_TH,
+    RTT_LOOKAHEAD, SPROUT_SENDER, TARGET_MS, VARIANT,
 };
 
 /// What SOL_C2TCP sets on the sender's socket, in the option's units; all
@@ -215,9 +215,6 @@ impl Given<'_> {
                 p.gamma_max = self.number(&GAMMA_MAX).unwrap_or(p.gamma_max);
                 p.gamma_min = self.number(&GAMMA_MIN).unwrap_or(p.gamma_min);
                 p.k = self.number(&GAMMA_K).unwrap_or(p.k);
-                p.start_after_ramp = self
-                    .number(&START_AFTER_RAMP)
-                    .map_or(p.start_after_ramp, |v| v != 0.0);
                 if p.gamma_min > p.gamma_max {
                     bail!(
                         "gamma_min ({}) must not exceed gamma_max ({})",
@@ -235,9 +232,6 @@ impl Given<'_> {
                 p.min_th = self.number(&RTAC_MIN_TH).unwrap_or(p.min_th);
                 p.max_th = self.number(&RTAC_MAX_TH).unwrap_or(p.max_th);
                 p.max_p = self.number(&RTAC_MAX_P).unwrap_or(p.max_p);
-                p.start_after_ramp = self
-                    .number(&START_AFTER_RAMP)
-                    .map_or(p.start_after_ramp, |v| v != 0.0);
                 if p.min_th >= p.max_th {
                     bail!(
                         "rtac_min_th ({}) must be below rtac_max_th ({})",

@@ -7,9 +7,7 @@
 //! (minimum) is updated, and a clamp the kernel overwrote is re-asserted.
 //! Once per control period (one RTT, bounded by the config) the rule moves
 //! rwnd (`decision.rs`), which is then bounded to [2 MSS, the socket's
-//! normal maximum]. DFCSD's and RTAC's first decision waits while the
-//! flow's rate still grows (the sender's slow start, when the advertised
-//! window does not bind and its span is not a round trip).
+//! normal maximum].
 //!
 //! The socket's normal maximum is the window clamp Linux itself chose: the
 //! value found at registration, then every value the kernel wrote over ours
@@ -17,7 +15,7 @@
 //! grows, and a change of the skb len/truesize ratio resets it). So rwnd
 //! never exceeds what the socket would have advertised without us.
 use crate::estimator::Arrivals;
-use crate::params::{Config, RttSource, Rule, RAMP_GROWTH, RAMP_MAX_WAITS};
+use crate::params::{Config, RttSource, Rule};
 
 mod decision;
 #[cfg(test)]
@@ -76,9 +74,6 @@ pub struct FlowLogic {
     written: Option<u32>,
     kernel_overrides: u32,
     started: bool,
-    /// Base RTTs waited so far for the rate to stop growing (see
-    /// [`Rule::starts_after_ramp`]).
-    ramp_waits: u32,
 }
 
 impl FlowLogic {
@@ -106,7 +101,6 @@ impl FlowLogic {
             written: None,
             kernel_overrides: 0,
             started: false,
-            ramp_waits: 0,
         }
     }
 
@@ -135,50 +129,6 @@ impl FlowLogic {
 
     fn note_rtt(&mut self, rtt_us: u64) {
         self.base_rtt_us = Some(self.base_rtt_us.map_or(rtt_us, |b| b.min(rtt_us)));
-    }
-
-    /// One base RTT, bounded as a control period is: the window over which
-    /// the start-up compares rates.
-    fn ramp_window_us(&self) -> u64 {
-        self.base_rtt_us
-            .unwrap_or(self.min_period_us)
-            .clamp(self.min_period_us, self.max_period_us)
-    }
-
-    /// Before the first decision of a rule that starts after the ramp:
-    /// whether the flow's rate in the last base RTT exceeds by more than
-    /// [`RAMP_GROWTH`] either its rate in the base RTT before (the ramp goes
-    /// on) or the rate its advertised window's span gives (`rcv_wnd / span`,
-    /// what the rule would read: the span still reaches back over the ramp),
-    /// up to [`RAMP_MAX_WAITS`] times. A flow at a steady rate reads 1 on
-    /// both.
-    fn waits_for_ramp(&self, o: &Obs) -> bool {
-        if self.rwnd.is_some()
-            || !self.rule.starts_after_ramp()
-            || self.ramp_waits >= RAMP_MAX_WAITS
-        {
-            return false;
-        }
-        let w = self.ramp_window_us();
-        let span = self
-            .arrivals
-            .span(o.rcv_wnd as u64)
-            .map(|s| s.max(o.kernel_min_rtt_us as u64));
-        let at = |back: u64| {
-            o.t_us
-                .checked_sub(back)
-                .and_then(|t| self.arrivals.received_by(t))
-        };
-        match (span, at(w), at(2 * w)) {
-            (Some(span), Some(b1), Some(b2)) if span > 0 => {
-                let last = o.bytes_received.saturating_sub(b1) as f64;
-                let before = b1.saturating_sub(b2) as f64;
-                let over_span = o.rcv_wnd as f64 * w as f64 / span as f64;
-                last > RAMP_GROWTH * before || last > RAMP_GROWTH * over_span
-            }
-            // No span, or a history shorter than two base RTTs: too early.
-            _ => true,
-        }
     }
 
     /// Feeds one tick. `gamma` is this flow's DFCSD allowance among the
@@ -231,17 +181,7 @@ impl FlowLogic {
         let mut out = TickOut::default();
         let elapsed = o.t_us.saturating_sub(self.period_start_us);
         if elapsed >= self.period_len_us && self.rtt_n > 0 {
-            if self.waits_for_ramp(o) {
-                // Look again one base RTT on, with that RTT's samples only.
-                self.ramp_waits += 1;
-                self.period_start_us = o.t_us;
-                self.period_start_bytes = o.bytes_received;
-                self.period_len_us = self.ramp_window_us();
-                self.rtt_sum = 0;
-                self.rtt_n = 0;
-            } else {
-                out.decision = Some(self.decide(o, gamma, elapsed));
-            }
+            out.decision = Some(self.decide(o, gamma, elapsed));
         }
         // Write the window if it is not what the socket holds (a new
         // decision, or the kernel wrote over it since the last tick).
