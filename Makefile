@@ -125,8 +125,9 @@ traces:
 
 # scripts/traces.py's download path against a fixture served on loopback,
 # every link and repository path in README.md, DESIGN.md and docs/
-# (scripts/tests/test_doc_links.py), and scripts/copa-bbr3-table.py's counting
-# on a synthetic merged report (scripts/tests/test_copa_bbr3_table.py).
+# (scripts/tests/test_doc_links.py), scripts/copa-bbr3-table.py's counting
+# on a synthetic merged report (scripts/tests/test_copa_bbr3_table.py), and
+# scripts/sprout-table.py's rows on a synthetic bench (test_sprout_table.py).
 test-traces:
 	$(PY) -m unittest discover -s scripts/tests -p 'test_*.py'
 

@@ -97,17 +97,18 @@ def table(runs, ref, paper, title, label):
         if ours in SPROUTS:
             ours = config(ours, label)
         ps, pr, pd = paper[name]
-        label = name if ours == name else f"{name} ({ours or 'no stand-in'})"
+        # `label` is the Sprout sender's, kept for the rows after this one.
+        shown = name if ours == name else f"{name} ({ours or 'no stand-in'})"
         r = row(runs, ref, ours) if ours else None
         if r is None:
-            print(f"| {label} | not run | {ps:.2f}x | not run | {pr:.2f}x ({pd:.2f} s) | 0 | |")
+            print(f"| {shown} | not run | {ps:.2f}x | not run | {pr:.2f}x ({pd:.2f} s) | 0 | |")
             continue
         s, red, d, traces = r
         flag = "<< 2x off" if off(s, ps) or off(red, pr) else ""
         if flag:
             flagged.append(name)
         ds = "–" if d is None else f"{d:.2f} s"
-        print(f"| {label} | {x(s)} | {ps:.2f}x | {x(red)} ({ds}) | {pr:.2f}x ({pd:.2f} s) | {len(traces)} | {flag} |")
+        print(f"| {shown} | {x(s)} | {ps:.2f}x | {x(red)} ({ds}) | {pr:.2f}x ({pd:.2f} s) | {len(traces)} | {flag} |")
     print()
     return flagged
 
