@@ -151,7 +151,8 @@ fn rtac_shortens_a_short_flow_next_to_a_long_one() {
         long_mbps.push(long);
         if scheme == "rtac" {
             // The controller's record: the rule's name, its mark
-            // probability in the last column, and the long flow's backlog
+            // probability, the RTT source (as root the UE's packet tap
+            // opens: the timestamp echo), and the long flow's backlog
             // estimate brought down from the kernel's window to RED's band.
             let text = std::fs::read_to_string(out.join("rxctl.csv")).unwrap();
             let rows: Vec<Vec<&str>> = text
@@ -161,9 +162,9 @@ fn rtac_shortens_a_short_flow_next_to_a_long_one() {
                 .filter(|c: &Vec<&str>| c[1] == "long")
                 .collect();
             assert!(rows.len() >= 20, "{} decisions: {text}", rows.len());
-            assert!(rows
-                .iter()
-                .all(|c| c[2] == "rtac" && c[15].parse::<f64>().is_ok()));
+            assert!(rows.iter().all(|c| c[2] == "rtac"
+                && c[15].parse::<f64>().is_ok()
+                && c[16] == "timestamp_echo"));
             let late: Vec<f64> = rows
                 .iter()
                 .filter(|c| c[3].parse::<f64>().unwrap() > 2.0)

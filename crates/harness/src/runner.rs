@@ -362,6 +362,7 @@ fn run_flows(
         Some(rule) => {
             let mut cfg = rxctl::Config::new(rule);
             cfg.epoch = run_start;
+            cfg.rtt_source = plan.checked.receiver_rtt();
             match ue.run(move || rxctl::Controller::spawn(cfg)) {
                 Ok(Ok(c)) => Some(Arc::new(c)),
                 Ok(Err(e)) | Err(e) => return (Vec::new(), Some(e)),

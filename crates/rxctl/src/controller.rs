@@ -27,6 +27,7 @@
 //!   flow's ceiling (the socket's normal maximum).
 //! - Values below SOCK_MIN_RCVBUF/2 (about 1 KB) are raised by the kernel;
 //!   our floor, 2 MSS, is above that.
+use std::net::SocketAddr;
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -36,12 +37,16 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 
 use crate::dfcsd;
+use crate::echo::EchoClock;
 use crate::flow::{FlowLogic, Obs};
-use crate::params::{Config, Rule};
+use crate::params::{Config, RttSource, Rule};
 use crate::record::{FlowRecord, Row};
+use crate::tap::{Segment, Tap};
 
 /// TCP_ESTABLISHED in `tcpi_state`.
 const TCP_ESTABLISHED: u8 = 1;
+/// TCPI_OPT_TIMESTAMPS in `tcpi_options`: the connection carries timestamps.
+const TCPI_OPT_TIMESTAMPS: u8 = 1;
 
 /// A registered flow, as [`Controller::register`] returned it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -55,10 +60,45 @@ struct Flow {
     record: FlowRecord,
     obs: Obs,
     open: bool,
+    /// (ours, the peer's): to find the flow's segments in the tap.
+    addrs: (SocketAddr, SocketAddr),
+    /// With the timestamp-echo RTT: when our TSvals left, and this tick's
+    /// samples (sum, count).
+    echo: Option<EchoClock>,
+    echo_sum: u64,
+    echo_n: u64,
+}
+
+impl Flow {
+    /// A segment the tap saw: our ACK's TSval leaving, or an echo arriving.
+    fn saw(&mut self, t_us: u64, seg: &Segment) {
+        let (Some(echo), Some((tsval, tsecr))) = (self.echo.as_mut(), seg.ts) else {
+            return;
+        };
+        let (ours, peer) = self.addrs;
+        if seg.outgoing && seg.src == ours && seg.dst == peer {
+            echo.sent(tsval, t_us);
+        } else if !seg.outgoing && seg.src == peer && seg.dst == ours && seg.payload > 0 {
+            if let Some(rtt) = echo.echoed(tsecr, t_us) {
+                self.echo_sum += rtt;
+                self.echo_n += 1;
+            }
+        }
+    }
+
+    /// The mean echo RTT since the last call (µs, 0 = none).
+    fn take_echo_rtt(&mut self) -> u32 {
+        let mean = self.echo_sum.checked_div(self.echo_n).unwrap_or(0);
+        (self.echo_sum, self.echo_n) = (0, 0);
+        mean.min(u32::MAX as u64) as u32
+    }
 }
 
 struct Inner {
     cfg: Config,
+    /// The UE's packet tap, when the timestamp-echo RTT is asked for and the
+    /// tap could be opened; else why not.
+    tap: Result<Tap, String>,
     flows: Vec<Flow>,
     done: Vec<FlowRecord>,
     next_id: u64,
@@ -99,8 +139,20 @@ impl Controller {
                 );
             }
         }
+        let tap = match cfg.rtt_source {
+            RttSource::TimestampEcho => Tap::open().map_err(|e| {
+                let why = format!("no packet tap ({e})");
+                eprintln!(
+                    "rxctl: {why}: each flow's RTT is the time its advertised window takes to arrive \
+                     (window_span), not the timestamp echo"
+                );
+                why
+            }),
+            _ => Err("the timestamp-echo RTT was not asked for".into()),
+        };
         let inner = Inner {
             cfg,
+            tap,
             flows: Vec::new(),
             done: Vec::new(),
             next_id: 0,
@@ -155,11 +207,23 @@ impl Controller {
                 ti.state
             );
         }
+        let addrs = {
+            // A second duplicate, closed at the end of this block.
+            let s = std::net::TcpStream::from(fd.try_clone().context("duplicating the socket")?);
+            (s.local_addr()?, s.peer_addr()?)
+        };
         let mut inner = self.lock();
         let now = Instant::now();
         let id = inner.next_id;
         inner.next_id += 1;
-        let cfg = &inner.cfg;
+        // The echo needs the tap and a connection that carries timestamps.
+        let mut cfg = inner.cfg.clone();
+        if cfg.rtt_source == RttSource::TimestampEcho
+            && (inner.tap.is_err() || ti.options & TCPI_OPT_TIMESTAMPS == 0)
+        {
+            cfg.rtt_source = RttSource::WindowSpan;
+        }
+        let cfg = &cfg;
         let record = FlowRecord {
             id,
             label: label.to_string(),
@@ -168,6 +232,7 @@ impl Controller {
             retired_at_s: None,
             bytes_received: ti.bytes_received,
             kernel_overrides: 0,
+            rtt_source: cfg.rtt_source.name(),
             rows: Vec::with_capacity(1024),
         };
         let flow = Flow {
@@ -177,6 +242,10 @@ impl Controller {
             record,
             obs: Obs::default(),
             open: true,
+            addrs,
+            echo: (cfg.rtt_source == RttSource::TimestampEcho).then(EchoClock::default),
+            echo_sum: 0,
+            echo_n: 0,
         };
         inner.flows.push(flow);
         Ok(FlowId(id))
@@ -200,6 +269,12 @@ impl Controller {
     /// controller themselves; the spawned thread calls it every tick).
     pub fn tick(&self) {
         self.lock().tick(Instant::now());
+    }
+
+    /// Why the timestamp-echo RTT is not available to this controller's
+    /// flows (they then use the window span), or None when it is.
+    pub fn tap_refused(&self) -> Option<String> {
+        self.lock().tap.as_ref().err().cloned()
     }
 
     /// Flows under control now.
@@ -276,8 +351,18 @@ impl Inner {
 
     fn tick(&mut self, now: Instant) {
         let t_us = now.saturating_duration_since(self.cfg.epoch).as_micros() as u64;
+        // 0. The segments since the last tick: echo RTT samples.
+        if let Ok(tap) = &mut self.tap {
+            let flows = &mut self.flows;
+            tap.drain(self.cfg.epoch, |t, seg| {
+                for f in flows.iter_mut() {
+                    f.saw(t, seg);
+                }
+            });
+        }
         // 1. Read every socket.
         for f in &mut self.flows {
+            let echo_rtt_us = f.take_echo_rtt();
             match (sockopt::tcp_info(&f.fd), sockopt::window_clamp(&f.fd)) {
                 (Ok(ti), Ok(clamp)) if ti.state == TCP_ESTABLISHED => {
                     f.obs = Obs {
@@ -288,6 +373,7 @@ impl Inner {
                         kernel_rcv_rtt_us: ti.rcv_rtt,
                         kernel_min_rtt_us: ti.min_rtt,
                         clamp,
+                        echo_rtt_us,
                     };
                 }
                 (Ok(ti), _) => {

@@ -12,7 +12,8 @@
 //!   same backlog estimate, answered by Reno's AIMD in expectation per RTT.
 //!
 //! Parameters and their defaults are in [`params`], the RTT measurement in
-//! [`estimator`], one flow's loop in [`flow`], the sockets in
+//! [`echo`] (from TCP timestamps, through the UE's packet [`tap`]) or
+//! [`estimator`] (without them), one flow's loop in [`flow`], the sockets in
 //! [`controller`], the per-flow time series in [`record`]. The rules bind
 //! only when rwnd < the sender's cwnd: the sender's congestion control is
 //! untouched, so `dfcsd+bbr` is DFCSD's receiver with a BBR sender.
@@ -58,11 +59,13 @@
 pub mod controller;
 pub mod dfcsd;
 pub mod drwa;
+pub mod echo;
 pub mod estimator;
 pub mod flow;
 pub mod params;
 pub mod record;
 pub mod rtac;
+pub mod tap;
 
 pub use controller::{Controller, FlowId};
 pub use params::{scheme, Config, DfcsdParams, DrwaParams, RtacParams, RttSource, Rule, RULES};

@@ -120,14 +120,44 @@ impl Rule {
 /// Where the current receiver-side RTT comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum RttSource {
+    /// Each data segment's arrival minus the time its TSecr first left in
+    /// one of our ACKs, from the UE's packet tap ([`crate::echo`]): DFCSD's
+    /// own estimate where TCP timestamps are on (Algorithm 1, lines 10–12),
+    /// the path's RTT whatever limits the sender. The default; a flow
+    /// without timestamps, or a controller that may not open the tap
+    /// (no CAP_NET_RAW), falls back to [`RttSource::WindowSpan`], and its
+    /// record says so.
+    TimestampEcho,
     /// How long the last advertised window of data took to arrive, from the
-    /// socket's byte counter sampled every tick (DRS / DRWA's estimate). The
-    /// default: see [`crate::estimator`] for why the kernel's own estimate
-    /// does not do on Linux 6.16+.
+    /// socket's byte counter sampled every tick (DRS / DRWA's estimate
+    /// without timestamps, DFCSD's line 8). The RTT only while the window
+    /// binds: a sender held by its own cwnd makes it the sender's pace
+    /// ([`crate::estimator`]).
     WindowSpan,
     /// The kernel's `tcpi_rcv_rtt` (from TCP timestamps). Kept for
     /// comparison; it lags a growing queue and latches low samples.
     KernelTimestamps,
+}
+
+impl RttSource {
+    pub const ALL: [RttSource; 3] = [
+        RttSource::TimestampEcho,
+        RttSource::WindowSpan,
+        RttSource::KernelTimestamps,
+    ];
+
+    /// The source [`RttSource::name`] names.
+    pub fn parse(name: &str) -> Option<RttSource> {
+        Self::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RttSource::TimestampEcho => "timestamp_echo",
+            RttSource::WindowSpan => "window_span",
+            RttSource::KernelTimestamps => "kernel_timestamps",
+        }
+    }
 }
 
 /// Everything a [`crate::Controller`] needs.
@@ -157,7 +187,7 @@ impl Config {
             tick: Duration::from_millis(1),
             min_period: Duration::from_millis(10),
             max_period: Duration::from_secs(1),
-            rtt_source: RttSource::WindowSpan,
+            rtt_source: RttSource::TimestampEcho,
             epoch: Instant::now(),
         }
     }

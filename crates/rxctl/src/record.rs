@@ -33,7 +33,7 @@ pub struct Row {
     pub bytes_received: u64,
     /// How often Linux had written its own clamp over ours so far.
     pub kernel_overrides: u32,
-    /// RTAC's mark probability (the last column, after the older ones).
+    /// RTAC's mark probability (after the older columns; then the flow's RTT source).
     pub mark_p: Option<f64>,
 }
 
@@ -75,11 +75,14 @@ pub struct FlowRecord {
     pub retired_at_s: Option<f64>,
     pub bytes_received: u64,
     pub kernel_overrides: u32,
+    /// Where this flow's RTT came from ([`crate::RttSource::name`]): the
+    /// timestamp echo, or the window span it falls back to.
+    pub rtt_source: &'static str,
     pub rows: Vec<Row>,
 }
 
 /// The CSV's columns: the flow, then [`Row`]'s fields.
-pub const CSV_HEADER: [&str; 16] = [
+pub const CSV_HEADER: [&str; 17] = [
     "flow",
     "label",
     "rule",
@@ -96,6 +99,7 @@ pub const CSV_HEADER: [&str; 16] = [
     "bytes_received",
     "kernel_overrides",
     "mark_p",
+    "rtt_source",
 ];
 
 /// Writes every flow's rows as one CSV (header always), by flow then time.
@@ -108,24 +112,8 @@ pub fn write_csv(records: &[FlowRecord], out: impl Write) -> Result<()> {
     w.write_record(CSV_HEADER)?;
     for r in records {
         for row in &r.rows {
-            w.serialize((
-                r.id,
-                &r.label,
-                r.rule,
-                row.t_s,
-                row.rwnd_bytes,
-                row.rcv_wnd_bytes,
-                row.rtt_ms,
-                row.base_rtt_ms,
-                row.kernel_rcv_rtt_ms,
-                row.gamma_pkts,
-                row.backlog_pkts,
-                row.step,
-                row.cwnd_est_bytes,
-                row.bytes_received,
-                row.kernel_overrides,
-                row.mark_p,
-            ))?;
+            // Row's fields, in CSV_HEADER's order, between the flow's.
+            w.serialize((r.id, &r.label, r.rule, row, r.rtt_source))?;
         }
     }
     w.flush()?;
@@ -163,6 +151,7 @@ mod tests {
             retired_at_s: None,
             bytes_received: 9,
             kernel_overrides: 0,
+            rtt_source: "timestamp_echo",
             rows: vec![Row::new(&d, 1.5, 13_000, 21_000, 9, 0); 2],
         };
         let mut out = Vec::new();
@@ -173,7 +162,7 @@ mod tests {
         assert_eq!(lines[0], CSV_HEADER.join(","));
         assert_eq!(
             lines[1],
-            "3,short,dfcsd,1.5,14480,13000,40.0,20.0,21.0,10.0,5.0,1,,9,0,"
+            "3,short,dfcsd,1.5,14480,13000,40.0,20.0,21.0,10.0,5.0,1,,9,0,,timestamp_echo"
         );
         // No flows: still a header.
         let mut empty = Vec::new();

@@ -53,6 +53,23 @@ fn receiver_control_keeps_the_queue_far_below_cubics_at_the_same_goodput() {
         if name != "cubic" {
             let rows = &records[0].rows;
             assert!(rows.len() > 20, "{name}: {} decisions", rows.len());
+            // As root the tap opens and the flow carries timestamps: the
+            // RTT is the echo's, the path's RTT as the sender sees it.
+            assert_eq!(records[0].rtt_source, "timestamp_echo", "{name}");
+            let ours = rows
+                .iter()
+                .filter(|r| r.t_s >= from.as_secs_f64() && r.t_s < to.as_secs_f64())
+                .map(|r| r.rtt_ms)
+                .collect::<Vec<_>>();
+            let ours = ours.iter().sum::<f64>() / ours.len().max(1) as f64;
+            let sender = r.mean_srtt_ms(from, to).unwrap();
+            eprintln!("{name}: echo RTT {ours:.1} ms, sender's srtt {sender:.1} ms");
+            // Within 30 % (or 1 ms: the sender's srtt also holds the
+            // receiver's ACK delay, a fifth of DRWA's 3-ms RTT here).
+            assert!(
+                (ours - sender).abs() <= (0.3 * sender).max(1.0),
+                "{name}: echo RTT {ours:.1} ms vs the sender's srtt {sender:.1} ms"
+            );
             assert!(
                 rows.iter().all(|r| r.rwnd_bytes >= 2 * 1448),
                 "{name}: below 2 MSS"

@@ -39,6 +39,8 @@ pub struct CheckedScenario {
     downlink: LinkSpec,
     uplink: Option<LinkSpec>,
     receiver_rule: Option<rxctl::Rule>,
+    /// Where the receiver-side rule's RTT comes from.
+    receiver_rtt: rxctl::RttSource,
     /// What the flows' schemes set in the run's namespaces, each once.
     sysctls: Vec<(&'static str, String)>,
     /// The run's NetAssist, `[netassist]` with the flows' knobs applied
@@ -101,6 +103,11 @@ impl CheckedScenario {
     /// The UE's receiver-side rule, if a flow's scheme has one.
     pub fn receiver_rule(&self) -> Option<rxctl::Rule> {
         self.receiver_rule
+    }
+
+    /// Where the receiver-side rule's RTT comes from (knob `rtt_source`).
+    pub fn receiver_rtt(&self) -> rxctl::RttSource {
+        self.receiver_rtt
     }
 
     /// The run's NetAssist settings, if a flow needs NetAssist.
@@ -175,7 +182,9 @@ fn check(sc: Scenario) -> Result<CheckedScenario> {
             params,
         });
     }
-    let receiver_rule = one_receiver_rule(&sc, &flows)?;
+    let receiver = one_receiver_rule(&sc, &flows)?;
+    let receiver_rule = receiver.map(|(r, _)| r);
+    let receiver_rtt = receiver.map_or(rxctl::Config::dfcsd().rtt_source, |(_, s)| s);
     let sysctls = one_value_per_sysctl(&flows)?;
     let netassist = one_netassist(&sc, &flows)?;
     let (downlink_queue, uplink_queue) = bottleneck_queues(&sc, &schemes)?;
@@ -201,6 +210,7 @@ fn check(sc: Scenario) -> Result<CheckedScenario> {
         downlink,
         uplink,
         receiver_rule,
+        receiver_rtt,
         sysctls,
         netassist,
     })
@@ -261,10 +271,13 @@ fn one_netassist(sc: &Scenario, flows: &[FlowSetup]) -> Result<Option<netassist:
 /// The receiver-side rule of the run (one controller per UE), if any
 /// flow's scheme has one: every such flow must give the same rule and
 /// parameters, since DFCSD's allowances compare the flows of one UE.
-fn one_receiver_rule(sc: &Scenario, flows: &[FlowSetup]) -> Result<Option<rxctl::Rule>> {
-    let mut found: Option<(usize, rxctl::Rule)> = None;
+fn one_receiver_rule(
+    sc: &Scenario,
+    flows: &[FlowSetup],
+) -> Result<Option<(rxctl::Rule, rxctl::RttSource)>> {
+    let mut found: Option<(usize, (rxctl::Rule, rxctl::RttSource))> = None;
     for (i, (f, setup)) in sc.flows.iter().zip(flows).enumerate() {
-        let Some(rule) = setup.params.receiver_rule() else {
+        let Some(rule) = setup.params.receiver() else {
             continue;
         };
         match found {

@@ -199,7 +199,28 @@ pub(super) const NETASSISTED_KNOBS: &[Knob] = &[FEEDBACK];
 // Receiver-side rules: the parameters worth sweeping (rxctl's `params.rs`
 // gives the defaults and the reasons for them). One UE runs one controller,
 // so every controlled flow of a scenario must give the same values.
-pub(super) const DFCSD_KNOBS: &[Knob] = &[GAMMA_MAX, GAMMA_MIN, GAMMA_K];
+/// Where the receiver's RTT comes from (rxctl::RttSource).
+fn rxctl_rtt_word(w: &str) -> Result<(), String> {
+    match rxctl::RttSource::parse(w) {
+        Some(_) => Ok(()),
+        None => Err(format!(
+            "rtt_source = {w:?}: one of {}",
+            rxctl::RttSource::ALL.map(|s| s.name()).join(", ")
+        )),
+    }
+}
+pub(crate) const RTT_SOURCE: Knob = Knob {
+    name: "rtt_source",
+    about: "the receiver's RTT: timestamp_echo (each segment's TSecr against when that TSval left, the \
+            DFCSD paper's with timestamps; default), window_span (the time the advertised window takes \
+            to arrive, the paper's without) or kernel_timestamps (tcpi_rcv_rtt, for comparison)",
+    min: 0.0,
+    max: 0.0,
+    word: Some(rxctl_rtt_word),
+    default: None,
+    sysctl: None,
+};
+pub(super) const DFCSD_KNOBS: &[Knob] = &[GAMMA_MAX, GAMMA_MIN, GAMMA_K, RTT_SOURCE];
 pub(crate) const GAMMA_MAX: Knob = Knob {
     name: "gamma_max",
     about: "DFCSD allowance of the smallest flow, packets (default 10)",
@@ -227,7 +248,7 @@ pub(crate) const GAMMA_K: Knob = Knob {
     default: None,
     sysctl: None,
 };
-pub(super) const DRWA_KNOBS: &[Knob] = &[DRWA_LAMBDA];
+pub(super) const DRWA_KNOBS: &[Knob] = &[DRWA_LAMBDA, RTT_SOURCE];
 pub(crate) const DRWA_LAMBDA: Knob = Knob {
     name: "drwa_lambda",
     about: "DRWA gain: queueing settles at (lambda - 1) base RTTs (default 3)",
@@ -278,7 +299,7 @@ pub(crate) const FPS: Knob = Knob {
     sysctl: None,
 };
 
-pub(super) const RTAC_KNOBS: &[Knob] = &[RTAC_MIN_TH, RTAC_MAX_TH, RTAC_MAX_P];
+pub(super) const RTAC_KNOBS: &[Knob] = &[RTAC_MIN_TH, RTAC_MAX_TH, RTAC_MAX_P, RTT_SOURCE];
 pub(crate) const RTAC_MIN_TH: Knob = Knob {
     name: "rtac_min_th",
     about: "RTAC's RED min_th on the estimated backlog, packets (default 5, Floyd's)",

@@ -16,9 +16,9 @@ use anyhow::{anyhow, bail, Result};
 use super::kind::{Kind, Scheme};
 use super::knob::{as_number, number_text, Knob};
 use super::knobs::{
-    ALPHA, CONFIDENCE, DRWA_LAMBDA, FEEDBACK, FPS, GAMMA_K, GAMMA_MAX, GAMMA_MIN, HEADROOM, MAXDELAY,
-    INITIAL_KBPS, MAX_KBPS, MAX_RATE_MBPS, MIN_KBPS, RTAC_MAX_P, RTAC_MAX_TH, RTAC_MIN_TH,
-    RTT_LOOKAHEAD, SPROUT_SENDER, TARGET_MS, VARIANT,
+    ALPHA, CONFIDENCE, DRWA_LAMBDA, FEEDBACK, FPS, GAMMA_K, GAMMA_MAX, GAMMA_MIN, HEADROOM,
+    INITIAL_KBPS, MAXDELAY, MAX_KBPS, MAX_RATE_MBPS, MIN_KBPS, RTAC_MAX_P, RTAC_MAX_TH,
+    RTAC_MIN_TH, RTT_LOOKAHEAD, RTT_SOURCE, SPROUT_SENDER, TARGET_MS, VARIANT,
 };
 
 /// What SOL_C2TCP sets on the sender's socket, in the option's units; all
@@ -48,6 +48,9 @@ pub struct TcpParams {
     /// The UE's receiver-side rule with the flow's parameters (`dfcsd`,
     /// `drwa`, `rtac`, `<rule>+<cc>`).
     pub receiver_rule: Option<rxctl::Rule>,
+    /// Where that rule's RTT comes from (knob `rtt_source`; rxctl's
+    /// default when not given).
+    pub receiver_rtt: rxctl::RttSource,
     pub sysctls: Vec<Sysctl>,
     /// What a NetAssisted flow asks of the run's NetAssist (None: the
     /// scenario's `[netassist]` setting).
@@ -116,6 +119,14 @@ impl FlowParams {
     pub fn receiver_rule(&self) -> Option<rxctl::Rule> {
         match self {
             FlowParams::Tcp(t) => t.receiver_rule,
+            _ => None,
+        }
+    }
+
+    /// The receiver-side rule with where its RTT comes from.
+    pub fn receiver(&self) -> Option<(rxctl::Rule, rxctl::RttSource)> {
+        match self {
+            FlowParams::Tcp(t) => t.receiver_rule.map(|r| (r, t.receiver_rtt)),
             _ => None,
         }
     }
@@ -291,6 +302,10 @@ impl Scheme {
             Ok(FlowParams::Tcp(TcpParams {
                 c2tcp: g.c2tcp()?,
                 receiver_rule,
+                receiver_rtt: g
+                    .word(&RTT_SOURCE)
+                    .and_then(rxctl::RttSource::parse)
+                    .unwrap_or(rxctl::Config::dfcsd().rtt_source),
                 sysctls: g.sysctls(),
                 netassist: NetAssistParams {
                     feedback: g

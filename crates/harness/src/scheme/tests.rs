@@ -140,6 +140,29 @@ fn receiver_rules_take_the_flows_parameters() {
     assert_eq!((t.min_th, t.max_th, t.max_p), (5.0, 20.0, 0.1));
     let bad = BTreeMap::from([("rtac_min_th".to_string(), toml::Value::Integer(20))]);
     assert!(rule("rtac", &bad).is_err());
+    // Where the RTT comes from: the timestamp echo unless told.
+    let rtt = |name: &str, p: &BTreeMap<String, toml::Value>| {
+        lookup(name)
+            .unwrap()
+            .resolve_params(p)
+            .map(|r| r.receiver().map(|(_, s)| s))
+    };
+    assert_eq!(
+        rtt("dfcsd", &BTreeMap::new()).unwrap(),
+        Some(rxctl::RttSource::TimestampEcho)
+    );
+    let span = BTreeMap::from([(
+        "rtt_source".to_string(),
+        toml::Value::String("window_span".into()),
+    )]);
+    assert_eq!(
+        rtt("rtac+bbr", &span).unwrap(),
+        Some(rxctl::RttSource::WindowSpan)
+    );
+    let typo = BTreeMap::from([("rtt_source".to_string(), toml::Value::String("span".into()))]);
+    let e = rtt("drwa", &typo).unwrap_err().to_string();
+    assert!(e.contains("window_span"), "{e}");
+    assert!(lookup("cubic").unwrap().resolve_params(&span).is_err());
     assert!(lookup("rtac+").is_err() && names().contains(&"rtac+<cc>".to_string()));
 }
 

@@ -39,6 +39,9 @@ pub struct Obs {
     pub kernel_min_rtt_us: u32,
     /// TCP_WINDOW_CLAMP as read back from the socket.
     pub clamp: u32,
+    /// The mean timestamp-echo RTT of the segments that arrived since the
+    /// last tick (µs, 0 = none; [`crate::echo`]).
+    pub echo_rtt_us: u32,
 }
 
 /// What the controller must do after a tick.
@@ -79,6 +82,11 @@ pub struct FlowLogic {
 impl FlowLogic {
     pub fn new(cfg: &Config) -> FlowLogic {
         Self::with_history(cfg, HISTORY)
+    }
+
+    /// Where this flow's RTT comes from.
+    pub fn rtt_source(&self) -> RttSource {
+        self.rtt_source
     }
 
     pub fn with_history(cfg: &Config, history: usize) -> FlowLogic {
@@ -153,7 +161,14 @@ impl FlowLogic {
         // a late registration does not miss the empty queue; being measured
         // on small segments it omits one data packet's serialisation at the
         // bottleneck, so the backlog then counts the packet in service too.
-        for k in [o.kernel_rcv_rtt_us, o.kernel_min_rtt_us] {
+        // The echo source keeps its base on its own measure (and the
+        // handshake's): the kernel's estimate is cut to whole milliseconds
+        // of timestamp clock, up to 1 ms below the path's RTT.
+        let kernel_rcv_rtt = match self.rtt_source {
+            RttSource::TimestampEcho => 0,
+            _ => o.kernel_rcv_rtt_us,
+        };
+        for k in [kernel_rcv_rtt, o.kernel_min_rtt_us] {
             if k > 0 {
                 self.note_rtt(k as u64);
             }
@@ -168,6 +183,7 @@ impl FlowLogic {
                 .arrivals
                 .span(o.rcv_wnd as u64)
                 .map(|s| s.max(o.kernel_min_rtt_us as u64)),
+            RttSource::TimestampEcho => (o.echo_rtt_us > 0).then_some(o.echo_rtt_us as u64),
             RttSource::KernelTimestamps => {
                 (o.kernel_rcv_rtt_us > 0).then_some(o.kernel_rcv_rtt_us as u64)
             }

@@ -26,6 +26,8 @@ struct Sim {
     t_us: u64,
     decisions: Vec<Decision>,
     sets: usize,
+    /// The sender's own cwnd: it sends min(cwnd, window) per RTT.
+    sender_cwnd: u32,
 }
 
 impl Sim {
@@ -37,6 +39,7 @@ impl Sim {
             t_us: 0,
             decisions: Vec::new(),
             sets: 0,
+            sender_cwnd: u32::MAX,
         }
     }
 
@@ -49,8 +52,9 @@ impl Sim {
     fn run(&mut self, logic: &mut FlowLogic, ms: u64, w0: u32, gamma: f64) {
         for _ in 0..ms {
             let w = logic.rwnd().map_or(w0, |_| self.clamp);
-            let rtt = self.rtt(w);
-            self.bytes += w as f64 / rtt as f64 * 1000.0;
+            let in_flight = w.min(self.sender_cwnd);
+            let rtt = self.rtt(in_flight);
+            self.bytes += in_flight as f64 / rtt as f64 * 1000.0;
             self.t_us += 1000;
             let o = Obs {
                 t_us: self.t_us,
@@ -64,6 +68,12 @@ impl Sim {
                 },
                 kernel_min_rtt_us: 0,
                 clamp: self.clamp,
+                // The first flight's echoes see the empty queue too.
+                echo_rtt_us: if self.t_us <= 1000 {
+                    self.link.base as u32
+                } else {
+                    rtt as u32
+                },
             };
             let out = logic.tick(&o, gamma);
             if let Some(c) = out.set_clamp {
@@ -78,6 +88,12 @@ impl Sim {
 fn cfg(rule: Rule) -> Config {
     let mut c = Config::new(rule);
     c.min_period = Duration::from_millis(10);
+    c
+}
+
+fn span_cfg(rule: Rule) -> Config {
+    let mut c = cfg(rule);
+    c.rtt_source = RttSource::WindowSpan;
     c
 }
 
@@ -321,7 +337,7 @@ fn a_window_that_arrives_as_one_burst_is_not_a_round_trip() {
         Rule::Drwa(DrwaParams::default()),
         Rule::Dfcsd(DfcsdParams::default()),
     ] {
-        let mut logic = FlowLogic::new(&cfg(rule));
+        let mut logic = FlowLogic::new(&span_cfg(rule));
         let (mut bytes, mut w) = (0u64, 2 * MSS);
         for ms in 1..=400u64 {
             if ms % 4 == 0 {
@@ -371,4 +387,43 @@ fn no_decision_without_an_rtt_sample() {
         assert_eq!(logic.tick(&o, p.gamma_max), TickOut::default());
     }
     assert_eq!(logic.rwnd(), None);
+}
+
+#[test]
+fn a_sender_held_by_its_own_cwnd_is_read_as_a_queue_only_by_the_window_span() {
+    // The sender keeps 10 MSS in flight (3 packets queued at 4 Mbit/s over
+    // 20 ms) under the kernel's 100-MSS window. The echo RTT is the path's
+    // (29 ms): DFCSD's backlog rwnd·(1 − base/RTT) then settles rwnd near
+    // γ/(1 − base/RTT) = 32 packets, never below the sender's cwnd. The
+    // window's span is the sender's pace (10x longer), so the same rule
+    // pulls rwnd down to about the sender's cwnd + γ.
+    let cwnd = 10 * MSS;
+    let mut lowest = Vec::new();
+    for source in [RttSource::TimestampEcho, RttSource::WindowSpan] {
+        let (mut c, p) = dfcsd();
+        c.rtt_source = source;
+        let mut logic = FlowLogic::new(&c);
+        let mut sim = Sim::new(link(), 1 << 20);
+        sim.sender_cwnd = cwnd;
+        sim.run(&mut logic, 20_000, 100 * MSS, p.gamma_max);
+        let low = sim.decisions.iter().map(|d| d.rwnd).min().unwrap();
+        lowest.push((source, low, logic.rwnd().unwrap()));
+    }
+    let (_, echo_low, echo_end) = lowest[0];
+    let (_, span_low, _) = lowest[1];
+    assert!(
+        echo_low > 2 * cwnd,
+        "echo: rwnd fell to {:.1} packets",
+        pkts(echo_low)
+    );
+    assert!(
+        (pkts(echo_end) - 32.3).abs() < 3.0,
+        "echo: rwnd {:.1} packets",
+        pkts(echo_end)
+    );
+    assert!(
+        span_low < cwnd + 12 * MSS,
+        "span: rwnd only fell to {:.1} packets",
+        pkts(span_low)
+    );
 }

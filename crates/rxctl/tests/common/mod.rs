@@ -86,6 +86,15 @@ impl FlowResult {
         (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
     }
 
+    /// Mean sender-side smoothed RTT, ms, in [from, to).
+    pub fn mean_srtt_ms(&self, from: Duration, to: Duration) -> Option<f64> {
+        let v: Vec<f64> = self
+            .within(from, to)
+            .map(|s| s.srtt_us as f64 / 1e3)
+            .collect();
+        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+    }
+
     /// Goodput (acknowledged bytes per second) in [from, to).
     pub fn goodput(&self, from: Duration, to: Duration) -> Option<f64> {
         let first = self.within(from, to).next()?;
