@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! The receiver-side RTT: how long the last advertised window of data took
-//! to arrive (the estimate of DRS and of DRWA without timestamps).
+//! The receiver-side RTT without timestamps: how long the last advertised
+//! window of data took to arrive (the estimate of DRS and of DRWA without
+//! timestamps, DFCSD's line 8). The controller uses it where the
+//! timestamp echo ([`crate::echo`]) is not available, or when asked to
+//! (`RttSource::WindowSpan`).
 //!
 //! Why not the kernel's `tcpi_rcv_rtt`, which Linux computes from TCP
 //! timestamps? Since Linux 6.16 (`tcp_rcv_rtt_update`) that estimate is
