@@ -271,12 +271,6 @@ impl Controller {
         self.lock().tick(Instant::now());
     }
 
-    /// Why the timestamp-echo RTT is not available to this controller's
-    /// flows (they then use the window span), or None when it is.
-    pub fn tap_refused(&self) -> Option<String> {
-        self.lock().tap.as_ref().err().cloned()
-    }
-
     /// Flows under control now.
     pub fn active(&self) -> usize {
         self.lock().flows.len()

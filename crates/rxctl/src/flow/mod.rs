@@ -84,11 +84,6 @@ impl FlowLogic {
         Self::with_history(cfg, HISTORY)
     }
 
-    /// Where this flow's RTT comes from.
-    pub fn rtt_source(&self) -> RttSource {
-        self.rtt_source
-    }
-
     pub fn with_history(cfg: &Config, history: usize) -> FlowLogic {
         let min_period_us = cfg.min_period.as_micros() as u64;
         FlowLogic {
